@@ -1,0 +1,11 @@
+// Package bench holds brk's fixture responder, the demo wiring and (later)
+// the client self-benchmark.
+//
+// The fixture responder (StartFixture, ServeFixture) is a small net/http
+// HTTP/1.1 server with a fixed set of routes (/plain, /hello, /json, /echo,
+// /chunked, /delay, /status). It can model a server of limited capacity:
+// with FixtureConfig.Capacity = K and a service time D, at most K requests
+// are in service at once and the rest wait in FIFO order, so with C requests
+// outstanding the latency approaches C·D/K and the throughput K/D
+// (Little's law).
+package bench

@@ -1,0 +1,172 @@
+// Package brk finds the HTTP load at which a service breaks its SLA.
+//
+// A run raises load phase by phase and judges every phase by outcomes: a
+// success is a complete, valid response with an accepted status within the
+// timeout. Run returns the verdict and every phase's stats; an Observer is
+// called between phases on the caller's goroutine, never per request.
+//
+// The engine behind it (package sched) is a fixed set of OS-thread-locked
+// workers, each owning a readiness poller and many nonblocking sockets.
+package brk
+
+import "time"
+
+// Plan is the load schedule and the SLA.
+type Plan struct {
+	Conns   int           // connections, opened once (default 64)
+	Start   int           // outstanding requests per connection in phase 0 (default = Pace)
+	Pace    int           // added per connection each phase (default 1)
+	Max     int           // per-connection ceiling; 0 = until a phase is rejected
+	Phase   time.Duration // admission time per phase (default 10s)
+	Timeout time.Duration // request budget (default 1s)
+	// Accept is the minimum success percentage as decimal text, e.g.
+	// "99.99" (default). It is parsed once into an exact fraction.
+	Accept  string
+	Threads int // worker threads; 0 = CPUs usable by the process, never more than Conns
+}
+
+// Header is one request header.
+type Header struct{ Name, Value string }
+
+// Target is what every request asks and what every response must be.
+type Target struct {
+	URL     string   // http://host[:port]/path
+	Connect string   // dial this host:port instead of the URL's host (Host header stays)
+	Method  string   // "" = GET, or POST when Body is set
+	Headers []Header // extra request headers
+	Body    []byte   // request body (POST, application/octet-stream); nil = none
+	// ExpectStatus lists accepted status codes; empty = any 2xx.
+	ExpectStatus []int
+	// ExpectBody, when non-nil, is the exact body every response must have.
+	ExpectBody []byte
+	// ExpectEcho requires every response body to equal Body.
+	ExpectEcho bool
+}
+
+// Phase identifies a phase as it starts.
+type Phase struct {
+	Index  int // 0-based
+	Depth  int // outstanding requests per connection
+	Target int // Conns × Depth: the level
+}
+
+// Observer is called on the caller's goroutine between phases.
+type Observer interface {
+	WorkersStarted(threads int)
+	PhaseStarted(p Phase)
+	PhaseFinished(s *PhaseStats)
+}
+
+// Verdict names how a run ended.
+type Verdict string
+
+// The verdicts of SPEC §5.
+const (
+	VerdictDone         Verdict = "done"
+	VerdictBroken       Verdict = "broken"
+	VerdictInconclusive Verdict = "inconclusive"
+	VerdictInterrupted  Verdict = "interrupted"
+)
+
+// ExitCode maps a verdict to the CLI's exit status.
+func (v Verdict) ExitCode() int {
+	switch v {
+	case VerdictDone:
+		return 0
+	case VerdictBroken:
+		return 1
+	case VerdictInterrupted:
+		return 130
+	}
+	return 3
+}
+
+// Result is a run's verdict and every phase's stats. Its JSON form is the
+// report of SPEC §6, schema 1.
+type Result struct {
+	Schema        int           `json:"schema"`
+	Test          string        `json:"test"`
+	URL           string        `json:"url"`
+	Protocol      string        `json:"protocol"`
+	Verdict       Verdict       `json:"verdict"`
+	Reason        string        `json:"reason"`
+	LastAccepted  *int          `json:"last_accepted"`
+	FirstRejected *int          `json:"first_rejected"`
+	Threads       int           `json:"threads"`
+	Conns         int           `json:"conns"`
+	TimeoutMs     float64       `json:"timeout_ms"`
+	Accept        string        `json:"accept_pct"`
+	Phases        []*PhaseStats `json:"phases"`
+}
+
+// Counts are a phase's outcomes. Attempted = Succeeded + every failure.
+type Counts struct {
+	Attempted      uint64 `json:"attempted"`
+	Succeeded      uint64 `json:"succeeded"`
+	Timeout        uint64 `json:"timeout"`
+	Transport      uint64 `json:"transport"`
+	Abandoned      uint64 `json:"abandoned"`
+	Connect        uint64 `json:"connect"`
+	ConnectTimeout uint64 `json:"connect_timeout"`
+	Status         uint64 `json:"status"`
+	Body           uint64 `json:"body"`
+	Protocol       uint64 `json:"protocol"`
+}
+
+// Latency summarises complete responses, in milliseconds.
+type Latency struct {
+	Count uint64  `json:"count"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	Max   float64 `json:"max"`
+}
+
+// Setups counts connection setups.
+type Setups struct {
+	Attempted   uint64 `json:"attempted"`
+	Established uint64 `json:"established"`
+	Failed      uint64 `json:"failed"`
+	TimedOut    uint64 `json:"timed_out"`
+	Resumed     uint64 `json:"resumed"`
+}
+
+// ClientCPU is the client process's CPU over a phase.
+type ClientCPU struct {
+	UserS         float64 `json:"user_s"`
+	SystemS       float64 `json:"system_s"`
+	UsPerResponse float64 `json:"us_per_response"`
+}
+
+// PhaseStats is what one phase measured.
+type PhaseStats struct {
+	Index             int       `json:"index"`
+	Level             int       `json:"level"` // Conns × Depth
+	Depth             int       `json:"depth"`
+	Accepted          bool      `json:"accepted"`
+	Interrupted       bool      `json:"interrupted"`
+	Reason            string    `json:"reason,omitempty"`
+	DurationS         float64   `json:"duration_s"` // admission plus drain
+	ActiveS           float64   `json:"active_s"`   // admission window
+	Counts            Counts    `json:"counts"`
+	SuccessPct        float64   `json:"success_pct"`
+	RequestsPerSec    float64   `json:"requests_per_sec"` // successes ÷ duration (drain included)
+	LatencyMs         Latency   `json:"latency_ms"`
+	SetupLatencyMs    Latency   `json:"setup_latency_ms"`
+	MeanOutstanding   float64   `json:"mean_outstanding"`
+	TargetCoveragePct float64   `json:"target_coverage_pct"`
+	TargetReachedOnce uint64    `json:"target_reached_once"`  // connections that held the full depth at least once
+	TimeAtTargetPct   float64   `json:"conn_time_at_target_pct"`
+	BlockedWrites     uint64    `json:"blocked_writes"`
+	MaxSendDelayMs    float64   `json:"max_send_delay_ms"`
+	MaxLatenessMs     float64   `json:"max_deadline_lateness_ms"`
+	Setups            Setups    `json:"setups"`
+	ClientCPU         ClientCPU `json:"client_cpu"`
+	MachineCPUPct     *float64  `json:"machine_cpu_pct"`
+	WorkerBusyPct     *float64  `json:"worker_busy_pct"`
+	ClientBound       bool      `json:"client_bound"`
+	ProtocolFault     string    `json:"protocol_fault,omitempty"`
+	SetupError        string    `json:"setup_error,omitempty"`
+}

@@ -1,0 +1,123 @@
+// Command brk finds the HTTP load that breaks your SLA.
+//
+// It is a thin user of the brk library: it parses flags with kong, runs a
+// test, prints one block per phase, and exits 0 (done), 1 (broken), 2
+// (usage), 3 (inconclusive) or 130 (interrupted).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+)
+
+// Exit codes of SPEC §5.
+const (
+	exitDone         = 0
+	exitBroken       = 1
+	exitUsage        = 2
+	exitInconclusive = 3
+	exitInterrupted  = 130
+)
+
+// usageError is a flag error found after parsing: exit 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func refuse(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
+
+type cli struct {
+	Req     reqCmd     `cmd:"" default:"withargs" help:"Requests test (default): raise concurrent requests per connection."`
+	Conn    connCmd    `cmd:"" help:"Connections test: raise concurrent connections (not in this build yet)."`
+	Rate    rateCmd    `cmd:"" help:"Open-model test: raise the offered arrival rate (not in this build yet)."`
+	Fixture fixtureCmd `cmd:"" help:"Run the built-in fixture responder."`
+	Demo    demoCmd    `cmd:"" help:"Find the break of a capacity-limited fixture started in-process (~15 s)."`
+	Bench   benchCmd   `cmd:"" help:"Client self-benchmark against a fixture child process (not in this build yet)."`
+}
+
+// env is what a command needs from the process.
+type env struct {
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+	code   int
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var c cli
+	exited := -1
+	parser, err := kong.New(&c,
+		kong.Name("brk"),
+		kong.Description("Find the HTTP load that breaks your SLA."),
+		kong.UsageOnError(),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exited = code; panic(kongExit{}) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "brk: %v\n", err)
+		return exitUsage
+	}
+	kctx, err := parseArgs(parser, args)
+	if exited >= 0 {
+		if exited != 0 {
+			return exitUsage
+		}
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error()))
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	if err := kctx.Run(e); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "brk: %s\n", oneLine(ue.msg))
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error()))
+		if e.code == 0 {
+			return exitInconclusive
+		}
+	}
+	return e.code
+}
+
+type kongExit struct{}
+
+// parseArgs runs kong's parser, turning its help/exit panics into a result.
+func parseArgs(p *kong.Kong, args []string) (ctx *kong.Context, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(kongExit); !ok {
+				panic(r)
+			}
+		}
+	}()
+	return p.Parse(args)
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"brk"
+	"brk/bench"
+)
+
+type connCmd struct {
+	URL string `arg:""`
+	loadFlags
+	Requests int  `default:"1" help:"Requests per connection."`
+	NoResume bool `help:"Full TLS handshake every time."`
+}
+
+func (c *connCmd) Run(e *env) error {
+	return refuse("the connections test (brk conn) is not supported by this build yet")
+}
+
+type rateCmd struct {
+	URL string `arg:""`
+	loadFlags
+	RateDepth int `help:"Max outstanding per connection."`
+}
+
+func (c *rateCmd) Run(e *env) error {
+	return refuse("the rate test (brk rate) is not supported by this build yet")
+}
+
+type benchCmd struct{}
+
+func (c *benchCmd) Run(e *env) error {
+	return refuse("brk bench is not supported by this build yet")
+}
+
+type fixtureCmd struct {
+	Listen    string        `default:"127.0.0.1:8080" help:"Listen address."`
+	Capacity  int           `help:"At most this many requests in service at once (0 = unlimited); the rest queue."`
+	Service   time.Duration `help:"Service time of each request."`
+	DelayDist string        `help:"Draw each service time from uniform:A-B (a slow upstream)." placeholder:"uniform:A-B"`
+}
+
+func (c *fixtureCmd) Run(e *env) error {
+	err := bench.ServeFixture(e.ctx, bench.FixtureConfig{
+		Addr: c.Listen, Capacity: c.Capacity, Service: c.Service, DelayDist: c.DelayDist,
+	}, e.stdout)
+	if err != nil {
+		return refuse("%v", err)
+	}
+	return nil
+}
+
+type demoCmd struct {
+	Phase   time.Duration `default:"3s" help:"Phase length."`
+	Threads int           `default:"1" help:"Client worker threads."`
+}
+
+// Run starts a fixture with capacity K=4 and service D=20ms and drives 8
+// connections against it: with C requests outstanding the latency is
+// C·D/K, so level 8·d has latency 40·d ms. With a 140 ms timeout, 3 per
+// connection (120 ms) passes and 4 (160 ms) breaks.
+func (c *demoCmd) Run(e *env) error {
+	d := bench.Demo()
+	fx, err := bench.StartFixture(d.Fixture)
+	if err != nil {
+		return err
+	}
+	defer fx.Close()
+	fmt.Fprintf(e.stdout, "demo: fixture at %s with capacity %d and service %s: latency ≈ concurrent × %s / %d\n",
+		fx.Addr(), d.Fixture.Capacity, d.Fixture.Service, d.Fixture.Service, d.Fixture.Capacity)
+	fmt.Fprintf(e.stdout, "demo: predicted break between %d and %d concurrent requests (timeout %s)\n\n",
+		d.Plan.Conns*d.LastPass, d.Plan.Conns*(d.LastPass+1), d.Plan.Timeout)
+	p := d.Plan
+	p.Phase = c.Phase
+	p.Threads = c.Threads
+	return runRequests(e, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, p, "")
+}

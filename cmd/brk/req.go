@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"brk"
+)
+
+// loadFlags are the flags every load test shares.
+type loadFlags struct {
+	Conn    int           `default:"64" help:"Connections, opened once and replaced when closed."`
+	Start   int           `help:"Outstanding requests per connection in phase 0 (default: --pace)."`
+	Pace    int           `default:"1" help:"Outstanding requests per connection added each phase."`
+	Max     int           `help:"Ceiling per connection; reaching it ends the run Done."`
+	Phase   time.Duration `default:"10s" help:"Admission time of each phase."`
+	Timeout time.Duration `default:"1s" help:"Request budget through the complete response (includes setup for a connection's first request)."`
+	Accept  string        `default:"99.99" aliases:"sla" help:"Minimum success percentage of a phase."`
+	Threads int           `help:"Worker threads (default: CPUs usable by the process, never more than --conn)."`
+	Connect string        `help:"Dial HOST:PORT instead of the URL's host; the URL still gives Host." placeholder:"HOST:PORT"`
+
+	Header       []string `short:"H" help:"Extra request header \"Name: value\" (repeatable)."`
+	Method       string   `help:"Request method (default GET, or POST with --body-file)."`
+	BodyFile     string   `help:"Send this file's bytes as the request body (POST, application/octet-stream); - reads stdin." placeholder:"PATH"`
+	ExpectBody   *string  `help:"Require this exact response body."`
+	ExpectEcho   bool     `help:"Require the response body to equal the --body-file bytes."`
+	ExpectStatus string   `help:"Accepted status codes, comma-separated (default: any 2xx)." placeholder:"CODE,..."`
+
+	JSON  string `name:"json" help:"Write the JSON report to PATH; - writes it to stdout and the human text to stderr." placeholder:"PATH|-"`
+	Quiet bool   `help:"No live progress on stderr."`
+
+	Baseline   bool   `help:"Observe one idle phase first (not in this build yet)."`
+	Report     string `help:"HTML report (not in this build yet)." placeholder:"PATH.html"`
+	HTTP2      bool   `name:"http2" help:"Use HTTP/2 (not in this build yet)."`
+	Cacert     string `help:"Trust this PEM CA for https:// (not in this build yet)."`
+	Insecure   bool   `help:"Skip certificate verification (not in this build yet)."`
+	TLSVersion string `name:"tls-version" help:"TLS version 1.2|1.3 (not in this build yet)."`
+	TLSGroup   string `name:"tls-group" help:"TLS key exchange group (not in this build yet)."`
+	TLSCipher  string `name:"tls-cipher" help:"TLS cipher suite (not in this build yet)."`
+	Cert       string `help:"Client certificate PEM (not in this build yet)."`
+	Key        string `help:"Client key PEM (not in this build yet)."`
+}
+
+type reqCmd struct {
+	URL string `arg:"" help:"http://host[:port]/path"`
+	loadFlags
+	RateDepth int `help:"Rate test only." hidden:""`
+}
+
+// refuseUnserved rejects flags this build does not serve yet.
+func (f *loadFlags) refuseUnserved() error {
+	switch {
+	case f.Cacert != "" && f.Insecure:
+		return refuse("--cacert and --insecure cannot be combined")
+	case f.HTTP2:
+		return refuse("--http2 is not supported by this build yet")
+	case f.Cacert != "" || f.Insecure || f.TLSVersion != "" || f.TLSGroup != "" || f.TLSCipher != "" || f.Cert != "" || f.Key != "":
+		return refuse("TLS options need https://, which this build does not support yet")
+	case f.Baseline:
+		return refuse("--baseline is not supported by this build yet")
+	case f.Report != "":
+		return refuse("--report is not supported by this build yet")
+	}
+	return nil
+}
+
+func (f *loadFlags) plan() brk.Plan {
+	return brk.Plan{
+		Conns: f.Conn, Start: f.Start, Pace: f.Pace, Max: f.Max,
+		Phase: f.Phase, Timeout: f.Timeout, Accept: f.Accept, Threads: f.Threads,
+	}
+}
+
+func (f *loadFlags) target(url string, stdin io.Reader) (brk.Target, error) {
+	t := brk.Target{URL: url, Connect: f.Connect, Method: f.Method, ExpectEcho: f.ExpectEcho}
+	for _, h := range f.Header {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return t, refuse("-H %q: want \"Name: value\"", h)
+		}
+		t.Headers = append(t.Headers, brk.Header{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+	}
+	if f.BodyFile != "" {
+		var b []byte
+		var err error
+		if f.BodyFile == "-" {
+			b, err = io.ReadAll(stdin)
+		} else {
+			b, err = os.ReadFile(f.BodyFile)
+		}
+		if err != nil {
+			return t, refuse("--body-file: %v", err)
+		}
+		if b == nil {
+			b = []byte{}
+		}
+		t.Body = b
+	}
+	if f.ExpectBody != nil {
+		t.ExpectBody = []byte(*f.ExpectBody)
+	}
+	if f.ExpectStatus != "" {
+		for _, s := range strings.Split(f.ExpectStatus, ",") {
+			code, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || code < 100 || code > 599 {
+				return t, refuse("--expect-status %q: want status codes such as 200,204", f.ExpectStatus)
+			}
+			t.ExpectStatus = append(t.ExpectStatus, code)
+		}
+	}
+	return t, nil
+}
+
+func (c *reqCmd) Run(e *env) error {
+	if err := c.refuseUnserved(); err != nil {
+		return err
+	}
+	if c.RateDepth != 0 {
+		return refuse("--rate-depth applies to the rate test only")
+	}
+	t, err := c.target(c.URL, os.Stdin)
+	if err != nil {
+		return err
+	}
+	return runRequests(e, t, c.plan(), c.JSON)
+}
+
+// runRequests runs a requests test and prints it; shared with demo.
+func runRequests(e *env, t brk.Target, p brk.Plan, jsonPath string) error {
+	text := e.stdout
+	if jsonPath == "-" {
+		text = e.stderr
+	}
+	var jsonFile *os.File
+	if jsonPath != "" && jsonPath != "-" {
+		f, err := os.Create(jsonPath)
+		if err != nil {
+			return refuse("--json: %v", err)
+		}
+		defer f.Close()
+		jsonFile = f
+	}
+	obs := &printer{w: text, t: t, p: p}
+	res, err := brk.Run(e.ctx, t, p, obs)
+	if err != nil {
+		return refuse("%v", err)
+	}
+	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
+		fmt.Fprintln(text, "brk requests test ", t.URL)
+	}
+	brk.WriteSummary(text, res)
+	if jsonPath != "" {
+		out := io.Writer(e.stdout)
+		if jsonFile != nil {
+			out = jsonFile
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintf(e.stderr, "brk: writing --json: %v\n", err)
+		}
+	}
+	// The final line is the last stdout line; with --json - it follows the
+	// human text on stderr.
+	fmt.Fprintln(text, brk.FinalLine(res))
+	e.code = res.Verdict.ExitCode()
+	return nil
+}
+
+// printer writes the human text between phases.
+type printer struct {
+	w io.Writer
+	t brk.Target
+	p brk.Plan
+}
+
+func (p *printer) WorkersStarted(n int)            { brk.WriteHeader(p.w, p.t, p.p, n) }
+func (p *printer) PhaseStarted(brk.Phase)          {}
+func (p *printer) PhaseFinished(s *brk.PhaseStats) { brk.WritePhase(p.w, s) }

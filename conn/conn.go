@@ -1,0 +1,94 @@
+// Package conn opens brk's nonblocking TCP connections and moves their bytes.
+//
+// Addresses are resolved once before load; a worker then dials with a
+// nonblocking connect, registers the socket with its poller and learns the
+// outcome from the first write readiness (SO_ERROR). A Transport is the seam
+// through which a worker moves bytes: plain TCP now, TLS later, without the
+// scheduler knowing which.
+package conn
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"syscall"
+)
+
+// ErrWouldBlock is returned by a Transport when the operation must wait for
+// the next readiness edge.
+var ErrWouldBlock = errors.New("conn: operation would block")
+
+// Transport moves bytes for one connection on a nonblocking descriptor.
+// Read returns (0, nil) at the peer's orderly end of stream.
+type Transport interface {
+	Read(b []byte) (int, error)
+	Write(b []byte) (int, error)
+	Close() error
+}
+
+// Resolve looks up host:port once, before any traffic, and returns the
+// socket addresses to dial (IPv4 first, then IPv6).
+func Resolve(hostport string) ([]Addr, error) {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return nil, err
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p <= 0 || p > 65535 {
+		if p, err = net.LookupPort("tcp", port); err != nil {
+			return nil, fmt.Errorf("bad port %q", port)
+		}
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %v", host, unwrapDNS(err))
+	}
+	var v4, v6 []Addr
+	for _, ip := range ips {
+		if ip4 := ip.To4(); ip4 != nil {
+			var a Addr
+			a.family = syscall.AF_INET
+			copy(a.ip[:4], ip4)
+			a.port = p
+			v4 = append(v4, a)
+		} else {
+			var a Addr
+			a.family = syscall.AF_INET6
+			copy(a.ip[:], ip.To16())
+			a.port = p
+			v6 = append(v6, a)
+		}
+	}
+	out := append(v4, v6...)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("resolve %s: no addresses", host)
+	}
+	return out, nil
+}
+
+func unwrapDNS(err error) error {
+	var de *net.DNSError
+	if errors.As(err, &de) {
+		return errors.New(de.Err)
+	}
+	return err
+}
+
+// Addr is a resolved TCP address.
+type Addr struct {
+	family int
+	ip     [16]byte
+	port   int
+}
+
+// String formats the address as host:port.
+func (a Addr) String() string {
+	var ip net.IP
+	if a.family == syscall.AF_INET {
+		ip = net.IP(a.ip[:4])
+	} else {
+		ip = net.IP(a.ip[:])
+	}
+	return net.JoinHostPort(ip.String(), strconv.Itoa(a.port))
+}

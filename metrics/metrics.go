@@ -1,0 +1,280 @@
+// Package metrics keeps brk's per-worker measurements and merges them.
+//
+// Each worker owns one Recorder per run and resets it at every phase start.
+// Nothing in a Recorder is shared while the phase runs except the Live
+// counters, which a reporter may read atomically once a second. At phase
+// end the controller merges every worker's Recorder into a Phase on its own
+// goroutine, after the workers have handed their recorders over.
+package metrics
+
+import (
+	"sync/atomic"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Category is a failure category of an attempted request.
+type Category uint8
+
+// The failure categories of SPEC §4, each counted separately.
+const (
+	Timeout Category = iota
+	Transport
+	Abandoned
+	Connect
+	ConnectTimeout
+	Status
+	Body
+	Protocol
+	NumCategories
+)
+
+var categoryNames = [NumCategories]string{
+	"timeout", "transport", "abandoned", "connect", "connect_timeout", "status", "body", "protocol",
+}
+
+// String returns the category's report name.
+func (c Category) String() string {
+	if c < NumCategories {
+		return categoryNames[c]
+	}
+	return "unknown"
+}
+
+// Categories lists every category in report order.
+func Categories() []Category {
+	out := make([]Category, NumCategories)
+	for i := range out {
+		out[i] = Category(i)
+	}
+	return out
+}
+
+// Histogram range: 1 µs .. 60 s at 3 significant digits.
+const (
+	histLowest  = 1
+	histHighest = 60_000_000
+	histSigFigs = 3
+)
+
+// NewHistogram returns a latency histogram in microseconds.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(histLowest, histHighest, histSigFigs)
+}
+
+// Setups counts connection setups (connect through end of handshake).
+type Setups struct {
+	Attempted   uint64
+	Established uint64
+	Failed      uint64
+	TimedOut    uint64
+	Resumed     uint64
+}
+
+func (s *Setups) add(o *Setups) {
+	s.Attempted += o.Attempted
+	s.Established += o.Established
+	s.Failed += o.Failed
+	s.TimedOut += o.TimedOut
+	s.Resumed += o.Resumed
+}
+
+// Live holds the counters a progress reporter may read while a phase runs.
+type Live struct {
+	Succeeded   atomic.Uint64
+	Failed      [NumCategories]atomic.Uint64
+	Established atomic.Uint64
+	SetupFailed atomic.Uint64
+}
+
+// Recorder is one worker's measurements for the current phase.
+type Recorder struct {
+	Succeeded uint64
+	Failed    [NumCategories]uint64
+
+	Latency      *hdrhistogram.Histogram // µs, complete responses
+	LatencySumNs uint64
+	LatencyCount uint64
+	SetupLatency *hdrhistogram.Histogram // µs, connect through handshake
+
+	Setups Setups
+
+	// OutstandingNs is the time integral of written-but-unanswered
+	// requests over the admission window, in request·nanoseconds.
+	OutstandingNs uint64
+	// ActiveNs is this worker's admission window.
+	ActiveNs uint64
+	// AtTargetNs is the summed connection time at full target depth.
+	AtTargetNs uint64
+	// ReachedOnce counts connections that reached their target at least once.
+	ReachedOnce uint64
+	// BlockedWrites counts writes that stopped on a full socket.
+	BlockedWrites uint64
+	// MaxSendDelayNs is the longest time from admission to fully written.
+	MaxSendDelayNs int64
+	// MaxLatenessNs is the longest delay between a deadline and its
+	// observation by the worker.
+	MaxLatenessNs int64
+
+	// ProtocolReason is the first protocol fault seen in the phase.
+	ProtocolReason string
+	// SetupError is the first setup failure's message in the phase.
+	SetupError string
+	// ClientError is set when the client ran out of a local resource.
+	ClientError string
+
+	// ProtocolUnattributed counts protocol faults on connections that had
+	// no request to charge them to.
+	ProtocolUnattributed uint64
+
+	live *Live
+}
+
+// NewRecorder allocates a recorder; histograms are sized once here. Its
+// outcomes are also added to live, which outlives phases.
+func NewRecorder(live *Live) *Recorder {
+	return &Recorder{Latency: NewHistogram(), SetupLatency: NewHistogram(), live: live}
+}
+
+// Reset clears the recorder for a new phase.
+func (r *Recorder) Reset() {
+	lat, setup, live := r.Latency, r.SetupLatency, r.live
+	lat.Reset()
+	setup.Reset()
+	*r = Recorder{Latency: lat, SetupLatency: setup, live: live}
+}
+
+// Success records a successful request.
+func (r *Recorder) Success() {
+	r.Succeeded++
+	r.live.Succeeded.Add(1)
+}
+
+// Response records the latency of a complete response (successful or not).
+func (r *Recorder) Response(latencyNs int64) {
+	if latencyNs < 0 {
+		latencyNs = 0
+	}
+	r.LatencySumNs += uint64(latencyNs)
+	r.LatencyCount++
+	us := latencyNs / 1000
+	if us < histLowest {
+		us = histLowest
+	}
+	if us > histHighest {
+		us = histHighest
+	}
+	r.Latency.RecordValue(us)
+}
+
+// Fail records n failed requests of category c.
+func (r *Recorder) Fail(c Category, n uint64) {
+	if n == 0 {
+		return
+	}
+	r.Failed[c] += n
+	r.live.Failed[c].Add(n)
+}
+
+// SetupDone records a finished setup attempt.
+func (r *Recorder) SetupDone(ok bool, timedOut bool, latencyNs int64) {
+	r.Setups.Attempted++
+	switch {
+	case ok:
+		r.Setups.Established++
+		r.live.Established.Add(1)
+		us := latencyNs / 1000
+		if us < histLowest {
+			us = histLowest
+		}
+		if us > histHighest {
+			us = histHighest
+		}
+		r.SetupLatency.RecordValue(us)
+	case timedOut:
+		r.Setups.TimedOut++
+		r.live.SetupFailed.Add(1)
+	default:
+		r.Setups.Failed++
+		r.live.SetupFailed.Add(1)
+	}
+}
+
+// Counts are the outcome counts of a phase.
+type Counts struct {
+	Attempted uint64
+	Succeeded uint64
+	Failed    [NumCategories]uint64
+}
+
+// FailedTotal sums every failure category.
+func (c *Counts) FailedTotal() uint64 {
+	var n uint64
+	for _, v := range c.Failed {
+		n += v
+	}
+	return n
+}
+
+// Phase is the merge of every worker's recorder for one phase.
+type Phase struct {
+	Counts               Counts
+	Latency              *hdrhistogram.Histogram
+	LatencySumNs         uint64
+	LatencyCount         uint64
+	SetupLatency         *hdrhistogram.Histogram
+	Setups               Setups
+	OutstandingNs        uint64
+	ActiveNs             uint64 // summed over workers
+	Workers              int
+	AtTargetNs           uint64
+	ReachedOnce          uint64
+	BlockedWrites        uint64
+	MaxSendDelay         int64
+	MaxLateness          int64
+	ProtocolReason       string
+	SetupError           string
+	ClientError          string
+	ProtocolUnattributed uint64
+}
+
+// NewPhase returns an empty merge target.
+func NewPhase() *Phase {
+	return &Phase{Latency: NewHistogram(), SetupLatency: NewHistogram()}
+}
+
+// Merge adds one worker's recorder.
+func (p *Phase) Merge(r *Recorder) {
+	p.Counts.Succeeded += r.Succeeded
+	for i, v := range r.Failed {
+		p.Counts.Failed[i] += v
+	}
+	p.Counts.Attempted = p.Counts.Succeeded + p.Counts.FailedTotal()
+	p.Latency.Merge(r.Latency)
+	p.LatencySumNs += r.LatencySumNs
+	p.LatencyCount += r.LatencyCount
+	p.SetupLatency.Merge(r.SetupLatency)
+	p.Setups.add(&r.Setups)
+	p.OutstandingNs += r.OutstandingNs
+	p.ActiveNs += r.ActiveNs
+	p.Workers++
+	p.AtTargetNs += r.AtTargetNs
+	p.ReachedOnce += r.ReachedOnce
+	p.BlockedWrites += r.BlockedWrites
+	if r.MaxSendDelayNs > p.MaxSendDelay {
+		p.MaxSendDelay = r.MaxSendDelayNs
+	}
+	if r.MaxLatenessNs > p.MaxLateness {
+		p.MaxLateness = r.MaxLatenessNs
+	}
+	p.ProtocolUnattributed += r.ProtocolUnattributed
+	if p.ProtocolReason == "" {
+		p.ProtocolReason = r.ProtocolReason
+	}
+	if p.SetupError == "" {
+		p.SetupError = r.SetupError
+	}
+	if p.ClientError == "" {
+		p.ClientError = r.ClientError
+	}
+}

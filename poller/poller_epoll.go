@@ -1,0 +1,100 @@
+//go:build linux
+
+package poller
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// Poller waits for readiness of many descriptors on one thread.
+type Poller struct {
+	epfd   int
+	wakefd int
+	raw    []unix.EpollEvent
+}
+
+// New creates a poller with a wake-up descriptor.
+func New() (*Poller, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("epoll_create1", err)
+	}
+	wfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, os.NewSyscallError("eventfd", err)
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: int32(wfd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wfd, &ev); err != nil {
+		unix.Close(wfd)
+		unix.Close(epfd)
+		return nil, os.NewSyscallError("epoll_ctl", err)
+	}
+	return &Poller{epfd: epfd, wakefd: wfd, raw: make([]unix.EpollEvent, 256)}, nil
+}
+
+// Add registers fd for edge-triggered read and write readiness.
+func (p *Poller) Add(fd int) error {
+	ev := unix.EpollEvent{
+		Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET,
+		Fd:     int32(fd),
+	}
+	return os.NewSyscallError("epoll_ctl", unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev))
+}
+
+// Del removes fd. Closing a descriptor removes it as well.
+func (p *Poller) Del(fd int) error {
+	return os.NewSyscallError("epoll_ctl", unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil))
+}
+
+// Wait blocks up to timeoutMs (-1: forever) and fills events. Wake-ups are
+// consumed here and reported as a zero-length result when nothing else is
+// ready. EINTR is reported as zero events.
+func (p *Poller) Wait(events []Event, timeoutMs int) (int, error) {
+	max := len(events)
+	if max > len(p.raw) {
+		max = len(p.raw)
+	}
+	n, err := unix.EpollWait(p.epfd, p.raw[:max], timeoutMs)
+	if err != nil {
+		if err == unix.EINTR {
+			return 0, nil
+		}
+		return 0, os.NewSyscallError("epoll_wait", err)
+	}
+	k := 0
+	for i := 0; i < n; i++ {
+		r := &p.raw[i]
+		if int(r.Fd) == p.wakefd {
+			var buf [8]byte
+			unix.Read(p.wakefd, buf[:])
+			continue
+		}
+		events[k] = Event{
+			Fd:       r.Fd,
+			Readable: r.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0,
+			Writable: r.Events&(unix.EPOLLOUT|unix.EPOLLERR) != 0,
+			Hup:      r.Events&(unix.EPOLLHUP|unix.EPOLLERR) != 0,
+		}
+		k++
+	}
+	return k, nil
+}
+
+// Wake makes a concurrent or later Wait return. Safe from any goroutine.
+func (p *Poller) Wake() error {
+	var one = [8]byte{1, 0, 0, 0, 0, 0, 0, 0}
+	_, err := unix.Write(p.wakefd, one[:])
+	if err == unix.EAGAIN {
+		return nil // the counter is saturated: a wake-up is pending anyway
+	}
+	return os.NewSyscallError("write", err)
+}
+
+// Close releases the poller's descriptors.
+func (p *Poller) Close() error {
+	unix.Close(p.wakefd)
+	return os.NewSyscallError("close", unix.Close(p.epfd))
+}

@@ -1,0 +1,110 @@
+package brk
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteHeader writes the run's conditions before the first phase.
+func WriteHeader(w io.Writer, t Target, p Plan, threads int) {
+	p.Defaults()
+	maxs := "none"
+	if p.Max > 0 {
+		maxs = fmt.Sprint(p.Max)
+	}
+	fmt.Fprintf(w, "brk requests test  %s\n", t.URL)
+	fmt.Fprintf(w, "  %d connections, start %d, pace %d, max %s per connection; phase %s, timeout %s, accept %s %%; %d worker threads\n",
+		p.Conns, p.Start, p.Pace, maxs, p.Phase, p.Timeout, p.Accept, threads)
+}
+
+// WritePhase writes one phase's block: every number with its unit.
+func WritePhase(w io.Writer, s *PhaseStats) {
+	state := "accepted"
+	switch {
+	case s.Interrupted:
+		state = "interrupted (not judged)"
+	case !s.Accepted:
+		state = "REJECTED"
+	}
+	fmt.Fprintf(w, "\nphase %d  level %d concurrent requests (%d per connection)  %s\n", s.Index, s.Level, s.Depth, state)
+	if s.Reason != "" {
+		fmt.Fprintf(w, "  reason      %s\n", s.Reason)
+	}
+	c := s.Counts
+	fmt.Fprintf(w, "  requests    %d attempted, %d succeeded (%.4f %%), %.1f successful req/s over %.2f s (admission %.2f s + drain)\n",
+		c.Attempted, c.Succeeded, s.SuccessPct, s.RequestsPerSec, s.DurationS, s.ActiveS)
+	fmt.Fprintf(w, "  failures    timeout %d, transport %d, abandoned %d, connect %d, connect_timeout %d, status %d, body %d, protocol %d\n",
+		c.Timeout, c.Transport, c.Abandoned, c.Connect, c.ConnectTimeout, c.Status, c.Body, c.Protocol)
+	l := s.LatencyMs
+	fmt.Fprintf(w, "  latency     %d responses: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms\n",
+		l.Count, l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max)
+	fmt.Fprintf(w, "  load        mean outstanding %.1f (target coverage %.1f %%), target reached once on %d connections, time at target %.1f %%\n",
+		s.MeanOutstanding, s.TargetCoveragePct, s.TargetReachedOnce, s.TimeAtTargetPct)
+	fmt.Fprintf(w, "  generator   setups %d attempted, %d established, %d failed, %d timed out (mean %.3f ms); blocked writes %d; max send delay %.3f ms; max deadline lateness %.3f ms\n",
+		s.Setups.Attempted, s.Setups.Established, s.Setups.Failed, s.Setups.TimedOut, s.SetupLatencyMs.Mean,
+		s.BlockedWrites, s.MaxSendDelayMs, s.MaxLatenessMs)
+	mach := "unavailable"
+	if s.MachineCPUPct != nil {
+		mach = fmt.Sprintf("%.1f %%", *s.MachineCPUPct)
+	}
+	busy := "unavailable"
+	if s.WorkerBusyPct != nil {
+		busy = fmt.Sprintf("%.1f %%", *s.WorkerBusyPct)
+	}
+	fmt.Fprintf(w, "  cpu         client user %.3f s, system %.3f s, %.2f µs per response; machine %s; worker threads busy %s\n",
+		s.ClientCPU.UserS, s.ClientCPU.SystemS, s.ClientCPU.UsPerResponse, mach, busy)
+	if s.ClientBound {
+		fmt.Fprintf(w, "  client_bound: the worker threads were busy nearly all the time; requests/s describes the client, not the server\n")
+	}
+	if s.ProtocolFault != "" {
+		fmt.Fprintf(w, "  protocol    first fault: %s\n", s.ProtocolFault)
+	}
+	if s.SetupError != "" {
+		fmt.Fprintf(w, "  setup       first error: %s\n", s.SetupError)
+	}
+}
+
+// FinalLine is the last stdout line of a run (SPEC §5).
+func FinalLine(r *Result) string {
+	unit := "concurrent requests"
+	switch r.Test {
+	case "connections":
+		unit = "connections"
+	case "rate":
+		unit = "requests/s"
+	}
+	switch r.Verdict {
+	case VerdictDone:
+		n := 0
+		if r.LastAccepted != nil {
+			n = *r.LastAccepted
+		}
+		return fmt.Sprintf("Done (%d %s)", n, unit)
+	case VerdictBroken:
+		n := 0
+		if r.FirstRejected != nil {
+			n = *r.FirstRejected
+		}
+		return fmt.Sprintf("Broken (%d %s)", n, unit)
+	case VerdictInterrupted:
+		return "Interrupted"
+	}
+	return "Inconclusive: " + strings.ReplaceAll(r.Reason, "\n", " ")
+}
+
+// WriteSummary writes the bracket and the reason before the final line.
+func WriteSummary(w io.Writer, r *Result) {
+	fmt.Fprintln(w)
+	if r.LastAccepted != nil {
+		fmt.Fprintf(w, "last accepted: %d concurrent requests\n", *r.LastAccepted)
+	} else {
+		fmt.Fprintf(w, "last accepted: none\n")
+	}
+	if r.FirstRejected != nil {
+		fmt.Fprintf(w, "first rejected: %d concurrent requests\n", *r.FirstRejected)
+	}
+	if r.Reason != "" && r.Verdict != VerdictInconclusive {
+		fmt.Fprintf(w, "reason: %s\n", r.Reason)
+	}
+}

@@ -1,0 +1,369 @@
+package brk
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"brk/conn"
+	"brk/h1"
+	"brk/metrics"
+	"brk/sched"
+)
+
+// UsageError is a bad plan or target, found before any traffic.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usage(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// clientBoundShare is the share of wall time the worker threads must have
+// been running or waiting for a CPU for a phase to be marked client_bound.
+// At 90 % the client had no slack left to notice arrivals on time, so the
+// phase's requests/s describes the client rather than the server.
+const clientBoundShare = 0.90
+
+// Defaults fills zero fields of p with the CLI's defaults.
+func (p *Plan) Defaults() {
+	if p.Conns == 0 {
+		p.Conns = 64
+	}
+	if p.Pace == 0 {
+		p.Pace = 1
+	}
+	if p.Start == 0 {
+		p.Start = p.Pace
+	}
+	if p.Phase == 0 {
+		p.Phase = 10 * time.Second
+	}
+	if p.Timeout == 0 {
+		p.Timeout = time.Second
+	}
+	if p.Accept == "" {
+		p.Accept = "99.99"
+	}
+}
+
+// prepared is a validated target and plan.
+type prepared struct {
+	plan     Plan
+	accept   sched.Accept
+	hostport string // dial address text
+	request  []byte
+	head     bool
+	replay   bool
+	statusOK func(int) bool
+	expect   []byte
+	check    bool
+}
+
+func prepare(t *Target, p Plan) (*prepared, error) {
+	p.Defaults()
+	pr := &prepared{plan: p}
+	switch {
+	case p.Conns < 1:
+		return nil, usage("--conn must be at least 1")
+	case p.Start < 1 || p.Pace < 1:
+		return nil, usage("--start and --pace must be at least 1")
+	case p.Max < 0:
+		return nil, usage("--max must not be negative")
+	case p.Max > 0 && p.Start > p.Max:
+		return nil, usage("--start (%d) is above --max (%d)", p.Start, p.Max)
+	case p.Phase < time.Millisecond:
+		return nil, usage("--phase must be at least 1ms")
+	case p.Timeout < time.Millisecond:
+		return nil, usage("--timeout must be at least 1ms")
+	case p.Threads < 0:
+		return nil, usage("--threads must not be negative")
+	case p.Threads > p.Conns:
+		return nil, usage("--threads (%d) is more than --conn (%d): a thread needs a connection", p.Threads, p.Conns)
+	case p.Max > 1<<20 || p.Start > 1<<20:
+		return nil, usage("--start/--max above %d requests per connection are not supported", 1<<20)
+	}
+	acc, err := sched.ParseAccept(p.Accept)
+	if err != nil {
+		return nil, usage("%v", err)
+	}
+	pr.accept = acc
+
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, usage("bad URL %q: %v", t.URL, err)
+	}
+	switch u.Scheme {
+	case "http":
+	case "https":
+		return nil, usage("https:// is not supported by this build yet (plain http:// only)")
+	default:
+		return nil, usage("bad URL %q: the scheme must be http://", t.URL)
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return nil, usage("bad URL %q: no host", t.URL)
+	}
+	if u.User != nil {
+		return nil, usage("bad URL %q: credentials in URLs are not supported (use -H Authorization:)", t.URL)
+	}
+	hostport := u.Host
+	if u.Port() == "" {
+		hostport = net.JoinHostPort(u.Hostname(), "80")
+	}
+	if t.Connect != "" {
+		if _, _, err := net.SplitHostPort(t.Connect); err != nil {
+			return nil, usage("--connect %q: want HOST:PORT", t.Connect)
+		}
+		hostport = t.Connect
+	}
+	pr.hostport = hostport
+
+	method := strings.ToUpper(t.Method)
+	if method == "" {
+		method = "GET"
+		if t.Body != nil {
+			method = "POST"
+		}
+	}
+	target := u.RequestURI()
+	req := h1.Request{Method: method, Host: u.Host, Target: target, Body: t.Body}
+	for _, h := range t.Headers {
+		req.Headers = append(req.Headers, h1.Header{Name: h.Name, Value: h.Value})
+	}
+	pr.request, err = req.Encode()
+	if err != nil {
+		return nil, usage("%v", err)
+	}
+	pr.head = method == "HEAD"
+	pr.replay = method == "GET" || method == "HEAD"
+
+	if t.ExpectEcho {
+		if t.Body == nil {
+			return nil, usage("--expect-echo needs --body-file")
+		}
+		if t.ExpectBody != nil {
+			return nil, usage("--expect-echo and --expect-body cannot be combined")
+		}
+		pr.expect, pr.check = t.Body, true
+	} else if t.ExpectBody != nil {
+		pr.expect, pr.check = t.ExpectBody, true
+	}
+	if len(t.ExpectStatus) > 0 {
+		var ok [600]bool
+		for _, c := range t.ExpectStatus {
+			if c < 100 || c > 599 {
+				return nil, usage("--expect-status %d: not an HTTP status code", c)
+			}
+			ok[c] = true
+		}
+		pr.statusOK = func(c int) bool { return c >= 0 && c < 600 && ok[c] }
+	}
+	return pr, nil
+}
+
+// Run runs the requests test: --conn connections opened once, each phase
+// raising the outstanding requests per connection, until a phase is
+// rejected, the max is reached, the run turns inconclusive, or ctx ends.
+// The error is non-nil only for a bad plan or target (*UsageError), found
+// before any traffic; every other ending is in the Result.
+func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
+	pr, err := prepare(&t, p)
+	if err != nil {
+		return nil, err
+	}
+	p = pr.plan
+	res := &Result{
+		Schema: 1, Test: "requests", URL: t.URL, Protocol: "http/1.1",
+		Conns: p.Conns, TimeoutMs: ms(p.Timeout), Accept: pr.accept.String(),
+		Phases: []*PhaseStats{},
+	}
+	inconclusive := func(reason string) (*Result, error) {
+		res.Verdict, res.Reason = VerdictInconclusive, reason
+		return res, nil
+	}
+	if ctx.Err() != nil {
+		res.Verdict, res.Reason = VerdictInterrupted, "interrupted"
+		return res, nil
+	}
+	addrs, err := conn.Resolve(pr.hostport)
+	if err != nil {
+		return inconclusive("setup impossible: " + err.Error())
+	}
+	threads := p.Threads
+	if threads == 0 {
+		threads = UsableCPUs()
+	}
+	if threads > p.Conns {
+		threads = p.Conns
+	}
+	res.Threads = threads
+	limit, _ := conn.RaiseNoFile()
+	if need := uint64(p.Conns + 2*threads + 64); limit > 0 && need > limit {
+		return inconclusive(fmt.Sprintf("client needs about %d file descriptors for %d connections but RLIMIT_NOFILE is %d: raise `ulimit -n` or use fewer connections", need, p.Conns, limit))
+	}
+	eng, err := sched.Start(sched.Config{
+		Threads: threads, Conns: p.Conns, Addr: addrs[0],
+		Request: pr.request, Head: pr.head, Replay: pr.replay,
+		Timeout: p.Timeout, StatusOK: pr.statusOK,
+		ExpectBody: pr.expect, CheckBody: pr.check,
+		NewParser: func() sched.Parser { return new(h1.Parser) },
+	})
+	if err != nil {
+		if msg, ok := conn.Exhausted(err); ok {
+			return inconclusive(msg)
+		}
+		return inconclusive("client could not start its workers: " + err.Error())
+	}
+	defer eng.Close()
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	obs.WorkersStarted(threads)
+	h := &hooks{obs: obs, res: res, plan: p}
+	out := sched.Drive(ctx, eng, sched.Plan{
+		Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Accept: pr.accept,
+	}, h)
+	res.Reason = out.Reason
+	switch out.Verdict {
+	case sched.Done:
+		res.Verdict = VerdictDone
+	case sched.Broken:
+		res.Verdict = VerdictBroken
+	case sched.Interrupted:
+		res.Verdict = VerdictInterrupted
+	default:
+		res.Verdict = VerdictInconclusive
+	}
+	if out.LastAccepted >= 0 {
+		v := out.LastAccepted
+		res.LastAccepted = &v
+	}
+	if out.FirstRejected >= 0 {
+		v := out.FirstRejected
+		res.FirstRejected = &v
+	}
+	return res, nil
+}
+
+type nopObserver struct{}
+
+func (nopObserver) WorkersStarted(int)        {}
+func (nopObserver) PhaseStarted(Phase)        {}
+func (nopObserver) PhaseFinished(*PhaseStats) {}
+
+// hooks adapts sched's phase hooks to the public Observer.
+type hooks struct {
+	obs  Observer
+	res  *Result
+	plan Plan
+}
+
+func (h *hooks) PhaseStarted(index, depth, target int) {
+	h.obs.PhaseStarted(Phase{Index: index, Depth: depth, Target: target})
+}
+
+func (h *hooks) PhaseFinished(j *sched.Judged) {
+	s := phaseStats(j)
+	h.res.Phases = append(h.res.Phases, s)
+	h.obs.PhaseFinished(s)
+}
+
+func phaseStats(j *sched.Judged) *PhaseStats {
+	r := j.Run
+	m := r.Stats
+	c := &m.Counts
+	s := &PhaseStats{
+		Index: j.Index, Level: j.Target, Depth: j.Depth,
+		Accepted: j.Accepted, Interrupted: r.Interrupted, Reason: j.Reason,
+		DurationS: r.Elapsed.Seconds(), ActiveS: r.Active.Seconds(),
+		Counts: Counts{
+			Attempted: c.Attempted, Succeeded: c.Succeeded,
+			Timeout:        c.Failed[metrics.Timeout],
+			Transport:      c.Failed[metrics.Transport],
+			Abandoned:      c.Failed[metrics.Abandoned],
+			Connect:        c.Failed[metrics.Connect],
+			ConnectTimeout: c.Failed[metrics.ConnectTimeout],
+			Status:         c.Failed[metrics.Status],
+			Body:           c.Failed[metrics.Body],
+			Protocol:       c.Failed[metrics.Protocol],
+		},
+		LatencyMs:         latency(m.Latency.TotalCount(), m.LatencySumNs, m),
+		SetupLatencyMs:    setupLatency(m),
+		TargetReachedOnce: m.ReachedOnce,
+		BlockedWrites:     m.BlockedWrites,
+		MaxSendDelayMs:    float64(m.MaxSendDelay) / 1e6,
+		MaxLatenessMs:     float64(m.MaxLateness) / 1e6,
+		Setups: Setups{
+			Attempted: m.Setups.Attempted, Established: m.Setups.Established,
+			Failed: m.Setups.Failed, TimedOut: m.Setups.TimedOut, Resumed: m.Setups.Resumed,
+		},
+		ProtocolFault: m.ProtocolReason,
+		SetupError:    m.SetupError,
+	}
+	if c.Attempted > 0 {
+		s.SuccessPct = 100 * float64(c.Succeeded) / float64(c.Attempted)
+	}
+	if r.Elapsed > 0 {
+		s.RequestsPerSec = float64(c.Succeeded) / r.Elapsed.Seconds()
+	}
+	if m.ActiveNs > 0 && m.Workers > 0 {
+		active := float64(m.ActiveNs) / float64(m.Workers)
+		s.MeanOutstanding = float64(m.OutstandingNs) / active
+		if j.Target > 0 {
+			s.TargetCoveragePct = 100 * s.MeanOutstanding / float64(j.Target)
+		}
+		s.TimeAtTargetPct = 100 * float64(m.AtTargetNs) / (active * float64(j.Target/j.Depth))
+	}
+	s.ClientCPU = ClientCPU{UserS: r.CPU.User.Seconds(), SystemS: r.CPU.System.Seconds()}
+	if resp := m.LatencyCount; resp > 0 {
+		s.ClientCPU.UsPerResponse = float64((r.CPU.User + r.CPU.System).Microseconds()) / float64(resp)
+	}
+	if r.MachineOK {
+		v := r.Machine
+		s.MachineCPUPct = &v
+	}
+	if r.WorkerBusyOK {
+		v := 100 * r.WorkerBusy
+		s.WorkerBusyPct = &v
+		s.ClientBound = r.WorkerBusy >= clientBoundShare
+	}
+	return s
+}
+
+func latency(count int64, sumNs uint64, m *metrics.Phase) Latency {
+	if count == 0 {
+		return Latency{}
+	}
+	h := m.Latency
+	return Latency{
+		Count: uint64(count),
+		Mean:  float64(sumNs) / float64(m.LatencyCount) / 1e6,
+		P50:   float64(h.ValueAtQuantile(50)) / 1e3,
+		P90:   float64(h.ValueAtQuantile(90)) / 1e3,
+		P99:   float64(h.ValueAtQuantile(99)) / 1e3,
+		P999:  float64(h.ValueAtQuantile(99.9)) / 1e3,
+		Max:   float64(h.Max()) / 1e3,
+	}
+}
+
+func setupLatency(m *metrics.Phase) Latency {
+	h := m.SetupLatency
+	if h.TotalCount() == 0 {
+		return Latency{}
+	}
+	return Latency{
+		Count: uint64(h.TotalCount()),
+		Mean:  h.Mean() / 1e3,
+		P50:   float64(h.ValueAtQuantile(50)) / 1e3,
+		P90:   float64(h.ValueAtQuantile(90)) / 1e3,
+		P99:   float64(h.ValueAtQuantile(99)) / 1e3,
+		P999:  float64(h.ValueAtQuantile(99.9)) / 1e3,
+		Max:   float64(h.Max()) / 1e3,
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }

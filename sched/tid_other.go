@@ -1,0 +1,5 @@
+//go:build !linux
+
+package sched
+
+func gettid() int { return 0 }

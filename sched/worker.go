@@ -1,0 +1,789 @@
+package sched
+
+import (
+	"errors"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"brk/conn"
+	"brk/metrics"
+	"brk/poller"
+)
+
+// Owner states.
+const (
+	stIdle       = iota // no connection; reconnects when it has work
+	stConnecting        // nonblocking connect in progress
+	stOpen              // connected
+	stBackoff           // waiting one tick before reconnecting after a failed setup
+)
+
+// slot is one admitted request on its owner's ring.
+type slot struct {
+	admit    int64 // admission instant (ns since the engine's epoch)
+	deadline int64 // admit + timeout (connect start for a first request)
+	start    int64 // latency start: admission, or end of setup for requests admitted before it
+}
+
+// owner is a connection owner: it holds at most one connection at a time and
+// replaces it when it closes. Its ring holds the admitted requests in order:
+// [head, written) are written and await responses, [written, tail) are
+// admitted but not yet (fully) written; partial bytes of ring[written] are
+// already on the wire.
+type owner struct {
+	idx     int32
+	state   uint8
+	fd      int
+	tr      conn.Plain
+	parser  Parser
+	ring    []slot
+	mask    uint32
+	head    uint32
+	written uint32
+	tail    uint32
+	partial int // bytes of request `written` already written
+	blocked bool
+
+	connStart int64
+	atTarget  bool
+	reached   uint32 // phase number+1 in which the target was first reached
+	retire    bool   // queued for reconnect after the current event batch
+}
+
+func (o *owner) outstanding() uint32 { return o.written - o.head }
+func (o *owner) pending() uint32     { return o.tail - o.head }
+
+// command is a controller → worker instruction.
+type command struct {
+	kind  int
+	depth int
+	phase uint32
+	rec   *metrics.Recorder // the recorder handed back for reuse
+}
+
+const (
+	cmdStart = iota // start admitting at depth for phase
+	cmdStop         // stop admission, then report when drained
+	cmdQuit         // close everything and exit
+)
+
+// worker runs on one locked OS thread.
+type worker struct {
+	id     int
+	cfg    *Config
+	epoch  time.Time
+	p      *poller.Poller
+	dialer *conn.Dialer
+	owners []owner
+	byFd   []int32 // fd → owner index + 1
+	events []poller.Event
+	rbuf   []byte
+	wbuf   []byte // the request repeated, for batched writes
+	reqLen int
+	wheel  *Wheel
+	fireFn func(int32, int64)
+	status *[600]bool
+	tmo    int64
+
+	rec         *metrics.Recorder
+	spare       *metrics.Recorder // returned by the controller; current after the next hand-over
+	live        metrics.Live
+	admitting   bool
+	stopping    bool
+	depth       uint32
+	phase       uint32
+	activeStart int64
+	pending     int64 // admitted and unresolved requests on this worker
+
+	// time integrals over the admission window
+	last     int64
+	outN     int64 // written, unanswered requests
+	atTarget int64 // owners at full depth
+
+	retired []int32 // owners to reconnect after the event batch
+
+	cmds    chan command
+	reports chan<- report
+	fatal   atomic.Pointer[string]
+	tid     atomic.Int32
+}
+
+// report is a worker → controller message.
+type report struct {
+	worker int
+	rec    *metrics.Recorder // non-nil: the drained phase's recorder
+	err    error             // the worker could not start or failed
+}
+
+func newWorker(id int, cfg *Config, epoch time.Time, owners int, reports chan<- report) *worker {
+	w := &worker{
+		id:      id,
+		cfg:     cfg,
+		epoch:   epoch,
+		dialer:  conn.NewDialer(cfg.Addr),
+		owners:  make([]owner, owners),
+		events:  make([]poller.Event, 256),
+		rbuf:    make([]byte, 64<<10),
+		reqLen:  len(cfg.Request),
+		status:  statusTable(cfg.StatusOK),
+		tmo:     int64(cfg.Timeout),
+		cmds:    make(chan command, 4),
+		reports: reports,
+	}
+	copies := (64 << 10) / len(cfg.Request)
+	if copies < 2 {
+		copies = 2
+	}
+	w.wbuf = make([]byte, 0, copies*len(cfg.Request))
+	for i := 0; i < copies; i++ {
+		w.wbuf = append(w.wbuf, cfg.Request...)
+	}
+	for i := range w.owners {
+		o := &w.owners[i]
+		o.idx = int32(i)
+		o.fd = -1
+		o.parser = cfg.NewParser()
+		o.parser.SetExpectBody(cfg.ExpectBody, cfg.CheckBody)
+		o.parser.Reset(cfg.Head)
+		o.ring = make([]slot, 1)
+	}
+	w.rec = metrics.NewRecorder(&w.live)
+	w.wheel = NewWheel(owners, 12, 0)
+	w.fireFn = w.fire
+	return w
+}
+
+func (w *worker) now() int64 { return int64(time.Since(w.epoch)) }
+
+// run is the worker's loop. It locks its OS thread first.
+func (w *worker) run(ready chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	w.tid.Store(int32(gettid()))
+	p, err := poller.New()
+	if err != nil {
+		ready <- err
+		return
+	}
+	w.p = p
+	now := w.now()
+	w.wheel.next = now / w.wheel.tick
+	w.last = now
+	ready <- nil
+	defer w.shutdown()
+	for {
+		timeout := w.wheel.Timeout(w.now())
+		n, err := w.p.Wait(w.events, timeout)
+		if err != nil {
+			msg := "poller: " + err.Error()
+			w.fatal.Store(&msg)
+			w.reports <- report{worker: w.id, err: err}
+			return
+		}
+		// Control first: a start or stop applies to this batch.
+		for {
+			select {
+			case c := <-w.cmds:
+				if c.kind == cmdQuit {
+					return
+				}
+				w.command(c)
+				continue
+			default:
+			}
+			break
+		}
+		for i := 0; i < n; i++ {
+			w.event(&w.events[i])
+		}
+		w.wheel.Advance(w.now(), w.fireFn)
+		w.reconnect()
+		if w.stopping && w.pending == 0 {
+			w.stopping = false
+			w.handOver()
+		}
+	}
+}
+
+func (w *worker) command(c command) {
+	now := w.now()
+	switch c.kind {
+	case cmdStart:
+		if c.rec != nil {
+			w.spare = c.rec
+		}
+		w.rec.Reset()
+		w.phase = c.phase
+		w.setDepth(uint32(c.depth))
+		w.last = now
+		w.activeStart = now
+		w.admitting = true
+		w.stopping = false
+		for i := range w.owners {
+			o := &w.owners[i]
+			w.updateTarget(o, now)
+			switch o.state {
+			case stIdle:
+				w.connect(o, now)
+			case stOpen:
+				w.admit(o, now)
+				w.flush(o, now)
+			}
+		}
+	case cmdStop:
+		w.integrate(now)
+		w.rec.ActiveNs = uint64(now - w.activeStart)
+		w.admitting = false
+		w.stopping = true
+	}
+}
+
+// handOver gives the drained phase's recorder to the controller.
+func (w *worker) handOver() {
+	done := w.rec
+	if w.spare != nil {
+		w.rec = w.spare
+		w.spare = nil
+	} else {
+		w.rec = metrics.NewRecorder(&w.live)
+	}
+	w.rec.Reset()
+	w.reports <- report{worker: w.id, rec: done}
+}
+
+func (w *worker) setDepth(d uint32) {
+	w.depth = d
+	for i := range w.owners {
+		o := &w.owners[i]
+		if uint32(len(o.ring)) >= d {
+			continue
+		}
+		size := uint32(1)
+		for size < d {
+			size <<= 1
+		}
+		ring := make([]slot, size)
+		for k := o.head; k != o.tail; k++ {
+			ring[k&(size-1)] = o.ring[k&o.mask]
+		}
+		o.ring = ring
+		o.mask = size - 1
+	}
+}
+
+// integrate advances the load integrals to now.
+func (w *worker) integrate(now int64) {
+	if w.admitting {
+		dt := now - w.last
+		if dt > 0 {
+			w.rec.OutstandingNs += uint64(w.outN * dt)
+			w.rec.AtTargetNs += uint64(w.atTarget * dt)
+		}
+	}
+	w.last = now
+}
+
+// updateTarget re-evaluates whether o holds its full depth.
+func (w *worker) updateTarget(o *owner, now int64) {
+	at := o.outstanding() >= w.depth && w.depth > 0
+	if at == o.atTarget {
+		return
+	}
+	w.integrate(now)
+	o.atTarget = at
+	if at {
+		w.atTarget++
+		if w.admitting && o.reached != w.phase+1 {
+			o.reached = w.phase + 1
+			w.rec.ReachedOnce++
+		}
+	} else {
+		w.atTarget--
+	}
+}
+
+// admit fills o's ring up to the depth with new requests.
+func (w *worker) admit(o *owner, now int64) {
+	for w.admitting && o.pending() < w.depth {
+		s := &o.ring[o.tail&o.mask]
+		s.admit = now
+		s.deadline = now + w.tmo
+		s.start = now
+		if o.state != stOpen {
+			s.start = -1 // set when the setup ends
+		}
+		o.tail++
+		w.pending++
+	}
+	w.armTimer(o)
+}
+
+// armTimer points o's timer at its oldest unresolved request.
+func (w *worker) armTimer(o *owner) {
+	if o.state == stBackoff {
+		return
+	}
+	if o.pending() > 0 {
+		w.wheel.Schedule(o.idx, o.ring[o.head&o.mask].deadline)
+	} else if o.state == stConnecting {
+		w.wheel.Schedule(o.idx, o.connStart+w.tmo)
+	} else {
+		w.wheel.Cancel(o.idx)
+	}
+}
+
+// connect starts a new connection for o, admitting its requests at the
+// connect start so that setup counts against the first request's deadline.
+func (w *worker) connect(o *owner, now int64) {
+	if !w.admitting && o.pending() == 0 {
+		o.state = stIdle
+		w.wheel.Cancel(o.idx)
+		return
+	}
+	o.connStart = now
+	o.state = stConnecting
+	o.written = o.head
+	o.partial = 0
+	o.blocked = false
+	o.parser.Reset(w.cfg.Head)
+	w.admit(o, now)
+	fd, err := w.dialer.Dial()
+	if err != nil {
+		if msg, ok := conn.Exhausted(err); ok {
+			w.clientFailure(msg)
+			o.state = stIdle
+			w.failAll(o, metrics.Abandoned)
+			return
+		}
+		w.setupFailed(o, now, err, false)
+		return
+	}
+	if err := w.p.Add(fd); err != nil {
+		conn.Close(fd)
+		w.clientFailure("poller: " + err.Error())
+		o.state = stIdle
+		w.failAll(o, metrics.Abandoned)
+		return
+	}
+	o.fd = fd
+	o.tr.Fd = fd
+	w.mapFd(fd, o.idx)
+	w.armTimer(o)
+}
+
+func (w *worker) mapFd(fd int, idx int32) {
+	for fd >= len(w.byFd) {
+		w.byFd = append(w.byFd, make([]int32, len(w.byFd)+64)...)
+	}
+	w.byFd[fd] = idx + 1
+}
+
+func (w *worker) clientFailure(msg string) {
+	if w.rec.ClientError == "" {
+		w.rec.ClientError = msg
+	}
+	w.fatal.CompareAndSwap(nil, &msg)
+}
+
+// setupFailed ends a failed connect: the first request counts as connect
+// (or connect_timeout), the others queued behind it as abandoned — one
+// incident. The owner retries after one tick.
+func (w *worker) setupFailed(o *owner, now int64, err error, timedOut bool) {
+	w.rec.SetupDone(false, timedOut, now-o.connStart)
+	if w.rec.SetupError == "" && err != nil {
+		w.rec.SetupError = err.Error()
+	}
+	w.closeFd(o, false)
+	cat := metrics.Connect
+	if timedOut {
+		cat = metrics.ConnectTimeout
+	}
+	if o.pending() > 0 {
+		w.resolveHead(o, cat)
+	}
+	w.failAll(o, metrics.Abandoned)
+	o.state = stBackoff
+	w.wheel.Schedule(o.idx, now+wheelTick)
+}
+
+// resolveHead drops the oldest request with a failure category.
+func (w *worker) resolveHead(o *owner, cat metrics.Category) {
+	if o.head == o.written && o.written != o.tail {
+		o.written++ // never written: keep the ring invariant
+		o.partial = 0
+	} else if o.head != o.written {
+		w.outN--
+	}
+	o.head++
+	w.pending--
+	w.rec.Fail(cat, 1)
+}
+
+// failAll resolves every unresolved request of o with cat.
+func (w *worker) failAll(o *owner, cat metrics.Category) {
+	n := o.pending()
+	if n == 0 {
+		return
+	}
+	w.outN -= int64(o.outstanding())
+	w.pending -= int64(n)
+	w.rec.Fail(cat, uint64(n))
+	o.head = o.tail
+	o.written = o.tail
+	o.partial = 0
+}
+
+func (w *worker) closeFd(o *owner, reset bool) {
+	if o.fd < 0 {
+		return
+	}
+	if o.fd < len(w.byFd) {
+		w.byFd[o.fd] = 0
+	}
+	if reset {
+		conn.Reset(o.fd)
+	} else {
+		conn.Close(o.fd)
+	}
+	o.fd = -1
+	o.tr.Fd = -1
+}
+
+// retireConn closes o's connection and queues the owner for a new one
+// after the current event batch (so that no stale event of this batch can
+// reach a reused descriptor).
+func (w *worker) retireConn(o *owner, now int64, reset bool) {
+	w.integrate(now)
+	w.closeFd(o, reset)
+	o.state = stIdle
+	if o.atTarget {
+		o.atTarget = false
+		w.atTarget--
+	}
+	// Whatever was written is gone with the connection; what remains in
+	// the ring is replayed from its first byte.
+	w.outN -= int64(o.outstanding())
+	o.written = o.head
+	o.partial = 0
+	if !o.retire {
+		o.retire = true
+		w.retired = append(w.retired, o.idx)
+	}
+	w.armTimer(o)
+}
+
+func (w *worker) reconnect() {
+	if len(w.retired) == 0 {
+		return
+	}
+	now := w.now()
+	for _, i := range w.retired {
+		o := &w.owners[i]
+		o.retire = false
+		if o.state == stIdle {
+			w.connect(o, now)
+		}
+	}
+	w.retired = w.retired[:0]
+}
+
+// event handles one readiness notification. Order: finish a connect, then
+// read everything buffered (responses free slots and admit followers),
+// then write what is admitted in one batch.
+func (w *worker) event(ev *poller.Event) {
+	fd := int(ev.Fd)
+	if fd >= len(w.byFd) || w.byFd[fd] == 0 {
+		return
+	}
+	o := &w.owners[w.byFd[fd]-1]
+	now := w.now()
+	if o.state == stConnecting {
+		if !ev.Writable && !ev.Hup {
+			return
+		}
+		err := conn.Finish(o.fd)
+		if err == conn.ErrWouldBlock {
+			return
+		}
+		if err != nil {
+			if msg, ok := conn.Exhausted(err); ok {
+				w.clientFailure(msg)
+			}
+			w.setupFailed(o, now, err, conn.IsTimeout(err))
+			return
+		}
+		w.established(o, now)
+	}
+	if o.state != stOpen {
+		return
+	}
+	if ev.Readable {
+		if !w.readAll(o, now) {
+			return
+		}
+		now = w.now()
+	}
+	if ev.Writable {
+		o.blocked = false
+	}
+	w.flush(o, now)
+}
+
+func (w *worker) established(o *owner, now int64) {
+	o.state = stOpen
+	w.rec.SetupDone(true, false, now-o.connStart)
+	for k := o.head; k != o.tail; k++ {
+		if s := &o.ring[k&o.mask]; s.start < 0 {
+			s.start = now
+		}
+	}
+}
+
+// readAll reads until the socket is drained. It returns false when the
+// connection was retired.
+func (w *worker) readAll(o *owner, now int64) bool {
+	for {
+		n, err := o.tr.Read(w.rbuf)
+		if err == conn.ErrWouldBlock {
+			return true
+		}
+		if err != nil {
+			w.abrupt(o, now, err)
+			return false
+		}
+		if n == 0 {
+			w.eof(o, now)
+			return false
+		}
+		if !w.consume(o, w.rbuf[:n], w.now()) {
+			return false
+		}
+		if n < len(w.rbuf) {
+			// A short read drained the socket; a later arrival or EOF
+			// raises a new edge.
+			return true
+		}
+	}
+}
+
+// consume parses response bytes. It returns false when the connection was
+// retired.
+func (w *worker) consume(o *owner, b []byte, now int64) bool {
+	for len(b) > 0 {
+		if o.head == o.written {
+			// Bytes nobody asked for: a response before any request or
+			// more responses than requests.
+			w.protocolFault(o, now, "unsolicited_response")
+			return false
+		}
+		n, done, err := o.parser.Parse(b)
+		if err != nil {
+			w.protocolFault(o, now, err.Error())
+			return false
+		}
+		b = b[n:]
+		if !done {
+			return true
+		}
+		if !w.complete(o, now) {
+			return false
+		}
+	}
+	return true
+}
+
+// complete resolves the oldest written request with its parsed response.
+func (w *worker) complete(o *owner, now int64) bool {
+	s := &o.ring[o.head&o.mask]
+	w.rec.Response(now - s.start)
+	switch code := o.parser.Status(); {
+	case now > s.deadline:
+		w.rec.Fail(metrics.Timeout, 1)
+	case code < 0 || code >= len(w.status) || !w.status[code]:
+		w.rec.Fail(metrics.Status, 1)
+	case !o.parser.BodyOK():
+		w.rec.Fail(metrics.Body, 1)
+	default:
+		w.rec.Success()
+	}
+	w.integrate(now)
+	o.head++
+	w.outN--
+	w.pending--
+	closing := o.parser.Close()
+	o.parser.Reset(w.cfg.Head)
+	w.updateTarget(o, now)
+	if closing {
+		w.closeFollowers(o, now)
+		return false
+	}
+	w.admit(o, now)
+	return true
+}
+
+// closeFollowers ends a connection the server closed after a response:
+// written followers of a replayable method are replayed on the next
+// connection with their original admission and deadline (RFC 9112
+// §9.3.2); others count as abandoned.
+func (w *worker) closeFollowers(o *owner, now int64) {
+	if !w.cfg.Replay {
+		n := o.outstanding()
+		if n > 0 {
+			w.integrate(now)
+			w.outN -= int64(n)
+			w.pending -= int64(n)
+			o.head = o.written
+			w.rec.Fail(metrics.Abandoned, uint64(n))
+		}
+	}
+	w.retireConn(o, now, false)
+}
+
+// abrupt handles a connection that ended without Connection: close while
+// requests were outstanding: the first counts as transport, the followers
+// as abandoned — one incident.
+func (w *worker) abrupt(o *owner, now int64, err error) {
+	if o.outstanding() > 0 {
+		w.integrate(now)
+		w.resolveHead(o, metrics.Transport)
+		w.failWritten(o, metrics.Abandoned)
+	}
+	w.retireConn(o, now, false)
+}
+
+// failWritten resolves the written requests of o with cat.
+func (w *worker) failWritten(o *owner, cat metrics.Category) {
+	n := o.outstanding()
+	if n == 0 {
+		return
+	}
+	w.outN -= int64(n)
+	w.pending -= int64(n)
+	o.head = o.written
+	w.rec.Fail(cat, uint64(n))
+}
+
+func (w *worker) eof(o *owner, now int64) {
+	if o.outstanding() > 0 {
+		done, err := o.parser.EOF()
+		if done {
+			// A close-delimited body ends at EOF.
+			if w.complete(o, now) {
+				w.closeFollowers(o, now)
+			}
+			return
+		}
+		// Truncated, or nothing received: a transport incident.
+		w.abrupt(o, now, err)
+		return
+	}
+	w.retireConn(o, now, false)
+}
+
+func (w *worker) protocolFault(o *owner, now int64, reason string) {
+	if w.rec.ProtocolReason == "" {
+		w.rec.ProtocolReason = reason
+	}
+	w.integrate(now)
+	if o.outstanding() > 0 {
+		w.resolveHead(o, metrics.Protocol)
+		w.failWritten(o, metrics.Abandoned)
+	} else {
+		// Nothing was asked on this connection yet: the incident has no
+		// request to charge, but the first admitted one cannot trust it.
+		if o.pending() > 0 {
+			w.resolveHead(o, metrics.Protocol)
+		} else {
+			w.rec.ProtocolUnattributed++
+		}
+	}
+	w.retireConn(o, now, true)
+}
+
+// flush writes admitted requests in as few writes as the socket takes.
+func (w *worker) flush(o *owner, now int64) {
+	for o.written != o.tail && !o.blocked {
+		left := int(o.tail-o.written)*w.reqLen - o.partial
+		chunk := w.wbuf[o.partial:]
+		if len(chunk) > left {
+			chunk = chunk[:left]
+		}
+		n, err := o.tr.Write(chunk)
+		if err == conn.ErrWouldBlock {
+			o.blocked = true
+			w.rec.BlockedWrites++
+			return
+		}
+		if err != nil {
+			w.abrupt(o, now, err)
+			return
+		}
+		total := o.partial + n
+		done := total / w.reqLen
+		o.partial = total % w.reqLen
+		if done > 0 {
+			w.integrate(now)
+			for ; done > 0; done-- {
+				s := &o.ring[o.written&o.mask]
+				if d := now - s.start; d > w.rec.MaxSendDelayNs {
+					w.rec.MaxSendDelayNs = d
+				}
+				o.written++
+				w.outN++
+			}
+			w.updateTarget(o, now)
+		}
+	}
+}
+
+// fire handles an owner's due timer.
+func (w *worker) fire(i int32, at int64) {
+	o := &w.owners[i]
+	now := w.now()
+	if late := now - at; late > w.rec.MaxLatenessNs {
+		w.rec.MaxLatenessNs = late
+	}
+	switch o.state {
+	case stBackoff:
+		o.state = stIdle
+		w.connect(o, now)
+	case stConnecting:
+		w.setupFailed(o, now, errSetupTimeout, true)
+	case stOpen:
+		if o.pending() == 0 {
+			return
+		}
+		if o.ring[o.head&o.mask].deadline > now {
+			w.armTimer(o) // a stale timer: the head changed
+			return
+		}
+		// The oldest request missed its deadline: it and every other
+		// expired one count as timeout, unexpired followers as abandoned,
+		// and the connection is retired.
+		w.integrate(now)
+		for o.pending() > 0 && o.ring[o.head&o.mask].deadline <= now {
+			w.resolveHead(o, metrics.Timeout)
+		}
+		w.failAll(o, metrics.Abandoned)
+		w.retireConn(o, now, true)
+	case stIdle:
+		// Requests waiting for a replay connection that never came.
+		for o.pending() > 0 && o.ring[o.head&o.mask].deadline <= now {
+			w.resolveHead(o, metrics.Timeout)
+		}
+		w.armTimer(o)
+	}
+}
+
+var errSetupTimeout = errors.New("connect timed out")
+
+// shutdown closes every connection and the poller.
+func (w *worker) shutdown() {
+	for i := range w.owners {
+		w.closeFd(&w.owners[i], true)
+	}
+	if w.p != nil {
+		w.p.Close()
+	}
+}
