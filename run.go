@@ -141,6 +141,9 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 	pr.head = method == "HEAD"
 	pr.replay = method == "GET" || method == "HEAD"
 
+	if pr.head && (t.ExpectEcho || t.ExpectBody != nil) {
+		return nil, usage("--expect-body and --expect-echo cannot apply to HEAD responses, which have no body")
+	}
 	if t.ExpectEcho {
 		if t.Body == nil {
 			return nil, usage("--expect-echo needs --body-file")

@@ -99,11 +99,13 @@ func (w *Wheel) unlink(i int32) {
 func (w *Wheel) Len() int { return w.count }
 
 // Advance fires every timer due at or before now, calling fire(i, at) with
-// the timer already removed. fire may schedule timers again.
+// the timer already removed. fire may schedule timers again. Buckets of
+// ticks before now's are finished; now's own bucket is visited again at the
+// next call, since it may hold timers later in the same tick.
 func (w *Wheel) Advance(now int64, fire func(i int32, at int64)) {
 	last := now / w.tick
 	if w.count == 0 {
-		w.next = last + 1
+		w.next = last
 		return
 	}
 	steps := last - w.next + 1
@@ -126,17 +128,15 @@ func (w *Wheel) Advance(now int64, fire func(i int32, at int64)) {
 		}
 		w.next++
 	}
+	w.next = last
 }
 
-// Timeout returns how long a poll may block (ms) before the next tick is
-// due: -1 when no timer is scheduled.
+// Timeout returns how long a poll may block (ms): until the next tick
+// boundary when a timer is scheduled, -1 when none is.
 func (w *Wheel) Timeout(now int64) int {
 	if w.count == 0 {
 		return -1
 	}
-	d := w.next*w.tick - now
-	if d <= 0 {
-		return 0
-	}
+	d := (now/w.tick+1)*w.tick - now
 	return int((d + 999_999) / 1_000_000)
 }

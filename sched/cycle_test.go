@@ -1,0 +1,172 @@
+package sched
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"brk/conn"
+	"brk/h1"
+)
+
+const (
+	cycleRequest  = "GET /plain HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: brk\r\n\r\n"
+	cycleResponse = "HTTP/1.1 200 OK\r\nServer: t\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok"
+)
+
+// responder answers every request on each connection with cycleResponse,
+// allocating nothing in steady state, so that allocation counts over a
+// phase are the client's.
+func responder(tb testing.TB) (conn.Addr, func()) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(done)
+				return
+			}
+			go serveCycle(c)
+		}
+	}()
+	addrs, err := conn.Resolve(ln.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return addrs[0], func() { ln.Close(); <-done }
+}
+
+func serveCycle(c net.Conn) {
+	defer c.Close()
+	in := make([]byte, 64<<10)
+	out := bytes.Repeat([]byte(cycleResponse), 1024)
+	var carry int // bytes of a partial request terminator already seen
+	end := []byte("\r\n\r\n")
+	for {
+		n, err := c.Read(in)
+		if err != nil {
+			return
+		}
+		// Count request ends, including one split across reads.
+		reqs := 0
+		b := in[:n]
+		for _, ch := range b {
+			if ch == end[carry] {
+				carry++
+				if carry == 4 {
+					reqs++
+					carry = 0
+				}
+			} else if ch == '\r' {
+				carry = 1
+			} else {
+				carry = 0
+			}
+		}
+		for reqs > 0 {
+			k := reqs
+			if k > 1024 {
+				k = 1024
+			}
+			if _, err := c.Write(out[:k*len(cycleResponse)]); err != nil {
+				return
+			}
+			reqs -= k
+		}
+	}
+}
+
+func cycleEngine(tb testing.TB, addr conn.Addr, conns int) *Engine {
+	tb.Helper()
+	e, err := Start(Config{
+		Threads: 1, Conns: conns, Addr: addr,
+		Request: []byte(cycleRequest), Replay: true, Timeout: 5 * time.Second,
+		ExpectBody: []byte("ok"), CheckBody: true,
+		NewParser: func() Parser { return new(h1.Parser) },
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// runCycle runs one phase and returns responses and the process's heap
+// allocations during it.
+func runCycle(tb testing.TB, e *Engine, depth int, d time.Duration) (responses uint64, mallocs uint64) {
+	tb.Helper()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	run, err := e.RunPhase(context.Background(), PhaseSpec{Depth: depth, Duration: d})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := run.Stats.Counts
+	if c.Succeeded != c.Attempted || c.Attempted == 0 {
+		tb.Fatalf("phase: %d of %d succeeded (%+v)", c.Succeeded, c.Attempted, c.Failed)
+	}
+	return c.Succeeded, after.Mallocs - before.Mallocs
+}
+
+// TestNoAllocationPerRequest checks that a full admit → write → read →
+// parse → record cycle allocates nothing per request: the allocations of a
+// phase (the controller's merge, timers) stay the same whether it carries
+// a few thousand responses or many times more.
+func TestNoAllocationPerRequest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	addr, stop := responder(t)
+	defer stop()
+	e := cycleEngine(t, addr, 4)
+	defer e.Close()
+	runCycle(t, e, 4, 50*time.Millisecond) // warm up: connections, rings
+	short, shortAllocs := runCycle(t, e, 4, 100*time.Millisecond)
+	long, longAllocs := runCycle(t, e, 4, 600*time.Millisecond)
+	t.Logf("short phase: %d responses, %d allocs; long phase: %d responses, %d allocs", short, shortAllocs, long, longAllocs)
+	if long < 2*short {
+		t.Skipf("machine too loaded to compare phases (%d vs %d responses)", short, long)
+	}
+	// Per-request allocation would add at least one alloc per extra response.
+	extra := long - short
+	if longAllocs > shortAllocs+extra/100 {
+		t.Fatalf("allocations grow with requests: %d allocs for %d responses vs %d for %d",
+			longAllocs, long, shortAllocs, short)
+	}
+}
+
+// BenchmarkCycle measures the full request cycle on a loopback connection:
+// ns/op and allocs/op are per response (server time included in ns/op:
+// both share the machine).
+func BenchmarkCycle(b *testing.B) {
+	for _, depth := range []int{1, 8} {
+		b.Run("depth"+strconv.Itoa(depth), func(b *testing.B) {
+			addr, stop := responder(b)
+			defer stop()
+			e := cycleEngine(b, addr, 1)
+			defer e.Close()
+			runCycle(b, e, depth, 20*time.Millisecond)
+			b.ResetTimer()
+			d := time.Duration(b.N) * 2 * time.Microsecond
+			if d < 50*time.Millisecond {
+				d = 50 * time.Millisecond
+			}
+			start := time.Now()
+			resp, allocs := runCycle(b, e, depth, d)
+			el := time.Since(start)
+			b.StopTimer()
+			b.ReportMetric(float64(el.Nanoseconds())/float64(resp), "ns/op")
+			b.ReportMetric(float64(allocs)/float64(resp), "allocs/op")
+			b.ReportMetric(float64(resp), "responses")
+		})
+	}
+}
