@@ -157,7 +157,7 @@ type PhaseStats struct {
 	SetupLatencyMs    Latency   `json:"setup_latency_ms"`
 	MeanOutstanding   float64   `json:"mean_outstanding"`
 	TargetCoveragePct float64   `json:"target_coverage_pct"`
-	TargetReachedOnce uint64    `json:"target_reached_once"`  // connections that held the full depth at least once
+	TargetReachedOnce uint64    `json:"target_reached_once"` // connections that held the full depth at least once
 	TimeAtTargetPct   float64   `json:"conn_time_at_target_pct"`
 	BlockedWrites     uint64    `json:"blocked_writes"`
 	MaxSendDelayMs    float64   `json:"max_send_delay_ms"`

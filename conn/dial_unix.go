@@ -86,7 +86,7 @@ type Plain struct{ Fd int }
 // Read reads from the socket; ErrWouldBlock when nothing is buffered.
 func (p *Plain) Read(b []byte) (int, error) {
 	for {
-		n, err := unix.Read(p.Fd, b)
+		n, err := rawRead(p.Fd, b)
 		if err == nil {
 			return n, nil
 		}
@@ -103,7 +103,7 @@ func (p *Plain) Read(b []byte) (int, error) {
 // Write writes to the socket; ErrWouldBlock when the send buffer is full.
 func (p *Plain) Write(b []byte) (int, error) {
 	for {
-		n, err := unix.Write(p.Fd, b)
+		n, err := rawWrite(p.Fd, b)
 		if err == nil {
 			return n, nil
 		}
