@@ -23,6 +23,8 @@ type Plan struct {
 	// "99.99" (default). It is parsed once into an exact fraction.
 	Accept  string
 	Threads int // worker threads; 0 = CPUs usable by the process, never more than Conns
+	// Baseline observes the machine for one idle Phase before the load.
+	Baseline bool
 }
 
 // Header is one request header.
@@ -96,7 +98,16 @@ type Result struct {
 	Conns         int           `json:"conns"`
 	TimeoutMs     float64       `json:"timeout_ms"`
 	Accept        string        `json:"accept_pct"`
+	Baseline      *Baseline     `json:"baseline,omitempty"`
 	Phases        []*PhaseStats `json:"phases"`
+}
+
+// Baseline is the idle observation made before the load (--baseline). It
+// is shown beside the loaded phases, never subtracted from them.
+type Baseline struct {
+	DurationS     float64   `json:"duration_s"`
+	MachineCPUPct *float64  `json:"machine_cpu_pct"` // null where unavailable
+	ClientCPU     ClientCPU `json:"client_cpu"`
 }
 
 // Counts are a phase's outcomes. Attempted = Succeeded + every failure.
@@ -142,18 +153,22 @@ type ClientCPU struct {
 
 // PhaseStats is what one phase measured.
 type PhaseStats struct {
-	Index             int       `json:"index"`
-	Level             int       `json:"level"` // Conns × Depth
-	Depth             int       `json:"depth"`
-	Accepted          bool      `json:"accepted"`
-	Interrupted       bool      `json:"interrupted"`
-	Reason            string    `json:"reason,omitempty"`
-	DurationS         float64   `json:"duration_s"` // admission plus drain
-	ActiveS           float64   `json:"active_s"`   // admission window
-	Counts            Counts    `json:"counts"`
-	SuccessPct        float64   `json:"success_pct"`
-	RequestsPerSec    float64   `json:"requests_per_sec"` // successes ÷ duration (drain included)
-	LatencyMs         Latency   `json:"latency_ms"`
+	Index          int     `json:"index"`
+	Level          int     `json:"level"` // Conns × Depth
+	Depth          int     `json:"depth"`
+	Accepted       bool    `json:"accepted"`
+	Interrupted    bool    `json:"interrupted"`
+	Reason         string  `json:"reason,omitempty"`
+	DurationS      float64 `json:"duration_s"` // admission plus drain
+	ActiveS        float64 `json:"active_s"`   // admission window
+	Counts         Counts  `json:"counts"`
+	SuccessPct     float64 `json:"success_pct"`
+	RequestsPerSec float64 `json:"requests_per_sec"` // successes ÷ duration (drain included)
+	LatencyMs      Latency `json:"latency_ms"`
+	// LatencyHdr is the phase's merged latency histogram (µs, 1..60e6, 3
+	// digits) in HdrHistogram's base64 V2 compressed encoding, so reports
+	// from several load boxes can be merged (hdrhistogram.Decode).
+	LatencyHdr        string    `json:"latency_hdr"`
 	SetupLatencyMs    Latency   `json:"setup_latency_ms"`
 	MeanOutstanding   float64   `json:"mean_outstanding"`
 	TargetCoveragePct float64   `json:"target_coverage_pct"`

@@ -3,7 +3,10 @@ module brk
 go 1.26.0
 
 require (
-	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
-	github.com/alecthomas/kong v1.17.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/alecthomas/kong v1.17.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	golang.org/x/sys v0.50.0
 )
+
+require golang.org/x/text v0.14.0 // indirect

@@ -18,6 +18,16 @@ func WriteHeader(w io.Writer, t Target, p Plan, threads int) {
 		p.Conns, p.Start, p.Pace, maxs, p.Phase, p.Timeout, p.Accept, threads)
 }
 
+// WriteBaseline writes the idle observation made before the load.
+func WriteBaseline(w io.Writer, b *Baseline) {
+	mach := "unavailable"
+	if b.MachineCPUPct != nil {
+		mach = fmt.Sprintf("%.1f %%", *b.MachineCPUPct)
+	}
+	fmt.Fprintf(w, "\nbaseline  %.2f s idle, no traffic: machine CPU %s; client user %.3f s, system %.3f s (shown beside the phases, not subtracted)\n",
+		b.DurationS, mach, b.ClientCPU.UserS, b.ClientCPU.SystemS)
+}
+
 // WritePhase writes one phase's block: every number with its unit.
 func WritePhase(w io.Writer, s *PhaseStats) {
 	state := "accepted"
@@ -95,6 +105,9 @@ func FinalLine(r *Result) string {
 
 // WriteSummary writes the bracket and the reason before the final line.
 func WriteSummary(w io.Writer, r *Result) {
+	if r.Baseline != nil {
+		WriteBaseline(w, r.Baseline)
+	}
 	fmt.Fprintln(w)
 	if r.LastAccepted != nil {
 		fmt.Fprintf(w, "last accepted: %d concurrent requests\n", *r.LastAccepted)

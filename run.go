@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"brk/conn"
 	"brk/h1"
 	"brk/metrics"
@@ -226,6 +228,13 @@ func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 		obs = nopObserver{}
 	}
 	obs.WorkersStarted(threads)
+	if p.Baseline {
+		res.Baseline = observeBaseline(ctx, p.Phase)
+		if ctx.Err() != nil {
+			res.Verdict, res.Reason = VerdictInterrupted, "interrupted"
+			return res, nil
+		}
+	}
 	h := &hooks{obs: obs, res: res, plan: p}
 	out := sched.Drive(ctx, eng, sched.Plan{
 		Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Accept: pr.accept,
@@ -296,6 +305,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		},
 		LatencyMs:         latency(m.Latency.TotalCount(), m.LatencySumNs, m),
 		SetupLatencyMs:    setupLatency(m),
+		LatencyHdr:        encodeHist(m),
 		TargetReachedOnce: m.ReachedOnce,
 		BlockedWrites:     m.BlockedWrites,
 		MaxSendDelayMs:    float64(m.MaxSendDelay) / 1e6,
@@ -353,6 +363,14 @@ func latency(count int64, sumNs uint64, m *metrics.Phase) Latency {
 	}
 }
 
+func encodeHist(m *metrics.Phase) string {
+	b, err := m.Latency.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
 func setupLatency(m *metrics.Phase) Latency {
 	h := m.SetupLatency
 	if h.TotalCount() == 0 {
@@ -367,6 +385,24 @@ func setupLatency(m *metrics.Phase) Latency {
 		P999:  float64(h.ValueAtQuantile(99.9)) / 1e3,
 		Max:   float64(h.Max()) / 1e3,
 	}
+}
+
+// observeBaseline watches the machine for d with no traffic.
+func observeBaseline(ctx context.Context, d time.Duration) *Baseline {
+	m0, c0, t0 := metrics.ReadMachineCPU(), metrics.ReadProcessCPU(), time.Now()
+	t := time.NewTimer(d)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+	}
+	b := &Baseline{DurationS: time.Since(t0).Seconds()}
+	if pct, ok := metrics.ReadMachineCPU().BusyPct(m0); ok {
+		b.MachineCPUPct = &pct
+	}
+	c := metrics.ReadProcessCPU().Sub(c0)
+	b.ClientCPU = ClientCPU{UserS: c.User.Seconds(), SystemS: c.System.Seconds()}
+	return b
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

@@ -34,7 +34,7 @@ type loadFlags struct {
 	JSON  string `name:"json" help:"Write the JSON report to PATH; - writes it to stdout and the human text to stderr." placeholder:"PATH|-"`
 	Quiet bool   `help:"No live progress on stderr."`
 
-	Baseline   bool   `help:"Observe one idle phase first (not in this build yet)."`
+	Baseline   bool   `help:"Observe machine CPU for one idle --phase before the load (Linux)."`
 	Report     string `help:"HTML report (not in this build yet)." placeholder:"PATH.html"`
 	HTTP2      bool   `name:"http2" help:"Use HTTP/2 (not in this build yet)."`
 	Cacert     string `help:"Trust this PEM CA for https:// (not in this build yet)."`
@@ -61,8 +61,6 @@ func (f *loadFlags) refuseUnserved() error {
 		return refuse("--http2 is not supported by this build yet")
 	case f.Cacert != "" || f.Insecure || f.TLSVersion != "" || f.TLSGroup != "" || f.TLSCipher != "" || f.Cert != "" || f.Key != "":
 		return refuse("TLS options need https://, which this build does not support yet")
-	case f.Baseline:
-		return refuse("--baseline is not supported by this build yet")
 	case f.Report != "":
 		return refuse("--report is not supported by this build yet")
 	}
@@ -73,6 +71,7 @@ func (f *loadFlags) plan() brk.Plan {
 	return brk.Plan{
 		Conns: f.Conn, Start: f.Start, Pace: f.Pace, Max: f.Max,
 		Phase: f.Phase, Timeout: f.Timeout, Accept: f.Accept, Threads: f.Threads,
+		Baseline: f.Baseline,
 	}
 }
 

@@ -1,0 +1,186 @@
+package brk_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"brk"
+	"brk/bench"
+)
+
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open("schema/report-1.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("report-1.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("report-1.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// validateReport checks a report against the schema and against what
+// happened: counts add up, success_pct is succeeded ÷ attempted, levels
+// follow start and pace, and last_accepted/first_rejected bracket the end.
+func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Plan) {
+	t.Helper()
+	raw, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(doc); err != nil {
+		t.Fatalf("report does not match the schema: %v\n%s", err, raw)
+	}
+	p.Defaults()
+	var lastAccepted, firstRejected *int
+	for i, ph := range r.Phases {
+		c := ph.Counts
+		sum := c.Succeeded + c.Timeout + c.Transport + c.Abandoned + c.Connect + c.ConnectTimeout + c.Status + c.Body + c.Protocol
+		if c.Attempted != sum {
+			t.Errorf("phase %d: attempted %d != succeeded + failures %d", i, c.Attempted, sum)
+		}
+		if c.Attempted > 0 {
+			want := 100 * float64(c.Succeeded) / float64(c.Attempted)
+			if math.Abs(ph.SuccessPct-want) > 1e-9 {
+				t.Errorf("phase %d: success_pct %v, want %v", i, ph.SuccessPct, want)
+			}
+		}
+		depth := p.Start + i*p.Pace
+		if p.Max > 0 && depth > p.Max {
+			depth = p.Max
+		}
+		if ph.Index != i || ph.Depth != depth || ph.Level != depth*p.Conns {
+			t.Errorf("phase %d: index %d depth %d level %d, want depth %d level %d", i, ph.Index, ph.Depth, ph.Level, depth, depth*p.Conns)
+		}
+		if ph.LatencyMs.Count > 0 {
+			h, err := hdrhistogram.Decode([]byte(ph.LatencyHdr))
+			if err != nil {
+				t.Fatalf("phase %d: latency_hdr does not decode: %v", i, err)
+			}
+			if uint64(h.TotalCount()) != ph.LatencyMs.Count {
+				t.Errorf("phase %d: latency_hdr holds %d values, latency_ms.count %d", i, h.TotalCount(), ph.LatencyMs.Count)
+			}
+		}
+		switch {
+		case ph.Interrupted:
+		case ph.Accepted:
+			l := ph.Level
+			lastAccepted = &l
+		case firstRejected == nil && r.Verdict == brk.VerdictBroken:
+			l := ph.Level
+			firstRejected = &l
+		}
+	}
+	if !eqPtr(r.LastAccepted, lastAccepted) {
+		t.Errorf("last_accepted %v, want %v", deref(r.LastAccepted), deref(lastAccepted))
+	}
+	if r.Verdict == brk.VerdictBroken && !eqPtr(r.FirstRejected, firstRejected) {
+		t.Errorf("first_rejected %v, want %v", deref(r.FirstRejected), deref(firstRejected))
+	}
+	if r.Verdict != brk.VerdictBroken && r.FirstRejected != nil {
+		t.Errorf("first_rejected %v on a %s run", *r.FirstRejected, r.Verdict)
+	}
+	if r.LastAccepted != nil && r.FirstRejected != nil && *r.FirstRejected != *r.LastAccepted+p.Pace*p.Conns && (p.Max == 0 || *r.FirstRejected != p.Max*p.Conns) {
+		t.Errorf("bracket %d..%d is not one pace step", *r.LastAccepted, *r.FirstRejected)
+	}
+}
+
+func eqPtr(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+
+func deref(a *int) any {
+	if a == nil {
+		return nil
+	}
+	return *a
+}
+
+func TestReportsMatchSchemaAndWhatHappened(t *testing.T) {
+	s := compileSchema(t)
+	demo := bench.Demo()
+	fx, err := bench.StartFixture(demo.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx.Close()
+	plain, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := ln.Addr().String()
+	ln.Close()
+
+	short := 400 * time.Millisecond
+	cases := []struct {
+		name    string
+		target  brk.Target
+		plan    brk.Plan
+		verdict brk.Verdict
+		cancel  time.Duration
+	}{
+		{name: "broken", target: brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")},
+			plan: withPhase(demo.Plan, short), verdict: brk.VerdictBroken},
+		{name: "done", target: brk.Target{URL: plain.URL("/hello")},
+			plan: brk.Plan{Conns: 4, Start: 1, Pace: 2, Max: 4, Phase: 200 * time.Millisecond, Threads: 1, Baseline: true}, verdict: brk.VerdictDone},
+		{name: "inconclusive", target: brk.Target{URL: "http://" + closed + "/"},
+			plan: brk.Plan{Conns: 2, Phase: 2 * time.Second, Threads: 1}, verdict: brk.VerdictInconclusive},
+		{name: "interrupted", target: brk.Target{URL: plain.URL("/plain")},
+			plan: brk.Plan{Conns: 2, Phase: 10 * time.Second, Threads: 1}, verdict: brk.VerdictInterrupted, cancel: 300 * time.Millisecond},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if c.cancel > 0 {
+				time.AfterFunc(c.cancel, cancel)
+			}
+			r, err := brk.Run(ctx, c.target, c.plan, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Verdict != c.verdict {
+				t.Fatalf("verdict %s (%s), want %s", r.Verdict, r.Reason, c.verdict)
+			}
+			validateReport(t, s, r, c.plan)
+			if c.verdict == brk.VerdictInterrupted {
+				last := r.Phases[len(r.Phases)-1]
+				if !last.Interrupted || last.Accepted {
+					t.Errorf("cut-short phase: interrupted %v accepted %v", last.Interrupted, last.Accepted)
+				}
+			}
+			if c.plan.Baseline && (r.Baseline == nil || r.Baseline.DurationS <= 0) {
+				t.Errorf("baseline missing: %+v", r.Baseline)
+			}
+		})
+	}
+}
+
+func withPhase(p brk.Plan, d time.Duration) brk.Plan {
+	p.Phase = d
+	return p
+}
