@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -35,7 +36,7 @@ type loadFlags struct {
 	Quiet bool   `help:"No live progress on stderr."`
 
 	Baseline   bool   `help:"Observe machine CPU for one idle --phase before the load (Linux)."`
-	Report     string `help:"HTML report (not in this build yet)." placeholder:"PATH.html"`
+	Report     string `help:"Write a self-contained HTML report with charts to PATH.html." placeholder:"PATH.html"`
 	HTTP2      bool   `name:"http2" help:"Use HTTP/2 (not in this build yet)."`
 	Cacert     string `help:"Trust this PEM CA for https:// (not in this build yet)."`
 	Insecure   bool   `help:"Skip certificate verification (not in this build yet)."`
@@ -61,8 +62,6 @@ func (f *loadFlags) refuseUnserved() error {
 		return refuse("--http2 is not supported by this build yet")
 	case f.Cacert != "" || f.Insecure || f.TLSVersion != "" || f.TLSGroup != "" || f.TLSCipher != "" || f.Cert != "" || f.Key != "":
 		return refuse("TLS options need https://, which this build does not support yet")
-	case f.Report != "":
-		return refuse("--report is not supported by this build yet")
 	}
 	return nil
 }
@@ -126,11 +125,11 @@ func (c *reqCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return runRequests(e, t, c.plan(), c.JSON)
+	return runRequests(e, t, c.plan(), c.JSON, c.Report)
 }
 
 // runRequests runs a requests test and prints it; shared with demo.
-func runRequests(e *env, t brk.Target, p brk.Plan, jsonPath string) error {
+func runRequests(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string) error {
 	text := e.stdout
 	if jsonPath == "-" {
 		text = e.stderr
@@ -144,6 +143,16 @@ func runRequests(e *env, t brk.Target, p brk.Plan, jsonPath string) error {
 		defer f.Close()
 		jsonFile = f
 	}
+	var reportFile *os.File
+	if reportPath != "" {
+		f, err := os.Create(reportPath)
+		if err != nil {
+			return refuse("--report: %v", err)
+		}
+		defer f.Close()
+		reportFile = f
+	}
+	started := time.Now()
 	obs := &printer{w: text, t: t, p: p}
 	res, err := brk.Run(e.ctx, t, p, obs)
 	if err != nil {
@@ -162,6 +171,16 @@ func runRequests(e *env, t brk.Target, p brk.Plan, jsonPath string) error {
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
 			fmt.Fprintf(e.stderr, "brk: writing --json: %v\n", err)
+		}
+	}
+	if reportFile != nil {
+		host, _ := os.Hostname()
+		err := brk.WriteHTML(reportFile, res, brk.HTMLConditions{
+			Command: "brk " + strings.Join(os.Args[1:], " "), Host: host, CPUs: runtime.NumCPU(),
+			OS: runtime.GOOS, Arch: runtime.GOARCH, Started: started,
+		})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "brk: writing --report: %v\n", err)
 		}
 	}
 	// The final line is the last stdout line; with --json - it follows the

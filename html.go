@@ -1,0 +1,653 @@
+package brk
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// HTMLConditions are the run conditions shown in the report.
+type HTMLConditions struct {
+	Command  string // the command line, as typed
+	Host     string // hostname
+	CPUs     int    // runtime.NumCPU()
+	OS, Arch string
+	Started  time.Time
+}
+
+// Chart colours. They are distinct from every other colour on the page so
+// a rendered report can be checked pixel by pixel (html_test.go).
+const (
+	colAccepted    = "#1a9850"
+	colRejected    = "#d73027"
+	colSLA         = "#8c510a"
+	colRPS         = "#2166ac"
+	colP50         = "#00a0b0"
+	colP90         = "#e6a100"
+	colP99         = "#e7298a"
+	colMax         = "#5e3c99"
+	colInterrupted = "#9ca3af"
+	colLink        = "#b8bec6" // the line joining the success points
+)
+
+// WriteHTML writes one self-contained HTML file (no network fetches: no
+// external CSS/JS/fonts/images) for r: three inline SVG charts drawn here
+// (success %, successful requests/s and latency percentiles against the
+// level), the verdict, the phase table and the run conditions. Every text
+// from the Result is escaped by html/template.
+func WriteHTML(w io.Writer, r *Result, c HTMLConditions) error {
+	if r == nil {
+		return errors.New("brk: WriteHTML: nil Result")
+	}
+	d := htmlData{R: r, C: c, Final: FinalLine(r)}
+	d.VerdictClass = "v-" + string(r.Verdict)
+	switch r.Verdict {
+	case VerdictDone, VerdictBroken, VerdictInterrupted, VerdictInconclusive:
+	default:
+		d.VerdictClass = "v-inconclusive"
+	}
+	d.LastAccepted, d.FirstRejected = "none", "none"
+	if r.LastAccepted != nil {
+		d.LastAccepted = strconv.Itoa(*r.LastAccepted)
+	}
+	if r.FirstRejected != nil {
+		d.FirstRejected = strconv.Itoa(*r.FirstRejected)
+	}
+	d.Started = "unknown"
+	if !c.Started.IsZero() {
+		d.Started = c.Started.Format(time.RFC3339)
+	}
+	d.Timeout = strconv.FormatFloat(r.TimeoutMs, 'f', -1, 64)
+	if r.Baseline != nil {
+		b := r.Baseline
+		mach := "unavailable"
+		if b.MachineCPUPct != nil {
+			mach = fmt.Sprintf("%.1f %%", *b.MachineCPUPct)
+		}
+		d.Baseline = fmt.Sprintf("%.2f s idle: machine CPU %s; client user %.3f s, system %.3f s",
+			b.DurationS, mach, b.ClientCPU.UserS, b.ClientCPU.SystemS)
+	}
+	for _, p := range r.Phases {
+		if p != nil {
+			d.Rows = append(d.Rows, phaseRow(p))
+		}
+	}
+	if len(d.Rows) > 0 {
+		sla, slaOK := math.NaN(), false
+		if v, err := strconv.ParseFloat(strings.TrimSpace(r.Accept), 64); err == nil && v >= 0 && v <= 100 {
+			sla, slaOK = v, true
+		}
+		phases := make([]*PhaseStats, 0, len(r.Phases))
+		for _, p := range r.Phases {
+			if p != nil {
+				phases = append(phases, p)
+			}
+		}
+		d.Charts = []template.HTML{
+			successChart(phases, sla, slaOK, r.Accept),
+			rpsChart(phases),
+			latencyChart(phases),
+		}
+	}
+	var buf bytes.Buffer
+	if err := htmlTmpl.Execute(&buf, d); err != nil {
+		return fmt.Errorf("brk: WriteHTML: %w", err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+type htmlData struct {
+	R             *Result
+	C             HTMLConditions
+	Final         string
+	VerdictClass  string
+	LastAccepted  string
+	FirstRejected string
+	Started       string
+	Timeout       string
+	Baseline      string
+	Charts        []template.HTML
+	Rows          []htmlRow
+}
+
+type htmlRow struct {
+	Index, Level, Depth    int
+	State, StateClass      string
+	Attempted, Succeeded   uint64
+	SuccessPct, RPS        string
+	Counts                 Counts
+	Mean, P50, P90, P99    string
+	P999, Max              string
+	Outstanding, Coverage  string
+	UsPerResp, MachineCPU  string
+	ClientBound            bool
+	Reason, Fault, SetupEr string
+}
+
+func phaseRow(p *PhaseStats) htmlRow {
+	row := htmlRow{
+		Index: p.Index, Level: p.Level, Depth: p.Depth,
+		State: "accepted", StateClass: "acc",
+		Attempted: p.Counts.Attempted, Succeeded: p.Counts.Succeeded,
+		SuccessPct: fmtF(p.SuccessPct, 4), RPS: fmtF(p.RequestsPerSec, 1),
+		Counts: p.Counts,
+		Mean:   fmtF(p.LatencyMs.Mean, 3), P50: fmtF(p.LatencyMs.P50, 3),
+		P90: fmtF(p.LatencyMs.P90, 3), P99: fmtF(p.LatencyMs.P99, 3),
+		P999: fmtF(p.LatencyMs.P999, 3), Max: fmtF(p.LatencyMs.Max, 3),
+		Outstanding: fmtF(p.MeanOutstanding, 1), Coverage: fmtF(p.TargetCoveragePct, 1),
+		UsPerResp: fmtF(p.ClientCPU.UsPerResponse, 2), MachineCPU: "n/a",
+		ClientBound: p.ClientBound,
+		Reason:      p.Reason, Fault: p.ProtocolFault, SetupEr: p.SetupError,
+	}
+	switch {
+	case p.Interrupted:
+		row.State, row.StateClass = "interrupted", "int"
+	case !p.Accepted:
+		row.State, row.StateClass = "rejected", "bad"
+	}
+	if p.MachineCPUPct != nil {
+		row.MachineCPU = fmtF(*p.MachineCPUPct, 1)
+	}
+	return row
+}
+
+func fmtF(v float64, prec int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+// ---- charts ----
+
+// Chart geometry, in SVG user units (the SVG scales to its box).
+const (
+	chW, chH                   = 560, 320
+	chLeft, chRight            = 78, 18
+	chTop, chBottom            = 56, 48
+	plotW                      = chW - chLeft - chRight
+	plotH                      = chH - chTop - chBottom
+	chFont                     = `font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"`
+	pointR                     = 4.5
+	nominalTicks               = 5
+	ptNormal, ptRejected, ptIn = 0, 1, 2
+)
+
+type chartPoint struct {
+	x, y float64
+	kind int    // ptNormal, ptRejected, ptIn (interrupted)
+	tip  string // tooltip text (numbers and fixed words only)
+}
+
+type chartSeries struct {
+	name, color string
+	pts         []chartPoint
+	linkColor   string // "" = series colour
+	rejColor    string // fill for ptRejected; "" = series colour
+}
+
+type legendItem struct {
+	label, color string
+	dashed       bool
+	hollow       bool
+}
+
+type chart struct {
+	id, title, xLabel, yLabel, yUnit string
+	xmin, xmax, ymin, ymax           float64
+	series                           []chartSeries
+	hline                            *hline
+	legend                           []legendItem
+	points                           int
+	empty                            string // message when nothing could be drawn
+}
+
+type hline struct {
+	y            float64
+	color, label string
+}
+
+// xDomain returns the level axis's range for the phases, padded.
+func xDomain(ps []*PhaseStats) (float64, float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range ps {
+		lo = math.Min(lo, float64(p.Level))
+		hi = math.Max(hi, float64(p.Level))
+	}
+	if lo == hi {
+		pad := math.Max(1, math.Abs(lo)*0.5)
+		return math.Max(0, lo-pad), hi + pad
+	}
+	pad := (hi - lo) * 0.06
+	return math.Max(0, lo-pad), hi + pad
+}
+
+func tipState(p *PhaseStats) string {
+	switch {
+	case p.Interrupted:
+		return " (interrupted)"
+	case !p.Accepted:
+		return " (rejected)"
+	}
+	return ""
+}
+
+func kindOf(p *PhaseStats) int {
+	switch {
+	case p.Interrupted:
+		return ptIn
+	case !p.Accepted:
+		return ptRejected
+	}
+	return ptNormal
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func successChart(ps []*PhaseStats, sla float64, slaOK bool, accept string) template.HTML {
+	c := chart{
+		id: "chart-success", title: "Success against level",
+		xLabel: "level (concurrent requests)", yLabel: "success (%)", yUnit: "%",
+	}
+	c.xmin, c.xmax = xDomain(ps)
+	s := chartSeries{name: "success", color: colAccepted, linkColor: colLink, rejColor: colRejected}
+	lo := math.Inf(1)
+	hasIn, hasRej := false, false
+	for _, p := range ps {
+		if !finite(p.SuccessPct) {
+			continue
+		}
+		k := kindOf(p)
+		hasIn = hasIn || k == ptIn
+		hasRej = hasRej || k == ptRejected
+		lo = math.Min(lo, p.SuccessPct)
+		s.pts = append(s.pts, chartPoint{x: float64(p.Level), y: p.SuccessPct, kind: k,
+			tip: fmt.Sprintf("phase %d, level %d: %s %% success%s", p.Index, p.Level, fmtF(p.SuccessPct, 4), tipState(p))})
+	}
+	if slaOK {
+		lo = math.Min(lo, sla)
+	}
+	if math.IsInf(lo, 1) {
+		lo = 0
+	}
+	lo = math.Min(lo, 100)
+	span := math.Max(100-lo, 0.01)
+	c.ymin, c.ymax = math.Max(0, lo-span*0.15), 100
+	c.series = []chartSeries{s}
+	c.points = len(s.pts)
+	c.legend = []legendItem{{label: "accepted", color: colAccepted}}
+	if hasRej {
+		c.legend = append(c.legend, legendItem{label: "rejected", color: colRejected})
+	}
+	if hasIn {
+		c.legend = append(c.legend, legendItem{label: "interrupted", color: colInterrupted, hollow: true})
+	}
+	if slaOK {
+		c.hline = &hline{y: sla, color: colSLA, label: "SLA " + accept + " %"}
+		c.legend = append(c.legend, legendItem{label: "SLA " + accept + " %", color: colSLA, dashed: true})
+	}
+	if c.points == 0 {
+		c.empty = "no success data"
+	}
+	return c.svg()
+}
+
+func rpsChart(ps []*PhaseStats) template.HTML {
+	c := chart{
+		id: "chart-rps", title: "Successful requests/s against level",
+		xLabel: "level (concurrent requests)", yLabel: "successful requests/s", yUnit: "/s",
+	}
+	c.xmin, c.xmax = xDomain(ps)
+	s := chartSeries{name: "req/s", color: colRPS}
+	hi := 0.0
+	for _, p := range ps {
+		if !finite(p.RequestsPerSec) {
+			continue
+		}
+		hi = math.Max(hi, p.RequestsPerSec)
+		s.pts = append(s.pts, chartPoint{x: float64(p.Level), y: p.RequestsPerSec, kind: interruptedOnly(p),
+			tip: fmt.Sprintf("phase %d, level %d: %s successful req/s%s", p.Index, p.Level, fmtF(p.RequestsPerSec, 1), tipState(p))})
+	}
+	c.ymin, c.ymax = 0, niceCeil(hi*1.08)
+	c.series = []chartSeries{s}
+	c.points = len(s.pts)
+	c.legend = []legendItem{{label: "successful req/s", color: colRPS}}
+	if hasInterrupted(ps) {
+		c.legend = append(c.legend, legendItem{label: "interrupted", color: colInterrupted, hollow: true})
+	}
+	if c.points == 0 {
+		c.empty = "no throughput data"
+	}
+	return c.svg()
+}
+
+func latencyChart(ps []*PhaseStats) template.HTML {
+	c := chart{
+		id: "chart-latency", title: "Latency percentiles against level",
+		xLabel: "level (concurrent requests)", yLabel: "latency (ms)", yUnit: " ms",
+	}
+	c.xmin, c.xmax = xDomain(ps)
+	type pick struct {
+		name, color string
+		get         func(Latency) float64
+	}
+	picks := []pick{
+		{"p50", colP50, func(l Latency) float64 { return l.P50 }},
+		{"p90", colP90, func(l Latency) float64 { return l.P90 }},
+		{"p99", colP99, func(l Latency) float64 { return l.P99 }},
+		{"max", colMax, func(l Latency) float64 { return l.Max }},
+	}
+	hi := 0.0
+	n := 0
+	for _, pk := range picks {
+		s := chartSeries{name: pk.name, color: pk.color}
+		for _, p := range ps {
+			v := pk.get(p.LatencyMs)
+			if p.LatencyMs.Count == 0 || !finite(v) {
+				continue // no responses: no latency to draw
+			}
+			hi = math.Max(hi, v)
+			s.pts = append(s.pts, chartPoint{x: float64(p.Level), y: v, kind: interruptedOnly(p),
+				tip: fmt.Sprintf("phase %d, level %d: %s %s ms%s", p.Index, p.Level, pk.name, fmtF(v, 3), tipState(p))})
+		}
+		n = max(n, len(s.pts))
+		c.series = append(c.series, s)
+		c.legend = append(c.legend, legendItem{label: pk.name, color: pk.color})
+	}
+	if hasInterrupted(ps) {
+		c.legend = append(c.legend, legendItem{label: "interrupted", color: colInterrupted, hollow: true})
+	}
+	c.ymin, c.ymax = 0, niceCeil(hi*1.08)
+	c.points = n
+	if n == 0 {
+		c.empty = "no responses: no latency to draw"
+	}
+	return c.svg()
+}
+
+func interruptedOnly(p *PhaseStats) int {
+	if p.Interrupted {
+		return ptIn
+	}
+	return ptNormal
+}
+
+func hasInterrupted(ps []*PhaseStats) bool {
+	for _, p := range ps {
+		if p.Interrupted {
+			return true
+		}
+	}
+	return false
+}
+
+// niceStep returns a 1, 2 or 5 × 10^k step near span/n.
+func niceStep(span float64, n int) float64 {
+	if !(span > 0) || !finite(span) {
+		return 1
+	}
+	raw := span / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if raw <= m*mag*1.0000001 {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+// niceCeil rounds v up to a whole tick step, so a 0-based axis ends on a
+// tick; v <= 0 gives 1.
+func niceCeil(v float64) float64 {
+	if !(v > 0) || !finite(v) {
+		return 1
+	}
+	st := niceStep(v, nominalTicks)
+	return math.Ceil(v/st-1e-9) * st
+}
+
+// ticks returns the tick values in [lo, hi] and their step.
+func ticks(lo, hi float64, minStep float64) ([]float64, float64) {
+	st := math.Max(niceStep(hi-lo, nominalTicks), minStep)
+	var out []float64
+	for v := math.Ceil(lo/st-1e-9) * st; v <= hi+st*1e-9; v += st {
+		out = append(out, v)
+		if len(out) > 50 {
+			break
+		}
+	}
+	return out, st
+}
+
+// useK reports whether an axis's labels are written in thousands (k).
+func useK(ts []float64, step float64) bool {
+	return step >= 1000 && len(ts) > 0 && math.Max(math.Abs(ts[0]), math.Abs(ts[len(ts)-1])) >= 10000
+}
+
+// tickLabel formats v with as many decimals as step needs, in thousands
+// (k suffix) when k is set.
+func tickLabel(v, step float64, unit string, k bool) string {
+	if math.Abs(v) < step*1e-9 {
+		v = 0
+	}
+	if k && v != 0 {
+		return tickLabel(v/1000, step/1000, "k"+unit, false)
+	}
+	dec := 0
+	if step < 1 {
+		dec = int(math.Ceil(-math.Log10(step) - 1e-9))
+	}
+	t := strconv.FormatFloat(v, 'f', dec, 64)
+	if strings.Contains(t, ".") {
+		t = strings.TrimRight(strings.TrimRight(t, "0"), ".")
+	}
+	return t + unit
+}
+
+func (c *chart) px(x float64) float64 {
+	return chLeft + (x-c.xmin)/(c.xmax-c.xmin)*plotW
+}
+
+func (c *chart) py(y float64) float64 {
+	return chTop + plotH - (y-c.ymin)/(c.ymax-c.ymin)*plotH
+}
+
+// svg draws the chart. Everything written is numbers or the chart's own
+// fixed words, and the words are escaped anyway; the output is also
+// well-formed XML.
+func (c *chart) svg() template.HTML {
+	esc := template.HTMLEscapeString
+	var b strings.Builder
+	series := len(c.series)
+	fmt.Fprintf(&b, `<svg id="%s" class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s" data-points="%d" data-series="%d" %s>`,
+		c.id, chW, chH, chW, chH, esc(c.title), c.points, series, chFont)
+	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.title))
+	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`, chW, chH)
+	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="600" fill="#1f2937">%s</text>`, chLeft-58, esc(c.title))
+
+	// Legend, one row under the title.
+	lx := float64(chLeft - 50)
+	for _, it := range c.legend {
+		switch {
+		case it.dashed:
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="38" x2="%.1f" y2="38" stroke="%s" stroke-width="2.5" stroke-dasharray="6 4"/>`, lx, lx+22, it.color)
+		case it.hollow:
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="38" r="%.1f" fill="#ffffff" stroke="%s" stroke-width="2"/>`, lx+11, pointR, it.color)
+		default:
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="38" x2="%.1f" y2="38" stroke="%s" stroke-width="2.5"/>`, lx, lx+22, it.color)
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="38" r="%.1f" fill="%s"/>`, lx+11, pointR, it.color)
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="42" font-size="12" fill="#374151">%s</text>`, lx+28, esc(it.label))
+		lx += 28 + 7*float64(len([]rune(it.label))) + 18
+	}
+
+	// Grid, ticks and tick labels.
+	yt, ys := ticks(c.ymin, c.ymax, 0)
+	for _, v := range yt {
+		y := c.py(v)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e5e7eb" stroke-width="1"/>`, chLeft, y, chW-chRight, y)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#4b5563" stroke-width="1"/>`, chLeft-5, y, chLeft, y)
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="#4b5563" text-anchor="end">%s</text>`, chLeft-8, y+4, esc(tickLabel(v, ys, c.yUnit, useK(yt, ys))))
+	}
+	xt, xs := ticks(c.xmin, c.xmax, 1)
+	for _, v := range xt {
+		x := c.px(v)
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#f1f3f5" stroke-width="1"/>`, x, chTop, x, chTop+plotH)
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#4b5563" stroke-width="1"/>`, x, chTop+plotH, x, chTop+plotH+5)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" fill="#4b5563" text-anchor="middle">%s</text>`, x, chTop+plotH+18, esc(tickLabel(v, xs, "", useK(xt, xs))))
+	}
+	// Axes.
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, chLeft, chTop, chLeft, chTop+plotH)
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, chLeft, chTop+plotH, chW-chRight, chTop+plotH)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" fill="#374151" text-anchor="middle">%s</text>`, chLeft+plotW/2, chH-8, esc(c.xLabel))
+	fmt.Fprintf(&b, `<text x="14" y="%d" font-size="12" fill="#374151" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`, chTop+plotH/2, chTop+plotH/2, esc(c.yLabel))
+
+	if c.empty != "" {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="14" fill="#6b7280" text-anchor="middle">%s</text>`, chLeft+plotW/2, chTop+plotH/2, esc(c.empty))
+	}
+
+	// Series: a line through the points, then the points.
+	for _, s := range c.series {
+		link := s.linkColor
+		if link == "" {
+			link = s.color
+		}
+		if len(s.pts) >= 2 {
+			var pts []string
+			for _, p := range s.pts {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", c.px(p.x), c.py(p.y)))
+			}
+			fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2.5" stroke-linejoin="round" data-series="%s"/>`,
+				strings.Join(pts, " "), link, esc(s.name))
+		}
+		for _, p := range s.pts {
+			x, y := c.px(p.x), c.py(p.y)
+			switch p.kind {
+			case ptIn:
+				fmt.Fprintf(&b, `<circle class="pt interrupted" cx="%.1f" cy="%.1f" r="%.1f" fill="#ffffff" stroke="%s" stroke-width="2"><title>%s</title></circle>`,
+					x, y, pointR, colInterrupted, esc(p.tip))
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="10" fill="#6b7280" text-anchor="middle">interrupted</text>`, x, y-9)
+			case ptRejected:
+				fill := s.rejColor
+				if fill == "" {
+					fill = s.color
+				}
+				fmt.Fprintf(&b, `<circle class="pt rejected" cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>`, x, y, pointR+0.5, fill, esc(p.tip))
+			default:
+				fmt.Fprintf(&b, `<circle class="pt" cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>`, x, y, pointR, s.color, esc(p.tip))
+			}
+		}
+	}
+	// SLA line, over the data so it stays visible.
+	if h := c.hline; h != nil {
+		y := c.py(h.y)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="6 4"/>`, chLeft, y, chW-chRight, y, h.color)
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s" text-anchor="end">%s</text>`, chW-chRight-4, y-5, h.color, esc(h.label))
+	}
+
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8"/>
+<meta name="viewport" content="width=device-width, initial-scale=1"/>
+<title>brk report: {{.R.URL}}</title>
+<style>
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0; padding: 24px 20px 40px; background: #f6f7f9; color: #1f2937;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 17px; margin: 28px 0 10px; }
+.sub { color: #4b5563; margin: 0 0 18px; word-break: break-all; }
+.charts { display: flex; flex-wrap: wrap; gap: 14px; }
+.charts svg { background: #ffffff; border: 1px solid #dfe3e8; border-radius: 8px; max-width: 100%; height: auto; }
+.nophases { background: #ffffff; border: 1px dashed #c4c9d0; border-radius: 8px; padding: 28px; font-size: 18px; color: #4b5563; }
+.verdict { background: #ffffff; border: 1px solid #dfe3e8; border-left-width: 8px; border-radius: 8px; padding: 14px 18px; margin-top: 22px; }
+.verdict .big { font-size: 28px; font-weight: 700; }
+.verdict .reason { font-size: 17px; margin-top: 4px; white-space: pre-wrap; word-break: break-word; }
+.verdict .bracket { color: #4b5563; margin-top: 6px; }
+.v-done { border-left-color: #0b6e2e; } .v-done .big { color: #0b6e2e; }
+.v-broken { border-left-color: #a50f15; } .v-broken .big { color: #a50f15; }
+.v-inconclusive { border-left-color: #8a6d00; } .v-inconclusive .big { color: #8a6d00; }
+.v-interrupted { border-left-color: #555555; } .v-interrupted .big { color: #555555; }
+.tablewrap { overflow-x: auto; background: #ffffff; border: 1px solid #dfe3e8; border-radius: 8px; }
+table { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; }
+th, td { padding: 4px 7px; border-bottom: 1px solid #eceef1; text-align: right; white-space: nowrap; }
+thead th { background: #f0f2f5; position: sticky; top: 0; font-weight: 600; }
+thead tr.groups th { text-align: center; border-bottom: 1px solid #dfe3e8; }
+td.l, th.l { text-align: left; }
+td.note { text-align: left; white-space: normal; min-width: 220px; max-width: 420px; word-break: break-word; }
+tr.bad td { background: #fdf1f0; }
+tr.int td { color: #6b7280; font-style: italic; }
+.st-ok { color: #0b6e2e; } .st-bad { color: #a50f15; font-weight: 600; } .st-int { color: #6b7280; }
+.cb { color: #8a6d00; font-weight: 600; }
+dl.cond { display: grid; grid-template-columns: max-content 1fr; gap: 4px 18px; background: #ffffff;
+  border: 1px solid #dfe3e8; border-radius: 8px; padding: 14px 18px; margin: 0; }
+dl.cond dt { color: #4b5563; }
+dl.cond dd { margin: 0; word-break: break-all; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
+</style>
+</head>
+<body>
+<h1>brk {{.R.Test}} test</h1>
+<p class="sub"><code>{{.R.URL}}</code></p>
+{{if .Charts}}<div class="charts">
+{{range .Charts}}{{.}}
+{{end}}</div>{{else}}<div class="nophases">no phases ran</div>{{end}}
+<div class="verdict {{.VerdictClass}}">
+<div class="big">{{.Final}}</div>
+{{if .R.Reason}}<div class="reason">{{.R.Reason}}</div>{{end}}
+<div class="bracket">last accepted: <b>{{.LastAccepted}}</b> · first rejected: <b>{{.FirstRejected}}</b> (concurrent requests)</div>
+</div>
+<h2>Phases</h2>
+{{if .Rows}}<div class="tablewrap"><table>
+<thead>
+<tr class="groups"><th colspan="4"></th><th colspan="4">requests</th><th colspan="8">failures</th><th colspan="6">latency (ms)</th><th colspan="2">load</th><th colspan="3">client</th><th></th></tr>
+<tr><th>#</th><th>level</th><th>depth</th><th class="l">state</th>
+<th>attempted</th><th>succeeded</th><th>success %</th><th>req/s</th>
+<th>timeout</th><th>transport</th><th>abandoned</th><th>connect</th><th>connect_timeout</th><th>status</th><th>body</th><th>protocol</th>
+<th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th>
+<th>mean outstanding</th><th>coverage %</th>
+<th>CPU µs/response</th><th>machine CPU %</th><th>client_bound</th><th class="l">notes</th></tr>
+</thead>
+<tbody>
+{{range .Rows}}<tr class="{{.StateClass}}"><td>{{.Index}}</td><td>{{.Level}}</td><td>{{.Depth}}</td>
+<td class="l {{if eq .StateClass "bad"}}st-bad{{else if eq .StateClass "int"}}st-int{{else}}st-ok{{end}}">{{.State}}</td>
+<td>{{.Attempted}}</td><td>{{.Succeeded}}</td><td>{{.SuccessPct}}</td><td>{{.RPS}}</td><td>{{.Counts.Timeout}}</td>
+<td>{{.Counts.Transport}}</td><td>{{.Counts.Abandoned}}</td><td>{{.Counts.Connect}}</td><td>{{.Counts.ConnectTimeout}}</td><td>{{.Counts.Status}}</td><td>{{.Counts.Body}}</td><td>{{.Counts.Protocol}}</td>
+<td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td>
+<td>{{.Outstanding}}</td><td>{{.Coverage}}</td>
+<td>{{.UsPerResp}}</td><td>{{.MachineCPU}}</td><td>{{if .ClientBound}}<span class="cb">yes</span>{{else}}no{{end}}</td>
+<td class="note">{{.Reason}}{{if .Fault}}{{if .Reason}}; {{end}}protocol fault: {{.Fault}}{{end}}{{if .SetupEr}}{{if or .Reason .Fault}}; {{end}}setup error: {{.SetupEr}}{{end}}</td></tr>
+{{end}}</tbody>
+</table></div>{{else}}<p>no phases ran</p>{{end}}
+<h2>Run conditions</h2>
+<dl class="cond">
+<dt>command</dt><dd><code>{{if .C.Command}}{{.C.Command}}{{else}}unknown{{end}}</code></dd>
+<dt>url</dt><dd><code>{{.R.URL}}</code></dd>
+<dt>test / protocol</dt><dd>{{.R.Test}} / {{.R.Protocol}}</dd>
+<dt>threads</dt><dd>{{.R.Threads}}</dd>
+<dt>conns</dt><dd>{{.R.Conns}}</dd>
+<dt>timeout_ms</dt><dd>{{.Timeout}}</dd>
+<dt>accept_pct</dt><dd>{{.R.Accept}}</dd>
+{{if .Baseline}}<dt>baseline</dt><dd>{{.Baseline}}</dd>
+{{end}}<dt>host</dt><dd>{{if .C.Host}}{{.C.Host}}{{else}}unknown{{end}}</dd>
+<dt>CPUs</dt><dd>{{.C.CPUs}}</dd>
+<dt>OS / arch</dt><dd>{{.C.OS}} / {{.C.Arch}}</dd>
+<dt>started</dt><dd>{{.Started}}</dd>
+<dt>report schema</dt><dd>{{.R.Schema}}</dd>
+</dl>
+</body>
+</html>
+`))
