@@ -16,5 +16,5 @@ type Event struct {
 	Fd       int32 // the registered descriptor
 	Readable bool  // data (or EOF) can be read
 	Writable bool  // the socket accepts writes (or a connect finished)
-	Hup      bool  // the peer hung up or the socket has an error
+	Hup      bool  // the peer closed its side (FIN), reset, or the socket has an error
 }

@@ -76,7 +76,7 @@ func (p *Poller) Wait(events []Event, timeoutMs int) (int, error) {
 			Fd:       r.Fd,
 			Readable: r.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0,
 			Writable: r.Events&(unix.EPOLLOUT|unix.EPOLLERR) != 0,
-			Hup:      r.Events&(unix.EPOLLHUP|unix.EPOLLERR) != 0,
+			Hup:      r.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0,
 		}
 		k++
 	}

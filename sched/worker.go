@@ -519,7 +519,7 @@ func (w *worker) event(ev *poller.Event) {
 		return
 	}
 	if ev.Readable {
-		if !w.readAll(o, now) {
+		if !w.readAll(o, now, ev.Hup) {
 			return
 		}
 		now = w.now()
@@ -542,7 +542,7 @@ func (w *worker) established(o *owner, now int64) {
 
 // readAll reads until the socket is drained. It returns false when the
 // connection was retired.
-func (w *worker) readAll(o *owner, now int64) bool {
+func (w *worker) readAll(o *owner, now int64, hup bool) bool {
 	for {
 		n, err := o.tr.Read(w.rbuf)
 		if err == conn.ErrWouldBlock {
@@ -559,9 +559,10 @@ func (w *worker) readAll(o *owner, now int64) bool {
 		if !w.consume(o, w.rbuf[:n], w.now()) {
 			return false
 		}
-		if n < len(w.rbuf) {
-			// A short read drained the socket; a later arrival or EOF
-			// raises a new edge.
+		if n < len(w.rbuf) && !hup {
+			// A short read drained the socket. A FIN or RST that arrived
+			// with the data would have been reported in this event (hup);
+			// one that arrives later raises a new edge.
 			return true
 		}
 	}
