@@ -235,7 +235,7 @@ func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 			return res, nil
 		}
 	}
-	h := &hooks{obs: obs, res: res, plan: p}
+	h := &hooks{obs: obs, res: res, plan: p, eng: eng}
 	out := sched.Drive(ctx, eng, sched.Plan{
 		Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Accept: pr.accept,
 	}, h)
@@ -272,13 +272,22 @@ type hooks struct {
 	obs  Observer
 	res  *Result
 	plan Plan
+	eng  *sched.Engine
+	rep  *reporter
 }
 
 func (h *hooks) PhaseStarted(index, depth, target int) {
 	h.obs.PhaseStarted(Phase{Index: index, Depth: depth, Target: target})
+	if po, ok := h.obs.(ProgressObserver); ok {
+		h.rep = startReporter(h.eng, po, index, target)
+	}
 }
 
 func (h *hooks) PhaseFinished(j *sched.Judged) {
+	if h.rep != nil {
+		h.rep.halt()
+		h.rep = nil
+	}
 	s := phaseStats(j)
 	h.res.Phases = append(h.res.Phases, s)
 	h.obs.PhaseFinished(s)

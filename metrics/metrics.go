@@ -85,6 +85,12 @@ type Live struct {
 	Failed      [NumCategories]atomic.Uint64
 	Established atomic.Uint64
 	SetupFailed atomic.Uint64
+	// Reached counts connections that reached their phase's target (once
+	// per connection and phase).
+	Reached atomic.Uint64
+	// OutstandingNs mirrors the worker's outstanding-requests integral
+	// (request·ns, never reset), published once per loop iteration.
+	OutstandingNs atomic.Uint64
 }
 
 // Recorder is one worker's measurements for the current phase.

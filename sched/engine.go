@@ -129,8 +129,11 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*PhaseRun, error
 		e.recs[i] = nil
 		w.p.Wake()
 	}
-	mach0 := metrics.ReadMachineCPU()
-	live0 := e.liveSetups()
+	// Machine CPU is read over the loaded window: from the moment every
+	// connection has reached its target once to the end of admission.
+	var mach0 metrics.MachineCPU
+	loaded := false
+	live0 := e.Snapshot()
 	timer := time.NewTimer(spec.Duration)
 	tick := time.NewTicker(20 * time.Millisecond)
 wait:
@@ -152,20 +155,24 @@ wait:
 				run.ClientError = msg
 				break wait
 			}
-			if spec.FailFast {
-				c := e.liveSetups()
-				if c.est == live0.est && c.failed-live0.failed >= uint64(e.cfg.Conns) {
-					run.SetupFailed = true
-					break wait
-				}
+			now := e.Snapshot()
+			if !loaded && now.Reached-live0.Reached >= uint64(e.cfg.Conns) {
+				loaded = true
+				mach0 = metrics.ReadMachineCPU()
+			}
+			if spec.FailFast && now.Established == live0.Established &&
+				now.SetupFailed-live0.SetupFailed >= uint64(e.cfg.Conns) {
+				run.SetupFailed = true
+				break wait
 			}
 		}
 	}
 	timer.Stop()
 	tick.Stop()
 	run.Active = time.Since(start)
-	mach1 := metrics.ReadMachineCPU()
-	run.Machine, run.MachineOK = mach1.BusyPct(mach0)
+	if loaded {
+		run.Machine, run.MachineOK = metrics.ReadMachineCPU().BusyPct(mach0)
+	}
 	for _, w := range e.workers {
 		w.cmds <- command{kind: cmdStop}
 		w.p.Wake()
@@ -206,27 +213,38 @@ wait:
 	return run, nil
 }
 
-type setupCounts struct{ est, failed uint64 }
 
-func (e *Engine) liveSetups() setupCounts {
-	var c setupCounts
-	for _, w := range e.workers {
-		c.est += w.live.Established.Load()
-		c.failed += w.live.SetupFailed.Load()
-	}
-	return c
+// Snapshot is a reading of the workers' live counters. They are never
+// reset: a reader takes differences between snapshots.
+type Snapshot struct {
+	Succeeded     uint64
+	Failed        [metrics.NumCategories]uint64
+	OutstandingNs uint64 // integral of written, unanswered requests (request·ns)
+	Reached       uint64 // connection×phase first attainments of the target
+	Established   uint64
+	SetupFailed   uint64
 }
 
-// Live sums the workers' live counters (safe while a phase runs).
-func (e *Engine) Live() (succeeded uint64, failed [metrics.NumCategories]uint64) {
+// Snapshot sums the workers' live counters with atomic loads only; it is
+// safe from any goroutine while phases run.
+func (e *Engine) Snapshot() Snapshot {
+	var s Snapshot
 	for _, w := range e.workers {
-		succeeded += w.live.Succeeded.Load()
-		for i := range failed {
-			failed[i] += w.live.Failed[i].Load()
+		l := &w.live
+		s.Succeeded += l.Succeeded.Load()
+		for i := range s.Failed {
+			s.Failed[i] += l.Failed[i].Load()
 		}
+		s.OutstandingNs += l.OutstandingNs.Load()
+		s.Reached += l.Reached.Load()
+		s.Established += l.Established.Load()
+		s.SetupFailed += l.SetupFailed.Load()
 	}
-	return
+	return s
 }
+
+// Conns is the number of connection owners.
+func (e *Engine) Conns() int { return e.cfg.Conns }
 
 func (e *Engine) fatal() string {
 	for _, w := range e.workers {

@@ -94,7 +94,8 @@ type worker struct {
 	depth       uint32
 	phase       uint32
 	activeStart int64
-	pending     int64 // admitted and unresolved requests on this worker
+	outTotal    uint64 // outstanding integral of the phases handed over
+	pending     int64  // admitted and unresolved requests on this worker
 
 	// time integrals over the admission window
 	last     int64
@@ -199,6 +200,7 @@ func (w *worker) run(ready chan<- error) {
 		}
 		w.wheel.Advance(w.now(), w.fireFn)
 		w.reconnect()
+		w.live.OutstandingNs.Store(w.outTotal + w.rec.OutstandingNs)
 		if w.stopping && w.pending == 0 {
 			w.stopping = false
 			w.handOver()
@@ -242,6 +244,7 @@ func (w *worker) command(c command) {
 // handOver gives the drained phase's recorder to the controller.
 func (w *worker) handOver() {
 	done := w.rec
+	w.outTotal += done.OutstandingNs
 	if w.spare != nil {
 		w.rec = w.spare
 		w.spare = nil
@@ -297,6 +300,7 @@ func (w *worker) updateTarget(o *owner, now int64) {
 		if w.admitting && o.reached != w.phase+1 {
 			o.reached = w.phase + 1
 			w.rec.ReachedOnce++
+			w.live.Reached.Add(1)
 		}
 	} else {
 		w.atTarget--

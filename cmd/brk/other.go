@@ -75,5 +75,5 @@ func (c *demoCmd) Run(e *env) error {
 	p := d.Plan
 	p.Phase = c.Phase
 	p.Threads = c.Threads
-	return runRequests(e, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, p, "", "")
+	return runRequests(e, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, p, "", "", false)
 }

@@ -33,7 +33,7 @@ type loadFlags struct {
 	ExpectStatus string   `help:"Accepted status codes, comma-separated (default: any 2xx)." placeholder:"CODE,..."`
 
 	JSON  string `name:"json" help:"Write the JSON report to PATH; - writes it to stdout and the human text to stderr." placeholder:"PATH|-"`
-	Quiet bool   `help:"No live progress on stderr."`
+	Quiet bool   `help:"No live progress (shown once a second on stderr when it is a terminal)."`
 
 	Baseline   bool   `help:"Observe machine CPU for one idle --phase before the load (Linux)."`
 	Report     string `help:"Write a self-contained HTML report with charts to PATH.html." placeholder:"PATH.html"`
@@ -125,11 +125,11 @@ func (c *reqCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return runRequests(e, t, c.plan(), c.JSON, c.Report)
+	return runRequests(e, t, c.plan(), c.JSON, c.Report, c.Quiet)
 }
 
 // runRequests runs a requests test and prints it; shared with demo.
-func runRequests(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string) error {
+func runRequests(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet bool) error {
 	text := e.stdout
 	if jsonPath == "-" {
 		text = e.stderr
@@ -153,7 +153,7 @@ func runRequests(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string) 
 		reportFile = f
 	}
 	started := time.Now()
-	obs := &printer{w: text, t: t, p: p}
+	obs := observer(&printer{w: text, t: t, p: p}, e.stderr, quiet)
 	res, err := brk.Run(e.ctx, t, p, obs)
 	if err != nil {
 		return refuse("%v", err)

@@ -234,10 +234,11 @@ func PipelineObserver(resp []byte) Script {
 // with the caller's own deadline first. It is never refused.
 func FullBacklog(tb testing.TB) (addr string) {
 	tb.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		tb.Fatalf("hostile: socket: %v", err)
 	}
+	syscall.CloseOnExec(fd)
 	tb.Cleanup(func() { syscall.Close(fd) })
 	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		tb.Fatalf("hostile: bind: %v", err)

@@ -1,0 +1,11 @@
+//go:build darwin || dragonfly || freebsd
+
+package main
+
+import "golang.org/x/sys/unix"
+
+// isTerminal reports whether fd is a terminal.
+func isTerminal(fd uintptr) bool {
+	_, err := unix.IoctlGetTermios(int(fd), unix.TIOCGETA)
+	return err == nil
+}

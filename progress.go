@@ -1,0 +1,82 @@
+package brk
+
+import (
+	"time"
+
+	"brk/metrics"
+	"brk/sched"
+)
+
+// Progress is a live reading of the running phase.
+type Progress struct {
+	Phase           int
+	Level           int
+	Elapsed         time.Duration // since the phase started
+	Succeeded       uint64        // so far in this phase
+	SuccessPerSec   float64       // over the last interval
+	Failed          Counts        // so far in this phase, by category (Attempted and Succeeded unset)
+	MeanOutstanding float64       // over the last interval
+}
+
+// ProgressObserver is an Observer that also wants a live reading once a
+// second while a phase runs. Unlike the other callbacks, Progress is called
+// from a reporter goroutine, not the caller's; it reads the workers'
+// atomics only, so nothing on the request path is locked for it.
+type ProgressObserver interface {
+	Observer
+	Progress(p Progress)
+}
+
+// reporter samples the engine once a second for a ProgressObserver.
+type reporter struct {
+	eng  *sched.Engine
+	obs  ProgressObserver
+	stop chan struct{}
+	done chan struct{}
+}
+
+func startReporter(eng *sched.Engine, obs ProgressObserver, phase, level int) *reporter {
+	r := &reporter{eng: eng, obs: obs, stop: make(chan struct{}), done: make(chan struct{})}
+	go r.run(phase, level)
+	return r
+}
+
+func (r *reporter) run(phase, level int) {
+	defer close(r.done)
+	start := time.Now()
+	base := r.eng.Snapshot()
+	prev, prevAt := base, start
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case now := <-t.C:
+			s := r.eng.Snapshot()
+			dt := now.Sub(prevAt)
+			p := Progress{
+				Phase: phase, Level: level, Elapsed: now.Sub(start),
+				Succeeded: s.Succeeded - base.Succeeded,
+			}
+			if dt > 0 {
+				p.SuccessPerSec = float64(s.Succeeded-prev.Succeeded) / dt.Seconds()
+				p.MeanOutstanding = float64(s.OutstandingNs-prev.OutstandingNs) / float64(dt)
+			}
+			f := func(c metrics.Category) uint64 { return s.Failed[c] - base.Failed[c] }
+			p.Failed = Counts{
+				Timeout: f(metrics.Timeout), Transport: f(metrics.Transport), Abandoned: f(metrics.Abandoned),
+				Connect: f(metrics.Connect), ConnectTimeout: f(metrics.ConnectTimeout), Status: f(metrics.Status),
+				Body: f(metrics.Body), Protocol: f(metrics.Protocol),
+			}
+			r.obs.Progress(p)
+			prev, prevAt = s, now
+		}
+	}
+}
+
+// halt stops the reporter and waits for it.
+func (r *reporter) halt() {
+	close(r.stop)
+	<-r.done
+}
