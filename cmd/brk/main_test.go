@@ -658,3 +658,17 @@ func TestFixtureCommand(t *testing.T) {
 		t.Errorf("took %v", r.elapsed)
 	}
 }
+
+// TestTimingOnly checks the retry rule of runTimed on real output lines.
+func TestTimingOnly(t *testing.T) {
+	stalled := "phase 0  level 8\n  failures    timeout 5, transport 0, abandoned 3, connect 0, connect_timeout 0, status 0, body 0, protocol 0\n"
+	bodyFail := "phase 0  level 8\n  failures    timeout 5, transport 0, abandoned 0, connect 0, connect_timeout 0, status 0, body 1, protocol 0\n"
+	if !timingOnly(stalled) || timingOnly(bodyFail) {
+		t.Errorf("timingOnly(stalled) = %v, timingOnly(bodyFail) = %v; want true, false", timingOnly(stalled), timingOnly(bodyFail))
+	}
+	early := result{code: 1, stdout: stalled + "Broken (8 concurrent requests)\n"}
+	late := result{code: 1, stdout: stalled + "Broken (40 concurrent requests)\n"}
+	if !brokenBelow(early, 32) || brokenBelow(late, 32) || brokenBelow(result{code: 0, stdout: "Done (24 concurrent requests)\n"}, 32) {
+		t.Errorf("brokenBelow: want true for Broken (8), false for Broken (40) and Done")
+	}
+}
