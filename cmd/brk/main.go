@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -83,6 +84,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error()))
 		return exitUsage
 	}
+	// Headroom: each locked worker thread needs a P whenever it runs, so
+	// the controller and reporter goroutines must never make one wait.
+	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"brk"
@@ -63,7 +64,13 @@ type demoCmd struct {
 // connection (120 ms) passes and 4 (160 ms) breaks.
 func (c *demoCmd) Run(e *env) error {
 	d := bench.Demo()
-	fx, err := bench.StartFixture(d.Fixture)
+	// The fixture runs as a child process: in this process it would share
+	// the Go runtime (and its scheduler) with the client's workers.
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	fx, err := bench.StartFixtureProcess(exe, d.Fixture)
 	if err != nil {
 		return err
 	}
