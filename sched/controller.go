@@ -70,6 +70,12 @@ func Drive(ctx context.Context, e *Engine, plan Plan, hooks Hooks) *Outcome {
 	out := &Outcome{LastAccepted: -1, FirstRejected: -1}
 	conns := e.cfg.Conns
 	for n := 0; ; n++ {
+		if n > 0 && ctx.Err() != nil {
+			// Interrupted between phases (during the last drain): no new
+			// phase starts, so no traffic is sent after the signal.
+			out.Verdict, out.Reason = Interrupted, "interrupted"
+			return out
+		}
 		depth, last := plan.Level(n)
 		target := conns * depth
 		hooks.PhaseStarted(n, depth, target)

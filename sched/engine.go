@@ -213,7 +213,6 @@ wait:
 	return run, nil
 }
 
-
 // Snapshot is a reading of the workers' live counters. They are never
 // reset: a reader takes differences between snapshots.
 type Snapshot struct {
