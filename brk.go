@@ -43,6 +43,8 @@ type Target struct {
 	ExpectBody []byte
 	// ExpectEcho requires every response body to equal Body.
 	ExpectEcho bool
+	// TLS configures https:// targets.
+	TLS TLSOptions
 }
 
 // Phase identifies a phase as it starts.
@@ -90,6 +92,7 @@ type Result struct {
 	Test          string        `json:"test"`
 	URL           string        `json:"url"`
 	Protocol      string        `json:"protocol"`
+	TLS           bool          `json:"tls"`
 	Verdict       Verdict       `json:"verdict"`
 	Reason        string        `json:"reason"`
 	LastAccepted  *int          `json:"last_accepted"`
@@ -144,6 +147,15 @@ type Setups struct {
 	Resumed     uint64 `json:"resumed"`
 }
 
+// TLSStats is what the phase's TLS setups negotiated (one of them) and how
+// many resumed a session.
+type TLSStats struct {
+	Version string `json:"version"`
+	Cipher  string `json:"cipher"`
+	Group   string `json:"group"`
+	Resumed uint64 `json:"resumed"`
+}
+
 // ClientCPU is the client process's CPU over a phase.
 type ClientCPU struct {
 	UserS         float64 `json:"user_s"`
@@ -178,6 +190,7 @@ type PhaseStats struct {
 	MaxSendDelayMs    float64   `json:"max_send_delay_ms"`
 	MaxLatenessMs     float64   `json:"max_deadline_lateness_ms"`
 	Setups            Setups    `json:"setups"`
+	TLS               *TLSStats `json:"tls,omitempty"`
 	ClientCPU         ClientCPU `json:"client_cpu"`
 	MachineCPUPct     *float64  `json:"machine_cpu_pct"`
 	WorkerBusyPct     *float64  `json:"worker_busy_pct"`

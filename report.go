@@ -64,6 +64,9 @@ func WritePhase(w io.Writer, s *PhaseStats) {
 	}
 	fmt.Fprintf(w, "  cpu         client user %.3f s, system %.3f s, %.2f µs per response; machine %s; worker threads busy %s\n",
 		s.ClientCPU.UserS, s.ClientCPU.SystemS, s.ClientCPU.UsPerResponse, mach, busy)
+	if t := s.TLS; t != nil {
+		fmt.Fprintf(w, "  tls         version %s, cipher %s, group %s; %d setups resumed\n", t.Version, t.Cipher, t.Group, t.Resumed)
+	}
 	if s.ClientBound {
 		fmt.Fprintf(w, "  client_bound: the worker threads were busy nearly all the time; requests/s describes the client, not the server\n")
 	}

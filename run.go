@@ -2,6 +2,7 @@ package brk
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
@@ -64,6 +65,7 @@ type prepared struct {
 	statusOK func(int) bool
 	expect   []byte
 	check    bool
+	tls      *tls.Config
 }
 
 func prepare(t *Target, p Plan) (*prepared, error) {
@@ -101,10 +103,17 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 	}
 	switch u.Scheme {
 	case "http":
+		if t.TLS.set() {
+			return nil, usage("TLS options need an https:// URL")
+		}
 	case "https":
-		return nil, usage("https:// is not supported by this build yet (plain http:// only)")
+		cfg, err := tlsConfig(t.TLS, u.Hostname())
+		if err != nil {
+			return nil, err
+		}
+		pr.tls = cfg
 	default:
-		return nil, usage("bad URL %q: the scheme must be http://", t.URL)
+		return nil, usage("bad URL %q: the scheme must be http:// or https://", t.URL)
 	}
 	if u.Host == "" || u.Hostname() == "" {
 		return nil, usage("bad URL %q: no host", t.URL)
@@ -114,7 +123,11 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 	}
 	hostport := u.Host
 	if u.Port() == "" {
-		hostport = net.JoinHostPort(u.Hostname(), "80")
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		hostport = net.JoinHostPort(u.Hostname(), port)
 	}
 	if t.Connect != "" {
 		if _, _, err := net.SplitHostPort(t.Connect); err != nil {
@@ -182,7 +195,7 @@ func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 	}
 	p = pr.plan
 	res := &Result{
-		Schema: 1, Test: "requests", URL: t.URL, Protocol: "http/1.1",
+		Schema: 1, Test: "requests", URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
 		Conns: p.Conns, TimeoutMs: ms(p.Timeout), Accept: pr.accept.String(),
 		Phases: []*PhaseStats{},
 	}
@@ -215,6 +228,7 @@ func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 		Request: pr.request, Head: pr.head, Replay: pr.replay,
 		Timeout: p.Timeout, StatusOK: pr.statusOK,
 		ExpectBody: pr.expect, CheckBody: pr.check,
+		TLS: pr.tls, NoResume: t.TLS.NoResume,
 		NewParser: func() sched.Parser { return new(h1.Parser) },
 	})
 	if err != nil {
@@ -323,6 +337,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 			Attempted: m.Setups.Attempted, Established: m.Setups.Established,
 			Failed: m.Setups.Failed, TimedOut: m.Setups.TimedOut, Resumed: m.Setups.Resumed,
 		},
+		TLS:           tlsStats(j),
 		ProtocolFault: m.ProtocolReason,
 		SetupError:    m.SetupError,
 	}
@@ -369,6 +384,19 @@ func latency(count int64, sumNs uint64, m *metrics.Phase) Latency {
 		P99:   float64(h.ValueAtQuantile(99)) / 1e3,
 		P999:  float64(h.ValueAtQuantile(99.9)) / 1e3,
 		Max:   float64(h.Max()) / 1e3,
+	}
+}
+
+func tlsStats(j *sched.Judged) *TLSStats {
+	m := j.Run.Stats
+	if m.TLS.Version == 0 && m.Setups.Resumed == 0 {
+		return nil
+	}
+	return &TLSStats{
+		Version: VersionName(m.TLS.Version),
+		Cipher:  tls.CipherSuiteName(m.TLS.CipherSuite),
+		Group:   GroupName(tls.CurveID(m.TLS.Group)),
+		Resumed: m.Setups.Resumed,
 	}
 }
 

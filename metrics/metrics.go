@@ -129,6 +129,9 @@ type Recorder struct {
 	// ClientError is set when the client ran out of a local resource.
 	ClientError string
 
+	// TLS is the first negotiation seen in the phase.
+	TLS TLSInfo
+
 	// ProtocolUnattributed counts protocol faults on connections that had
 	// no request to charge them to.
 	ProtocolUnattributed uint64
@@ -242,6 +245,15 @@ type Phase struct {
 	SetupError           string
 	ClientError          string
 	ProtocolUnattributed uint64
+	TLS                  TLSInfo
+}
+
+// TLSInfo is what a TLS handshake negotiated (zero for plain TCP).
+type TLSInfo struct {
+	Version     uint16
+	CipherSuite uint16
+	Group       uint16
+	Resumed     bool
 }
 
 // NewPhase returns an empty merge target.
@@ -274,6 +286,9 @@ func (p *Phase) Merge(r *Recorder) {
 		p.MaxLateness = r.MaxLatenessNs
 	}
 	p.ProtocolUnattributed += r.ProtocolUnattributed
+	if p.TLS.Version == 0 {
+		p.TLS = r.TLS
+	}
 	if p.ProtocolReason == "" {
 		p.ProtocolReason = r.ProtocolReason
 	}

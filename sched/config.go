@@ -9,6 +9,7 @@
 package sched
 
 import (
+	"crypto/tls"
 	"errors"
 	"time"
 
@@ -45,6 +46,11 @@ type Config struct {
 	// ExpectBody, when CheckBody, is the exact body every response must carry.
 	ExpectBody []byte
 	CheckBody  bool
+
+	// TLS, when set, makes every connection TLS (https://). Each owner
+	// clones it with a session cache of its own unless NoResume.
+	TLS      *tls.Config
+	NoResume bool
 
 	// NewParser makes one response parser per connection owner.
 	NewParser func() Parser

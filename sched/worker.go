@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"crypto/tls"
 	"errors"
 	"runtime"
 	"sync/atomic"
@@ -13,10 +14,11 @@ import (
 
 // Owner states.
 const (
-	stIdle       = iota // no connection; reconnects when it has work
-	stConnecting        // nonblocking connect in progress
-	stOpen              // connected
-	stBackoff           // waiting one tick before reconnecting after a failed setup
+	stIdle        = iota // no connection; reconnects when it has work
+	stConnecting         // nonblocking connect in progress
+	stOpen               // connected
+	stBackoff            // waiting one tick before reconnecting after a failed setup
+	stHandshaking        // TLS handshake running on the setup path (a goroutine)
 )
 
 // slot is one admitted request on its owner's ring.
@@ -36,6 +38,9 @@ type owner struct {
 	state   uint8
 	fd      int
 	tr      conn.Plain
+	tl      *conn.TLS   // the TLS transport once the handshake is done
+	tlsCfg  *tls.Config // this owner's TLS config: its own session cache (one returning visitor)
+	gen     uint32      // connection generation, to match handshake results
 	parser  Parser
 	ring    []slot
 	mask    uint32
@@ -104,6 +109,11 @@ type worker struct {
 
 	retired []int32 // owners to reconnect after the event batch
 
+	hs         chan hsResult // handshake results from the setup path
+	hsInFlight int
+	lastTLS    metrics.TLSInfo // the latest negotiation on this worker
+	tlsSeen    bool            // a setup of this phase has set rec.TLS
+
 	cmds    chan command
 	reports chan<- report
 	fatal   atomic.Pointer[string]
@@ -115,6 +125,14 @@ type report struct {
 	worker int
 	rec    *metrics.Recorder // non-nil: the drained phase's recorder
 	err    error             // the worker could not start or failed
+}
+
+// hsResult is a finished TLS handshake.
+type hsResult struct {
+	owner int32
+	gen   uint32
+	t     *conn.TLS
+	err   error
 }
 
 func newWorker(id int, cfg *Config, epoch time.Time, owners int, reports chan<- report) *worker {
@@ -148,7 +166,14 @@ func newWorker(id int, cfg *Config, epoch time.Time, owners int, reports chan<- 
 		o.parser.SetExpectBody(cfg.ExpectBody, cfg.CheckBody)
 		o.parser.Reset(cfg.Head)
 		o.ring = make([]slot, 1)
+		if cfg.TLS != nil {
+			o.tlsCfg = cfg.TLS.Clone()
+			if !cfg.NoResume {
+				o.tlsCfg.ClientSessionCache = tls.NewLRUClientSessionCache(1)
+			}
+		}
 	}
+	w.hs = make(chan hsResult, owners)
 	w.rec = metrics.NewRecorder(&w.live)
 	w.wheel = NewWheel(owners, 12, 0)
 	w.fireFn = w.fire
@@ -198,6 +223,16 @@ func (w *worker) run(ready chan<- error) {
 		for i := 0; i < n; i++ {
 			w.event(&w.events[i])
 		}
+		for w.hsInFlight > 0 {
+			select {
+			case r := <-w.hs:
+				w.hsInFlight--
+				w.handshakeDone(r)
+				continue
+			default:
+			}
+			break
+		}
 		w.wheel.Advance(w.now(), w.fireFn)
 		w.reconnect()
 		w.live.OutstandingNs.Store(w.outTotal + w.rec.OutstandingNs)
@@ -216,6 +251,8 @@ func (w *worker) command(c command) {
 			w.spare = c.rec
 		}
 		w.rec.Reset()
+		w.rec.TLS = w.lastTLS
+		w.tlsSeen = false
 		w.phase = c.phase
 		w.setDepth(uint32(c.depth))
 		w.last = now
@@ -231,6 +268,8 @@ func (w *worker) command(c command) {
 			case stOpen:
 				w.admit(o, now)
 				w.flush(o, now)
+			case stConnecting, stHandshaking:
+				w.admit(o, now) // written once the setup ends
 			}
 		}
 	case cmdStop:
@@ -452,6 +491,7 @@ func (w *worker) closeFd(o *owner, reset bool) {
 	}
 	o.fd = -1
 	o.tr.Fd = -1
+	o.tl = nil
 }
 
 // retireConn closes o's connection and queues the owner for a new one
@@ -517,10 +557,17 @@ func (w *worker) event(ev *poller.Event) {
 			w.setupFailed(o, now, err, conn.IsTimeout(err))
 			return
 		}
+		if w.cfg.TLS != nil {
+			w.startHandshake(o, now)
+			return
+		}
 		w.established(o, now)
 	}
 	if o.state != stOpen {
 		return
+	}
+	if o.tl != nil {
+		o.tl.Arm(ev.Hup)
 	}
 	if ev.Readable {
 		if !w.readAll(o, now, ev.Hup) {
@@ -532,6 +579,59 @@ func (w *worker) event(ev *poller.Event) {
 		o.blocked = false
 	}
 	w.flush(o, now)
+}
+
+// startHandshake hands the connected socket to the setup path. The
+// worker ignores the socket's events until the result comes back.
+func (w *worker) startHandshake(o *owner, now int64) {
+	o.state = stHandshaking
+	o.gen++
+	w.hsInFlight++
+	deadline := w.epoch.Add(time.Duration(o.connStart + w.tmo))
+	if o.pending() > 0 {
+		if d := o.ring[o.head&o.mask].deadline; d < o.connStart+w.tmo {
+			deadline = w.epoch.Add(time.Duration(d))
+		}
+	}
+	go func(idx int32, gen uint32, fd int, cfg *tls.Config) {
+		t, err := conn.Handshake(fd, cfg, deadline)
+		w.hs <- hsResult{owner: idx, gen: gen, t: t, err: err}
+		w.p.Wake()
+	}(o.idx, o.gen, o.fd, o.tlsCfg)
+}
+
+// handshakeDone continues a connection after its TLS handshake.
+func (w *worker) handshakeDone(r hsResult) {
+	o := &w.owners[r.owner]
+	now := w.now()
+	if o.state != stHandshaking || o.gen != r.gen {
+		return
+	}
+	if r.err != nil {
+		w.setupFailed(o, now, r.err, r.err == conn.ErrHandshakeTimeout)
+		return
+	}
+	o.tl = r.t
+	if r.t.Info.Resumed {
+		w.rec.Setups.Resumed++
+	}
+	i := r.t.Info
+	w.lastTLS = metrics.TLSInfo{Version: i.Version, CipherSuite: i.CipherSuite, Group: uint16(i.Group), Resumed: i.Resumed}
+	if !w.tlsSeen {
+		// The phase reports a negotiation of its own setups when it has
+		// some, else the one its connections carry over.
+		w.rec.TLS = w.lastTLS
+		w.tlsSeen = true
+	}
+	w.established(o, now)
+	w.armTimer(o)
+	// Edges that came during the handshake were not served: read and
+	// write as if both were reported.
+	o.tl.Arm(false)
+	if !w.readAll(o, now, false) {
+		return
+	}
+	w.flush(o, w.now())
 }
 
 func (w *worker) established(o *owner, now int64) {
@@ -548,7 +648,13 @@ func (w *worker) established(o *owner, now int64) {
 // connection was retired.
 func (w *worker) readAll(o *owner, now int64, hup bool) bool {
 	for {
-		n, err := o.tr.Read(w.rbuf)
+		var n int
+		var err error
+		if o.tl != nil {
+			n, err = o.tl.Read(w.rbuf)
+		} else {
+			n, err = o.tr.Read(w.rbuf)
+		}
 		if err == conn.ErrWouldBlock {
 			return true
 		}
@@ -563,7 +669,7 @@ func (w *worker) readAll(o *owner, now int64, hup bool) bool {
 		if !w.consume(o, w.rbuf[:n], w.now()) {
 			return false
 		}
-		if n < len(w.rbuf) && !hup {
+		if n < len(w.rbuf) && !hup && o.tl == nil {
 			// A short read drained the socket. A FIN or RST that arrived
 			// with the data would have been reported in this event (hup);
 			// one that arrives later raises a new edge.
@@ -708,6 +814,10 @@ func (w *worker) protocolFault(o *owner, now int64, reason string) {
 
 // flush writes admitted requests in as few writes as the socket takes.
 func (w *worker) flush(o *owner, now int64) {
+	if o.tl != nil {
+		w.flushTLS(o, now)
+		return
+	}
 	for o.written != o.tail && !o.blocked {
 		left := int(o.tail-o.written)*w.reqLen - o.partial
 		chunk := w.wbuf[o.partial:]
@@ -724,22 +834,64 @@ func (w *worker) flush(o *owner, now int64) {
 			w.abrupt(o, now, err)
 			return
 		}
-		total := o.partial + n
-		done := total / w.reqLen
-		o.partial = total % w.reqLen
-		if done > 0 {
-			w.integrate(now)
-			for ; done > 0; done-- {
-				s := &o.ring[o.written&o.mask]
-				if d := now - s.start; d > w.rec.MaxSendDelayNs {
-					w.rec.MaxSendDelayNs = d
-				}
-				o.written++
-				w.outN++
-			}
-			w.updateTarget(o, now)
-		}
+		w.wrote(o, n, now)
 	}
+}
+
+// flushTLS writes ciphertext left from earlier writes, then encrypts every
+// admitted request in one Write (one record per 16 KiB); what the socket
+// does not take waits in the transport for the next write readiness.
+func (w *worker) flushTLS(o *owner, now int64) {
+	if o.blocked {
+		return
+	}
+	pending, err := o.tl.Flush()
+	if err != nil {
+		w.abrupt(o, now, err)
+		return
+	}
+	if pending {
+		o.blocked = true
+		w.rec.BlockedWrites++
+		return
+	}
+	for o.written != o.tail {
+		left := int(o.tail-o.written)*w.reqLen - o.partial
+		chunk := w.wbuf[o.partial:]
+		if len(chunk) > left {
+			chunk = chunk[:left]
+		}
+		n, err := o.tl.Write(chunk)
+		if err != nil {
+			w.abrupt(o, now, err)
+			return
+		}
+		w.wrote(o, n, now)
+	}
+	if pending, _ := o.tl.Flush(); pending {
+		o.blocked = true
+		w.rec.BlockedWrites++
+	}
+}
+
+// wrote advances o's write position by n bytes of requests.
+func (w *worker) wrote(o *owner, n int, now int64) {
+	total := o.partial + n
+	done := total / w.reqLen
+	o.partial = total % w.reqLen
+	if done == 0 {
+		return
+	}
+	w.integrate(now)
+	for ; done > 0; done-- {
+		s := &o.ring[o.written&o.mask]
+		if d := now - s.start; d > w.rec.MaxSendDelayNs {
+			w.rec.MaxSendDelayNs = d
+		}
+		o.written++
+		w.outN++
+	}
+	w.updateTarget(o, now)
 }
 
 // fire handles an owner's due timer.
@@ -755,6 +907,8 @@ func (w *worker) fire(i int32, at int64) {
 		w.connect(o, now)
 	case stConnecting:
 		w.setupFailed(o, now, errSetupTimeout, true)
+	case stHandshaking:
+		// The setup path has the same deadline and reports the timeout.
 	case stOpen:
 		if o.pending() == 0 {
 			return
@@ -785,6 +939,11 @@ var errSetupTimeout = errors.New("connect timed out")
 
 // shutdown closes every connection and the poller.
 func (w *worker) shutdown() {
+	// A socket in a handshake belongs to the setup path until its result
+	// is back (bounded by the setup deadline).
+	for ; w.hsInFlight > 0; w.hsInFlight-- {
+		<-w.hs
+	}
 	for i := range w.owners {
 		w.closeFd(&w.owners[i], true)
 	}

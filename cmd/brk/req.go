@@ -38,13 +38,13 @@ type loadFlags struct {
 	Baseline   bool   `help:"Observe machine CPU for one idle --phase before the load (Linux)."`
 	Report     string `help:"Write a self-contained HTML report with charts to PATH.html." placeholder:"PATH.html"`
 	HTTP2      bool   `name:"http2" help:"Use HTTP/2 (not in this build yet)."`
-	Cacert     string `help:"Trust this PEM CA for https:// (not in this build yet)."`
-	Insecure   bool   `help:"Skip certificate verification (not in this build yet)."`
-	TLSVersion string `name:"tls-version" help:"TLS version 1.2|1.3 (not in this build yet)."`
-	TLSGroup   string `name:"tls-group" help:"TLS key exchange group (not in this build yet)."`
-	TLSCipher  string `name:"tls-cipher" help:"TLS cipher suite (not in this build yet)."`
-	Cert       string `help:"Client certificate PEM (not in this build yet)."`
-	Key        string `help:"Client key PEM (not in this build yet)."`
+	Cacert     string `help:"For https://, trust the authorities in this PEM file instead of the system's." placeholder:"PEM"`
+	Insecure   bool   `help:"For https://, skip server certificate verification (encryption stays on)."`
+	TLSVersion string `name:"tls-version" help:"Offer only this TLS version: 1.2 or 1.3." placeholder:"1.2|1.3"`
+	TLSGroup   string `name:"tls-group" help:"Offer only this key exchange group (X25519, secp256r1, X25519MLKEM768, ...)." placeholder:"NAME"`
+	TLSCipher  string `name:"tls-cipher" help:"Offer only this TLS 1.2 cipher suite (IANA name)." placeholder:"NAME"`
+	Cert       string `help:"Client certificate PEM for mutual TLS (with --key)." placeholder:"PEM"`
+	Key        string `help:"Client private key PEM for mutual TLS (with --cert)." placeholder:"PEM"`
 }
 
 type reqCmd struct {
@@ -60,8 +60,6 @@ func (f *loadFlags) refuseUnserved() error {
 		return refuse("--cacert and --insecure cannot be combined")
 	case f.HTTP2:
 		return refuse("--http2 is not supported by this build yet")
-	case f.Cacert != "" || f.Insecure || f.TLSVersion != "" || f.TLSGroup != "" || f.TLSCipher != "" || f.Cert != "" || f.Key != "":
-		return refuse("TLS options need https://, which this build does not support yet")
 	}
 	return nil
 }
@@ -75,7 +73,11 @@ func (f *loadFlags) plan() brk.Plan {
 }
 
 func (f *loadFlags) target(url string, stdin io.Reader) (brk.Target, error) {
-	t := brk.Target{URL: url, Connect: f.Connect, Method: f.Method, ExpectEcho: f.ExpectEcho}
+	t := brk.Target{URL: url, Connect: f.Connect, Method: f.Method, ExpectEcho: f.ExpectEcho,
+		TLS: brk.TLSOptions{
+			CACert: f.Cacert, Insecure: f.Insecure, Version: f.TLSVersion, Group: f.TLSGroup,
+			Cipher: f.TLSCipher, Cert: f.Cert, Key: f.Key,
+		}}
 	for _, h := range f.Header {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" {
