@@ -25,6 +25,8 @@ type Plan struct {
 	Threads int // worker threads; 0 = CPUs usable by the process, never more than Conns
 	// Baseline observes the machine for one idle Phase before the load.
 	Baseline bool
+	// Requests is the connections test's requests per connection (default 1).
+	Requests int
 }
 
 // Header is one request header.
@@ -98,7 +100,8 @@ type Result struct {
 	LastAccepted  *int          `json:"last_accepted"`
 	FirstRejected *int          `json:"first_rejected"`
 	Threads       int           `json:"threads"`
-	Conns         int           `json:"conns"`
+	Conns         int           `json:"conns,omitempty"`
+	Requests      int           `json:"requests_per_connection,omitempty"`
 	TimeoutMs     float64       `json:"timeout_ms"`
 	Accept        string        `json:"accept_pct"`
 	Baseline      *Baseline     `json:"baseline,omitempty"`
@@ -197,4 +200,8 @@ type PhaseStats struct {
 	ClientBound       bool      `json:"client_bound"`
 	ProtocolFault     string    `json:"protocol_fault,omitempty"`
 	SetupError        string    `json:"setup_error,omitempty"`
+	// SetupsPerSec is established setups ÷ duration (connections test).
+	SetupsPerSec float64 `json:"setups_per_sec"`
+
+	connTest bool
 }

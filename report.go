@@ -6,14 +6,23 @@ import (
 	"strings"
 )
 
-// WriteHeader writes the run's conditions before the first phase.
-func WriteHeader(w io.Writer, t Target, p Plan, threads int) {
+// WriteHeader writes the run's conditions before the first phase. test is
+// "requests" or "connections".
+func WriteHeader(w io.Writer, test string, t Target, p Plan, threads int) {
 	p.Defaults()
 	maxs := "none"
 	if p.Max > 0 {
 		maxs = fmt.Sprint(p.Max)
 	}
-	fmt.Fprintf(w, "brk requests test  %s\n", t.URL)
+	fmt.Fprintf(w, "brk %s test  %s\n", test, t.URL)
+	if test == "connections" {
+		if p.Requests == 0 {
+			p.Requests = 1
+		}
+		fmt.Fprintf(w, "  concurrent connections: start %d, pace %d, max %s; %d requests per connection; phase %s, timeout %s, accept %s %%; %d worker threads\n",
+			p.Start, p.Pace, maxs, p.Requests, p.Phase, p.Timeout, p.Accept, threads)
+		return
+	}
 	fmt.Fprintf(w, "  %d connections, start %d, pace %d, max %s per connection; phase %s, timeout %s, accept %s %%; %d worker threads\n",
 		p.Conns, p.Start, p.Pace, maxs, p.Phase, p.Timeout, p.Accept, threads)
 }
@@ -37,7 +46,11 @@ func WritePhase(w io.Writer, s *PhaseStats) {
 	case !s.Accepted:
 		state = "REJECTED"
 	}
-	fmt.Fprintf(w, "\nphase %d  level %d concurrent requests (%d per connection)  %s\n", s.Index, s.Level, s.Depth, state)
+	if s.connTest {
+		fmt.Fprintf(w, "\nphase %d  level %d concurrent connections  %s\n", s.Index, s.Level, state)
+	} else {
+		fmt.Fprintf(w, "\nphase %d  level %d concurrent requests (%d per connection)  %s\n", s.Index, s.Level, s.Depth, state)
+	}
 	if s.Reason != "" {
 		fmt.Fprintf(w, "  reason      %s\n", s.Reason)
 	}
@@ -51,9 +64,23 @@ func WritePhase(w io.Writer, s *PhaseStats) {
 		l.Count, l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max)
 	fmt.Fprintf(w, "  load        mean outstanding %.1f (target coverage %.1f %%), target reached once on %d connections, time at target %.1f %%\n",
 		s.MeanOutstanding, s.TargetCoveragePct, s.TargetReachedOnce, s.TimeAtTargetPct)
-	fmt.Fprintf(w, "  generator   setups %d attempted, %d established, %d failed, %d timed out (mean %.3f ms); blocked writes %d; max send delay %.3f ms; max deadline lateness %.3f ms\n",
-		s.Setups.Attempted, s.Setups.Established, s.Setups.Failed, s.Setups.TimedOut, s.SetupLatencyMs.Mean,
-		s.BlockedWrites, s.MaxSendDelayMs, s.MaxLatenessMs)
+	if s.connTest {
+		su, sl := s.Setups, s.SetupLatencyMs
+		pct := 0.0
+		if su.Attempted > 0 {
+			pct = 100 * float64(su.Established) / float64(su.Attempted)
+		}
+		fmt.Fprintf(w, "  setups      %d attempted, %d established (%.4f %%), %d failed, %d timed out, %d resumed; %.1f established/s\n",
+			su.Attempted, su.Established, pct, su.Failed, su.TimedOut, su.Resumed, float64(su.Established)/max(s.DurationS, 1e-9))
+		fmt.Fprintf(w, "  setup time  %d setups: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms (connect through handshake)\n",
+			sl.Count, sl.Mean, sl.P50, sl.P90, sl.P99, sl.P999, sl.Max)
+		fmt.Fprintf(w, "  generator   blocked writes %d; max send delay %.3f ms; max deadline lateness %.3f ms\n",
+			s.BlockedWrites, s.MaxSendDelayMs, s.MaxLatenessMs)
+	} else {
+		fmt.Fprintf(w, "  generator   setups %d attempted, %d established, %d failed, %d timed out (mean %.3f ms); blocked writes %d; max send delay %.3f ms; max deadline lateness %.3f ms\n",
+			s.Setups.Attempted, s.Setups.Established, s.Setups.Failed, s.Setups.TimedOut, s.SetupLatencyMs.Mean,
+			s.BlockedWrites, s.MaxSendDelayMs, s.MaxLatenessMs)
+	}
 	mach := "unavailable"
 	if s.MachineCPUPct != nil {
 		mach = fmt.Sprintf("%.1f %%", *s.MachineCPUPct)
@@ -112,13 +139,17 @@ func WriteSummary(w io.Writer, r *Result) {
 		WriteBaseline(w, r.Baseline)
 	}
 	fmt.Fprintln(w)
+	unit := "concurrent requests"
+	if r.Test == "connections" {
+		unit = "concurrent connections"
+	}
 	if r.LastAccepted != nil {
-		fmt.Fprintf(w, "last accepted: %d concurrent requests\n", *r.LastAccepted)
+		fmt.Fprintf(w, "last accepted: %d %s\n", *r.LastAccepted, unit)
 	} else {
 		fmt.Fprintf(w, "last accepted: none\n")
 	}
 	if r.FirstRejected != nil {
-		fmt.Fprintf(w, "first rejected: %d concurrent requests\n", *r.FirstRejected)
+		fmt.Fprintf(w, "first rejected: %d %s\n", *r.FirstRejected, unit)
 	}
 	if r.Reason != "" && r.Verdict != VerdictInconclusive {
 		fmt.Fprintf(w, "reason: %s\n", r.Reason)

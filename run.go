@@ -66,6 +66,9 @@ type prepared struct {
 	expect   []byte
 	check    bool
 	tls      *tls.Config
+	// closeRequest is the request with Connection: close (the last one of
+	// a connection in the connections test).
+	closeRequest []byte
 }
 
 func prepare(t *Target, p Plan) (*prepared, error) {
@@ -153,6 +156,10 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 	if err != nil {
 		return nil, usage("%v", err)
 	}
+	req.Close = true
+	if pr.closeRequest, err = req.Encode(); err != nil {
+		return nil, usage("%v", err)
+	}
 	pr.head = method == "HEAD"
 	pr.replay = method == "GET" || method == "HEAD"
 
@@ -189,13 +196,47 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 // The error is non-nil only for a bad plan or target (*UsageError), found
 // before any traffic; every other ending is in the Result.
 func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
+	return run(ctx, t, p, obs, false)
+}
+
+// RunConnections runs the connections test: each phase holds Start + n ×
+// Pace concurrent connections; each connection is set up (connect and TLS
+// handshake), carries p.Requests requests one at a time (the last with
+// Connection: close), waits for the server to close, and its owner opens
+// the next one at once. A phase is accepted when both the established share
+// of setups and the success share of requests meet Accept. Conns is not
+// used. The error is non-nil only for a bad plan or target.
+func RunConnections(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
+	return run(ctx, t, p, obs, true)
+}
+
+func run(ctx context.Context, t Target, p Plan, obs Observer, connTest bool) (*Result, error) {
+	if connTest {
+		if p.Requests == 0 {
+			p.Requests = 1
+		}
+		if p.Requests < 0 {
+			return nil, usage("--requests must be at least 1")
+		}
+		p.Conns = 1 // unused; keeps the shared validation simple
+	} else if t.TLS.NoResume {
+		return nil, usage("--no-resume applies to the connections test")
+	}
 	pr, err := prepare(&t, p)
 	if err != nil {
 		return nil, err
 	}
 	p = pr.plan
+	test := "requests"
+	if connTest {
+		test = "connections"
+		p.Conns = p.Start
+		if p.Max > 0 {
+			p.Conns = p.Max
+		}
+	}
 	res := &Result{
-		Schema: 1, Test: "requests", URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
+		Schema: 1, Test: test, URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
 		Conns: p.Conns, TimeoutMs: ms(p.Timeout), Accept: pr.accept.String(),
 		Phases: []*PhaseStats{},
 	}
@@ -218,6 +259,13 @@ func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 	if threads > p.Conns {
 		threads = p.Conns
 	}
+	if connTest {
+		res.Conns = 0
+		res.Requests = p.Requests
+		if threads > p.Start {
+			threads = p.Start // never more threads than connections
+		}
+	}
 	res.Threads = threads
 	limit, _ := conn.RaiseNoFile()
 	if need := uint64(p.Conns + 2*threads + 64); limit > 0 && need > limit {
@@ -229,6 +277,7 @@ func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 		Timeout: p.Timeout, StatusOK: pr.statusOK,
 		ExpectBody: pr.expect, CheckBody: pr.check,
 		TLS: pr.tls, NoResume: t.TLS.NoResume,
+		Connections: connTest, PerConn: p.Requests, CloseRequest: pr.closeRequest,
 		NewParser: func() sched.Parser { return new(h1.Parser) },
 	})
 	if err != nil {
@@ -249,7 +298,7 @@ func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 			return res, nil
 		}
 	}
-	h := &hooks{obs: obs, res: res, plan: p, eng: eng}
+	h := &hooks{obs: obs, res: res, plan: p, eng: eng, connTest: connTest}
 	out := sched.Drive(ctx, eng, sched.Plan{
 		Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Accept: pr.accept,
 	}, h)
@@ -288,6 +337,8 @@ type hooks struct {
 	plan Plan
 	eng  *sched.Engine
 	rep  *reporter
+
+	connTest bool
 }
 
 func (h *hooks) PhaseStarted(index, depth, target int) {
@@ -303,6 +354,7 @@ func (h *hooks) PhaseFinished(j *sched.Judged) {
 		h.rep = nil
 	}
 	s := phaseStats(j)
+	s.connTest = h.connTest
 	h.res.Phases = append(h.res.Phases, s)
 	h.obs.PhaseFinished(s)
 }
@@ -346,6 +398,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 	}
 	if r.Elapsed > 0 {
 		s.RequestsPerSec = float64(c.Succeeded) / r.Elapsed.Seconds()
+		s.SetupsPerSec = float64(m.Setups.Established) / r.Elapsed.Seconds()
 	}
 	if m.ActiveNs > 0 && m.Workers > 0 {
 		active := float64(m.ActiveNs) / float64(m.Workers)

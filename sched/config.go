@@ -47,6 +47,14 @@ type Config struct {
 	ExpectBody []byte
 	CheckBody  bool
 
+	// Connections selects the connections test: a phase's depth is the
+	// number of concurrent connections; each carries PerConn requests one
+	// at a time, the last one CloseRequest (with Connection: close), then
+	// waits for the server to close, and its owner opens the next one.
+	Connections  bool
+	PerConn      int
+	CloseRequest []byte
+
 	// TLS, when set, makes every connection TLS (https://). Each owner
 	// clones it with a session cache of its own unless NoResume.
 	TLS      *tls.Config
@@ -68,6 +76,8 @@ func (c *Config) validate() error {
 		return errors.New("sched: timeout must be positive")
 	case c.NewParser == nil:
 		return errors.New("sched: no parser")
+	case c.Connections && (c.PerConn < 1 || len(c.CloseRequest) == 0):
+		return errors.New("sched: the connections test needs requests per connection and a closing request")
 	}
 	return nil
 }

@@ -68,7 +68,6 @@ type Outcome struct {
 // run turns inconclusive, or ctx ends.
 func Drive(ctx context.Context, e *Engine, plan Plan, hooks Hooks) *Outcome {
 	out := &Outcome{LastAccepted: -1, FirstRejected: -1}
-	conns := e.cfg.Conns
 	for n := 0; ; n++ {
 		if n > 0 && ctx.Err() != nil {
 			// Interrupted between phases (during the last drain): no new
@@ -77,7 +76,10 @@ func Drive(ctx context.Context, e *Engine, plan Plan, hooks Hooks) *Outcome {
 			return out
 		}
 		depth, last := plan.Level(n)
-		target := conns * depth
+		target, conns := e.cfg.Conns*depth, e.cfg.Conns
+		if e.cfg.Connections {
+			target, conns = depth, depth
+		}
 		hooks.PhaseStarted(n, depth, target)
 		run, err := e.RunPhase(ctx, PhaseSpec{Depth: depth, Duration: plan.Phase, FailFast: n == 0})
 		if err != nil {
@@ -85,7 +87,10 @@ func Drive(ctx context.Context, e *Engine, plan Plan, hooks Hooks) *Outcome {
 			return out
 		}
 		j := &Judged{Index: n, Depth: depth, Target: target, Run: run}
-		verdict, reason, stop := judge(j, plan, conns, e.cfg.Addr.String())
+		if e.cfg.Connections {
+			j.Depth = 1
+		}
+		verdict, reason, stop := judge(j, plan, conns, e.cfg.Connections, e.cfg.Addr.String())
 		out.Phases = append(out.Phases, j)
 		hooks.PhaseFinished(j)
 		if stop {
@@ -99,6 +104,9 @@ func Drive(ctx context.Context, e *Engine, plan Plan, hooks Hooks) *Outcome {
 		if last {
 			out.Verdict = Done
 			out.Reason = fmt.Sprintf("max level %d per connection completed and accepted", depth)
+			if e.cfg.Connections {
+				out.Reason = fmt.Sprintf("max level %d concurrent connections completed and accepted", depth)
+			}
 			return out
 		}
 	}
@@ -106,7 +114,7 @@ func Drive(ctx context.Context, e *Engine, plan Plan, hooks Hooks) *Outcome {
 
 // judge decides one phase. It returns stop=true with the run's verdict
 // when the run ends at this phase.
-func judge(j *Judged, plan Plan, conns int, addr string) (Verdict, string, bool) {
+func judge(j *Judged, plan Plan, conns int, connTest bool, addr string) (Verdict, string, bool) {
 	r := j.Run
 	s := r.Stats
 	c := &s.Counts
@@ -132,18 +140,35 @@ func judge(j *Judged, plan Plan, conns int, addr string) (Verdict, string, bool)
 			c.Failed[metrics.Protocol]+s.ProtocolUnattributed, s.ProtocolReason)
 		return Broken, j.Reason, true
 	}
+	if connTest && !plan.Accept.Met(s.Setups.Established, s.Setups.Attempted) {
+		pct := 0.0
+		if s.Setups.Attempted > 0 {
+			pct = 100 * float64(s.Setups.Established) / float64(s.Setups.Attempted)
+		}
+		j.Reason = fmt.Sprintf("setups: %.4g%% established (%d of %d; %d failed, %d timed out) is below --accept %s%% at %d concurrent connections",
+			pct, s.Setups.Established, s.Setups.Attempted, s.Setups.Failed, s.Setups.TimedOut, plan.Accept, j.Target)
+		return Broken, j.Reason, true
+	}
 	if !plan.Accept.Met(c.Succeeded, c.Attempted) {
+		unit := "concurrent requests"
+		prefix := ""
+		if connTest {
+			unit, prefix = "concurrent connections", "requests: "
+		}
 		pct := 0.0
 		if c.Attempted > 0 {
 			pct = 100 * float64(c.Succeeded) / float64(c.Attempted)
 		}
-		j.Reason = fmt.Sprintf("success %.4g%% (%d of %d) is below --accept %s%% at %d concurrent requests",
-			pct, c.Succeeded, c.Attempted, plan.Accept, j.Target)
+		j.Reason = fmt.Sprintf("%ssuccess %.4g%% (%d of %d) is below --accept %s%% at %d %s",
+			prefix, pct, c.Succeeded, c.Attempted, plan.Accept, j.Target, unit)
 		return Broken, j.Reason, true
 	}
 	if s.ReachedOnce < uint64(conns) {
 		j.Reason = fmt.Sprintf("target unfulfilled: %d of %d connections never held %d requests outstanding",
 			uint64(conns)-s.ReachedOnce, conns, j.Depth)
+		if connTest {
+			j.Reason = fmt.Sprintf("target unfulfilled: %d of %d concurrent connections never carried a request", uint64(conns)-s.ReachedOnce, conns)
+		}
 		return Inconclusive, j.Reason, true
 	}
 	j.Accepted = true

@@ -124,8 +124,20 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*PhaseRun, error
 	threads0 := e.threadCPU()
 	start := time.Now()
 	e.phase++
+	conns := e.cfg.Conns
+	if e.cfg.Connections {
+		conns = spec.Depth // the level is the number of concurrent connections
+	}
 	for i, w := range e.workers {
-		w.cmds <- command{kind: cmdStart, depth: spec.Depth, phase: e.phase, rec: e.recs[i]}
+		depth := spec.Depth
+		if e.cfg.Connections {
+			n := len(e.workers)
+			depth = spec.Depth / n
+			if i < spec.Depth%n {
+				depth++
+			}
+		}
+		w.cmds <- command{kind: cmdStart, depth: depth, phase: e.phase, rec: e.recs[i]}
 		e.recs[i] = nil
 		w.p.Wake()
 	}
@@ -156,12 +168,12 @@ wait:
 				break wait
 			}
 			now := e.Snapshot()
-			if !loaded && now.Reached-live0.Reached >= uint64(e.cfg.Conns) {
+			if !loaded && now.Reached-live0.Reached >= uint64(conns) {
 				loaded = true
 				mach0 = metrics.ReadMachineCPU()
 			}
 			if spec.FailFast && now.Established == live0.Established &&
-				now.SetupFailed-live0.SetupFailed >= uint64(e.cfg.Conns) {
+				now.SetupFailed-live0.SetupFailed >= uint64(conns) {
 				run.SetupFailed = true
 				break wait
 			}

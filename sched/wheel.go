@@ -41,6 +41,13 @@ func NewWheel(n int, bits uint, now int64) *Wheel {
 	return w
 }
 
+// Grow makes room for n owners.
+func (w *Wheel) Grow(n int) {
+	for len(w.links) < n {
+		w.links = append(w.links, timerLink{bucket: -1, next: -1, prev: -1})
+	}
+}
+
 // Schedule sets owner i's timer to fire at instant at (ns), replacing any
 // timer it had.
 func (w *Wheel) Schedule(i int32, at int64) {

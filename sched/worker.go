@@ -19,6 +19,7 @@ const (
 	stOpen               // connected
 	stBackoff            // waiting one tick before reconnecting after a failed setup
 	stHandshaking        // TLS handshake running on the setup path (a goroutine)
+	stClosing            // connections test: last response read, waiting for the server to close
 )
 
 // slot is one admitted request on its owner's ring.
@@ -26,6 +27,7 @@ type slot struct {
 	admit    int64 // admission instant (ns since the engine's epoch)
 	deadline int64 // admit + timeout (connect start for a first request)
 	start    int64 // latency start: admission, or end of setup for requests admitted before it
+	last     bool  // connections test: the connection's last request (Connection: close)
 }
 
 // owner is a connection owner: it holds at most one connection at a time and
@@ -51,6 +53,7 @@ type owner struct {
 	blocked bool
 
 	connStart int64
+	sent      uint32 // connections test: requests admitted on the current connection
 	atTarget  bool
 	reached   uint32 // phase number+1 in which the target was first reached
 	retire    bool   // queued for reconnect after the current event batch
@@ -86,6 +89,8 @@ type worker struct {
 	rbuf   []byte
 	wbuf   []byte // the request repeated, for batched writes
 	reqLen int
+	cbuf   []byte // connections test: the last request of a connection (Connection: close)
+	active int    // connections test: owners of this worker active in the phase
 	wheel  *Wheel
 	fireFn func(int32, int64)
 	status *[600]bool
@@ -159,25 +164,45 @@ func newWorker(id int, cfg *Config, epoch time.Time, owners int, reports chan<- 
 		w.wbuf = append(w.wbuf, cfg.Request...)
 	}
 	for i := range w.owners {
-		o := &w.owners[i]
-		o.idx = int32(i)
-		o.fd = -1
-		o.parser = cfg.NewParser()
-		o.parser.SetExpectBody(cfg.ExpectBody, cfg.CheckBody)
-		o.parser.Reset(cfg.Head)
-		o.ring = make([]slot, 1)
-		if cfg.TLS != nil {
-			o.tlsCfg = cfg.TLS.Clone()
-			if !cfg.NoResume {
-				o.tlsCfg.ClientSessionCache = tls.NewLRUClientSessionCache(1)
-			}
-		}
+		w.initOwner(i)
 	}
-	w.hs = make(chan hsResult, owners)
+	w.cbuf = cfg.CloseRequest
+	w.hs = make(chan hsResult, max(owners, 1024))
 	w.rec = metrics.NewRecorder(&w.live)
 	w.wheel = NewWheel(owners, 12, 0)
 	w.fireFn = w.fire
 	return w
+}
+
+func (w *worker) initOwner(i int) {
+	o := &w.owners[i]
+	o.idx = int32(i)
+	o.fd = -1
+	o.parser = w.cfg.NewParser()
+	o.parser.SetExpectBody(w.cfg.ExpectBody, w.cfg.CheckBody)
+	o.parser.Reset(w.cfg.Head)
+	o.ring = make([]slot, 1)
+	if w.cfg.TLS != nil {
+		o.tlsCfg = w.cfg.TLS.Clone()
+		if !w.cfg.NoResume {
+			o.tlsCfg.ClientSessionCache = tls.NewLRUClientSessionCache(1)
+		}
+	}
+}
+
+// ensureOwners grows the owner set to n (connections test: a phase may ask
+// for more concurrent connections than any before). It runs at phase start,
+// never on the request path.
+func (w *worker) ensureOwners(n int) {
+	if n <= len(w.owners) {
+		return
+	}
+	old := len(w.owners)
+	w.owners = append(w.owners, make([]owner, n-old)...)
+	for i := old; i < n; i++ {
+		w.initOwner(i)
+	}
+	w.wheel.Grow(n)
 }
 
 func (w *worker) now() int64 { return int64(time.Since(w.epoch)) }
@@ -254,6 +279,11 @@ func (w *worker) command(c command) {
 		w.rec.TLS = w.lastTLS
 		w.tlsSeen = false
 		w.phase = c.phase
+		if w.cfg.Connections {
+			w.active = c.depth
+			w.ensureOwners(c.depth)
+			c.depth = 1
+		}
 		w.setDepth(uint32(c.depth))
 		w.last = now
 		w.activeStart = now
@@ -261,6 +291,9 @@ func (w *worker) command(c command) {
 		w.stopping = false
 		for i := range w.owners {
 			o := &w.owners[i]
+			if w.cfg.Connections && i >= w.active {
+				break
+			}
 			w.updateTarget(o, now)
 			switch o.state {
 			case stIdle:
@@ -349,7 +382,18 @@ func (w *worker) updateTarget(o *owner, now int64) {
 // admit fills o's ring up to the depth with new requests.
 func (w *worker) admit(o *owner, now int64) {
 	for w.admitting && o.pending() < w.depth {
+		last := false
+		if w.cfg.Connections {
+			// One request at a time, written as soon as it is admitted,
+			// --requests of them per connection, the last one closing.
+			if o.state != stOpen || o.sent >= uint32(w.cfg.PerConn) || int(o.idx) >= w.active {
+				break
+			}
+			o.sent++
+			last = o.sent == uint32(w.cfg.PerConn)
+		}
 		s := &o.ring[o.tail&o.mask]
+		s.last = last
 		s.admit = now
 		s.deadline = now + w.tmo
 		s.start = now
@@ -367,9 +411,12 @@ func (w *worker) armTimer(o *owner) {
 	if o.state == stBackoff {
 		return
 	}
+	if o.state == stClosing {
+		return // its close-wait timer is set by awaitClose
+	}
 	if o.pending() > 0 {
 		w.wheel.Schedule(o.idx, o.ring[o.head&o.mask].deadline)
-	} else if o.state == stConnecting {
+	} else if o.state == stConnecting || o.state == stHandshaking {
 		w.wheel.Schedule(o.idx, o.connStart+w.tmo)
 	} else {
 		w.wheel.Cancel(o.idx)
@@ -379,13 +426,14 @@ func (w *worker) armTimer(o *owner) {
 // connect starts a new connection for o, admitting its requests at the
 // connect start so that setup counts against the first request's deadline.
 func (w *worker) connect(o *owner, now int64) {
-	if !w.admitting && o.pending() == 0 {
+	if !w.admitting && o.pending() == 0 || w.cfg.Connections && int(o.idx) >= w.active {
 		o.state = stIdle
 		w.wheel.Cancel(o.idx)
 		return
 	}
 	o.connStart = now
 	o.state = stConnecting
+	o.sent = 0
 	o.written = o.head
 	o.partial = 0
 	o.blocked = false
@@ -563,11 +611,17 @@ func (w *worker) event(ev *poller.Event) {
 		}
 		w.established(o, now)
 	}
-	if o.state != stOpen {
-		return
-	}
 	if o.tl != nil {
 		o.tl.Arm(ev.Hup)
+	}
+	if o.state == stClosing {
+		if ev.Readable {
+			w.readClosing(o, now)
+		}
+		return
+	}
+	if o.state != stOpen {
+		return
 	}
 	if ev.Readable {
 		if !w.readAll(o, now, ev.Hup) {
@@ -641,6 +695,9 @@ func (w *worker) established(o *owner, now int64) {
 		if s := &o.ring[k&o.mask]; s.start < 0 {
 			s.start = now
 		}
+	}
+	if w.cfg.Connections {
+		w.admit(o, now)
 	}
 }
 
@@ -725,12 +782,54 @@ func (w *worker) complete(o *owner, now int64) bool {
 	closing := o.parser.Close()
 	o.parser.Reset(w.cfg.Head)
 	w.updateTarget(o, now)
-	if closing {
+	if w.cfg.Connections {
+		switch {
+		case closing || o.sent >= uint32(w.cfg.PerConn):
+			// The connection's last response (or the server ends it):
+			// ending the connection is the server's work.
+			w.awaitClose(o, now)
+			return false
+		case !w.admitting:
+			w.retireConn(o, now, false)
+			return false
+		}
+	} else if closing {
 		w.closeFollowers(o, now)
 		return false
 	}
 	w.admit(o, now)
 	return true
+}
+
+// awaitClose waits (up to the timeout) for the server to close a
+// connection whose last response was read, so that the closing handshake's
+// TIME_WAIT stays on the server and not on the client's ports.
+func (w *worker) awaitClose(o *owner, now int64) {
+	o.state = stClosing
+	w.wheel.Schedule(o.idx, now+w.tmo)
+	if o.tl != nil {
+		o.tl.Arm(false)
+	}
+	w.readClosing(o, now)
+}
+
+// readClosing reads a closing connection: EOF ends it; bytes after the
+// last response are a protocol fault.
+func (w *worker) readClosing(o *owner, now int64) {
+	var n int
+	var err error
+	if o.tl != nil {
+		n, err = o.tl.Read(w.rbuf)
+	} else {
+		n, err = o.tr.Read(w.rbuf)
+	}
+	switch {
+	case err == conn.ErrWouldBlock:
+	case err != nil || n == 0:
+		w.retireConn(o, now, false)
+	default:
+		w.protocolFault(o, now, "unsolicited_response")
+	}
 }
 
 // closeFollowers ends a connection the server closed after a response:
@@ -819,12 +918,7 @@ func (w *worker) flush(o *owner, now int64) {
 		return
 	}
 	for o.written != o.tail && !o.blocked {
-		left := int(o.tail-o.written)*w.reqLen - o.partial
-		chunk := w.wbuf[o.partial:]
-		if len(chunk) > left {
-			chunk = chunk[:left]
-		}
-		n, err := o.tr.Write(chunk)
+		n, err := o.tr.Write(w.pendingBytes(o))
 		if err == conn.ErrWouldBlock {
 			o.blocked = true
 			w.rec.BlockedWrites++
@@ -856,12 +950,7 @@ func (w *worker) flushTLS(o *owner, now int64) {
 		return
 	}
 	for o.written != o.tail {
-		left := int(o.tail-o.written)*w.reqLen - o.partial
-		chunk := w.wbuf[o.partial:]
-		if len(chunk) > left {
-			chunk = chunk[:left]
-		}
-		n, err := o.tl.Write(chunk)
+		n, err := o.tl.Write(w.pendingBytes(o))
 		if err != nil {
 			w.abrupt(o, now, err)
 			return
@@ -874,11 +963,34 @@ func (w *worker) flushTLS(o *owner, now int64) {
 	}
 }
 
+// reqBytes is the encoding of o's next unwritten request.
+func (w *worker) reqBytes(o *owner) (buf []byte, size int) {
+	if o.ring[o.written&o.mask].last {
+		return w.cbuf, len(w.cbuf)
+	}
+	return w.wbuf, w.reqLen
+}
+
+// pendingBytes returns the bytes of o's admitted, unwritten requests from
+// the per-worker buffer (every request of a target is the same bytes, so
+// the buffer holds the request repeated; a connections-test connection has
+// at most one request in flight).
+func (w *worker) pendingBytes(o *owner) []byte {
+	buf, size := w.reqBytes(o)
+	left := int(o.tail-o.written)*size - o.partial
+	chunk := buf[o.partial:]
+	if len(chunk) > left {
+		chunk = chunk[:left]
+	}
+	return chunk
+}
+
 // wrote advances o's write position by n bytes of requests.
 func (w *worker) wrote(o *owner, n int, now int64) {
+	_, size := w.reqBytes(o)
 	total := o.partial + n
-	done := total / w.reqLen
-	o.partial = total % w.reqLen
+	done := total / size
+	o.partial = total % size
 	if done == 0 {
 		return
 	}
@@ -909,6 +1021,9 @@ func (w *worker) fire(i int32, at int64) {
 		w.setupFailed(o, now, errSetupTimeout, true)
 	case stHandshaking:
 		// The setup path has the same deadline and reports the timeout.
+	case stClosing:
+		// The server did not close in time: close with a reset.
+		w.retireConn(o, now, true)
 	case stOpen:
 		if o.pending() == 0 {
 			return

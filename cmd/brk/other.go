@@ -10,14 +10,29 @@ import (
 )
 
 type connCmd struct {
-	URL string `arg:""`
+	URL string `arg:"" help:"http(s)://host[:port]/path"`
 	loadFlags
-	Requests int  `default:"1" help:"Requests per connection."`
-	NoResume bool `help:"Full TLS handshake every time."`
+	Requests int  `default:"1" help:"Requests per connection, written one at a time; the last carries Connection: close."`
+	NoResume bool `help:"For https://, make every handshake a full one (no session resumption)."`
 }
 
+// Run runs the connections test: --start, --pace and --max count
+// concurrent connections.
 func (c *connCmd) Run(e *env) error {
-	return refuse("the connections test (brk conn) is not supported by this build yet")
+	if err := c.refuseUnserved(); err != nil {
+		return err
+	}
+	t, err := c.target(c.URL, os.Stdin)
+	if err != nil {
+		return err
+	}
+	t.TLS.NoResume = c.NoResume
+	p := c.plan()
+	p.Requests = c.Requests
+	if p.Requests < 1 {
+		return refuse("--requests must be at least 1")
+	}
+	return runTest(e, t, p, c.JSON, c.Report, c.Quiet, true)
 }
 
 type rateCmd struct {
@@ -82,5 +97,5 @@ func (c *demoCmd) Run(e *env) error {
 	p := d.Plan
 	p.Phase = c.Phase
 	p.Threads = c.Threads
-	return runRequests(e, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, p, "", "", false)
+	return runTest(e, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, p, "", "", false, false)
 }

@@ -127,11 +127,12 @@ func (c *reqCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return runRequests(e, t, c.plan(), c.JSON, c.Report, c.Quiet)
+	return runTest(e, t, c.plan(), c.JSON, c.Report, c.Quiet, false)
 }
 
-// runRequests runs a requests test and prints it; shared with demo.
-func runRequests(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet bool) error {
+// runTest runs a requests or connections test and prints it; shared with
+// demo.
+func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet, connTest bool) error {
 	text := e.stdout
 	if jsonPath == "-" {
 		text = e.stderr
@@ -155,13 +156,17 @@ func runRequests(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, 
 		reportFile = f
 	}
 	started := time.Now()
-	obs := observer(&printer{w: text, t: t, p: p}, e.stderr, quiet)
-	res, err := brk.Run(e.ctx, t, p, obs)
+	test, run := "requests", brk.Run
+	if connTest {
+		test, run = "connections", brk.RunConnections
+	}
+	obs := observer(&printer{w: text, t: t, p: p, test: test}, e.stderr, quiet)
+	res, err := run(e.ctx, t, p, obs)
 	if err != nil {
 		return refuse("%v", err)
 	}
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
-		fmt.Fprintln(text, "brk requests test ", t.URL)
+		fmt.Fprintf(text, "brk %s test  %s\n", test, t.URL)
 	}
 	brk.WriteSummary(text, res)
 	if jsonPath != "" {
@@ -194,11 +199,12 @@ func runRequests(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, 
 
 // printer writes the human text between phases.
 type printer struct {
-	w io.Writer
-	t brk.Target
-	p brk.Plan
+	w    io.Writer
+	t    brk.Target
+	p    brk.Plan
+	test string
 }
 
-func (p *printer) WorkersStarted(n int)            { brk.WriteHeader(p.w, p.t, p.p, n) }
+func (p *printer) WorkersStarted(n int)            { brk.WriteHeader(p.w, p.test, p.t, p.p, n) }
 func (p *printer) PhaseStarted(brk.Phase)          {}
 func (p *printer) PhaseFinished(s *brk.PhaseStats) { brk.WritePhase(p.w, s) }
