@@ -128,6 +128,9 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*PhaseRun, error
 	if e.cfg.Connections {
 		conns = spec.Depth // the level is the number of concurrent connections
 	}
+	// The live counters never reset: the base is read before any worker
+	// starts the phase, so nothing of it is missed.
+	live0 := e.Snapshot()
 	for i, w := range e.workers {
 		depth := spec.Depth
 		if e.cfg.Connections {
@@ -145,7 +148,6 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*PhaseRun, error
 	// connection has reached its target once to the end of admission.
 	var mach0 metrics.MachineCPU
 	loaded := false
-	live0 := e.Snapshot()
 	timer := time.NewTimer(spec.Duration)
 	tick := time.NewTicker(20 * time.Millisecond)
 wait:
