@@ -1,0 +1,115 @@
+package brk_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"brk"
+	"brk/internal/hostile"
+	"brk/internal/testenv"
+)
+
+func runConn(t *testing.T, target brk.Target, plan brk.Plan) *brk.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := brk.RunConnections(ctx, target, plan, nil)
+	if err != nil {
+		t.Fatalf("RunConnections: %v", err)
+	}
+	checkAccounting(t, res)
+	return res
+}
+
+// TestConnectionsAgainstNginx: the connections test against a real nginx,
+// one and ten requests per connection: every request nginx logged is one
+// brk attempted, every connection was set up apart, and the levels count
+// connections.
+func TestConnectionsAgainstNginx(t *testing.T) {
+	for _, per := range []int{1, 10} {
+		t.Run(fmt.Sprintf("requests=%d", per), func(t *testing.T) {
+			ngx := testenv.StartNginx(t, testenv.NginxOptions{})
+			res := runConn(t, brk.Target{URL: "http://" + ngx.Addr + "/"},
+				brk.Plan{Start: 4, Pace: 4, Max: 8, Requests: per, Phase: 400 * time.Millisecond,
+					Timeout: time.Second, Threads: 1})
+			if res.Verdict != brk.VerdictDone || res.Test != "connections" {
+				t.Fatalf("verdict %s (%s), test %s", res.Verdict, res.Reason, res.Test)
+			}
+			if *res.LastAccepted != 8 || len(res.Phases) != 2 || res.Phases[0].Level != 4 || res.Phases[1].Level != 8 {
+				t.Fatalf("levels: last accepted %d, %s", *res.LastAccepted, describe(res))
+			}
+			c, s := total(res), totalSetups(res)
+			if c.Attempted == 0 || c.Succeeded != c.Attempted {
+				t.Fatalf("requests %+v", c)
+			}
+			if s.Established == 0 || s.Established != s.Attempted {
+				t.Fatalf("setups %+v", s)
+			}
+			// Each connection carries at most `per` requests; only the
+			// connections cut by a phase end carry fewer.
+			if c.Attempted > s.Established*uint64(per) || c.Attempted < (s.Established-16)*uint64(per) {
+				t.Fatalf("%d requests over %d connections of %d requests", c.Attempted, s.Established, per)
+			}
+			if got := ngx.WaitRequests(t, int(c.Attempted), 3*time.Second); got != int(c.Attempted) {
+				t.Fatalf("nginx logged %d requests, brk attempted %d", got, c.Attempted)
+			}
+		})
+	}
+}
+
+// TestConnectionsSetupFailures: nothing listening makes the connections
+// test inconclusive (no setup ever succeeded); a server that accepts but
+// never answers is a request timeout, and its setups are established.
+func TestConnectionsSetupFailures(t *testing.T) {
+	res := runConn(t, brk.Target{URL: "http://" + closedAddr(t) + "/"},
+		brk.Plan{Start: 2, Phase: 2 * time.Second, Timeout: 200 * time.Millisecond, Threads: 1})
+	if res.Verdict != brk.VerdictInconclusive || !strings.Contains(res.Reason, "refused") {
+		t.Fatalf("nothing listening: %s (%s)", res.Verdict, res.Reason)
+	}
+	if s := totalSetups(res); s.Failed == 0 || s.Established != 0 {
+		t.Fatalf("setups %+v", s)
+	}
+
+	srv := hostile.Start(t, hostile.Never())
+	res = runConn(t, hostileTarget(srv), brk.Plan{Start: 2, Max: 2, Phase: 300 * time.Millisecond,
+		Timeout: 100 * time.Millisecond, Threads: 1})
+	if res.Verdict != brk.VerdictBroken || !strings.Contains(res.Reason, "requests:") {
+		t.Fatalf("never answers: %s (%s)", res.Verdict, res.Reason)
+	}
+	c := total(res)
+	if c.Timeout == 0 || c.Succeeded != 0 || totalSetups(res).Established == 0 {
+		t.Fatalf("never answers: %+v setups %+v", c, totalSetups(res))
+	}
+}
+
+// TestConnectionsWaitForServerClose: after the last response the client
+// waits for the server's FIN; a server that closes gives clean successes
+// and one connection per `--requests` requests.
+func TestConnectionsWaitForServerClose(t *testing.T) {
+	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {
+		for {
+			req, err := c.ReadRequest()
+			if err != nil {
+				return
+			}
+			if strings.EqualFold(req.Header.Get("Connection"), "close") {
+				c.Respond([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"))
+				c.Close()
+				return
+			}
+			c.Respond([]byte(hostile.OKResponse))
+		}
+	})
+	res := runConn(t, hostileTarget(srv), brk.Plan{Start: 2, Max: 2, Requests: 3,
+		Phase: 300 * time.Millisecond, Timeout: 500 * time.Millisecond, Threads: 1})
+	if res.Verdict != brk.VerdictDone {
+		t.Fatalf("%s (%s)", res.Verdict, res.Reason)
+	}
+	st := serverStats(srv, total(res).Succeeded)
+	if uint64(st.Responses) != total(res).Succeeded || uint64(st.Conns) != totalSetups(res).Established {
+		t.Fatalf("server %+v, client %+v setups %+v", st, total(res), totalSetups(res))
+	}
+}
