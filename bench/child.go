@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -15,13 +16,16 @@ import (
 // that its CPU and its goroutines never compete with the client's inside
 // one Go runtime.
 type FixtureProcess struct {
-	cmd  *exec.Cmd
-	addr string
-	done chan error
+	cmd    *exec.Cmd
+	addr   string
+	scheme string // "http" or "https", as the child reported
+	done   chan error
+	once   sync.Once
 }
 
-// StartFixtureProcess runs `exe fixture` with cfg's flags and waits until
-// it reports its address. exe is a brk binary (os.Executable() for brk
+// StartFixtureProcess runs `exe fixture` with cfg's flags (--tls and
+// --ca-out PATH for TLS and CAPath) and waits until it reports its address
+// ("listening on https://ADDR" with TLS, by which time CAPath is written). exe is a brk binary (os.Executable() for brk
 // itself).
 func StartFixtureProcess(exe string, cfg FixtureConfig) (*FixtureProcess, error) {
 	addr := cfg.Addr
@@ -37,6 +41,12 @@ func StartFixtureProcess(exe string, cfg FixtureConfig) (*FixtureProcess, error)
 	}
 	if cfg.DelayDist != "" {
 		args = append(args, "--delay-dist", cfg.DelayDist)
+	}
+	if cfg.TLS {
+		args = append(args, "--tls")
+	}
+	if cfg.CAPath != "" {
+		args = append(args, "--ca-out", cfg.CAPath)
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Stderr = os.Stderr
@@ -62,12 +72,17 @@ func StartFixtureProcess(exe string, cfg FixtureConfig) (*FixtureProcess, error)
 	}()
 	select {
 	case l, ok := <-line:
-		const prefix = "listening on http://"
+		want := "http"
+		if cfg.TLS {
+			want = "https"
+		}
+		prefix := "listening on " + want + "://"
 		if !ok || !strings.HasPrefix(l, prefix) {
 			p.Close()
 			return nil, errors.New("fixture child did not report its address")
 		}
 		p.addr = strings.TrimPrefix(l, prefix)
+		p.scheme = want
 	case <-time.After(10 * time.Second):
 		p.Close()
 		return nil, errors.New("fixture child did not start within 10 s")
@@ -78,20 +93,22 @@ func StartFixtureProcess(exe string, cfg FixtureConfig) (*FixtureProcess, error)
 // Addr is the child's listen address.
 func (p *FixtureProcess) Addr() string { return p.addr }
 
-// URL returns "http://" + Addr() + path.
-func (p *FixtureProcess) URL(path string) string { return "http://" + p.addr + path }
+// URL returns "http://" (or "https://" with TLS) + Addr() + path.
+func (p *FixtureProcess) URL(path string) string { return p.scheme + "://" + p.addr + path }
 
 // Close stops the child (SIGTERM to its PID, SIGKILL after 5 s) and waits.
 func (p *FixtureProcess) Close() error {
 	if p.cmd.Process == nil {
 		return nil
 	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(5 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
-	}
+	p.once.Do(func() {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(5 * time.Second):
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
 	return nil
 }

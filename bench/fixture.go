@@ -34,6 +34,13 @@ type FixtureConfig struct {
 	// "uniform:1ms-10ms": each request's service time is drawn uniformly
 	// from [A,B] instead of Service (a slow upstream).
 	DelayDist string
+	// TLS serves HTTPS (HTTP/1.1 only, via ALPN "http/1.1") with an
+	// ephemeral self-signed ECDSA P-256 certificate for localhost,
+	// 127.0.0.1 and ::1 that is its own CA; see fixture_tls.go.
+	TLS bool
+	// CAPath, with TLS, is where the certificate's PEM is written so that
+	// clients can trust it. Setting it without TLS is an error.
+	CAPath string
 }
 
 // ParseDelayDist parses "uniform:A-B" (A <= B, both >= 0, Go durations) and
@@ -68,6 +75,7 @@ func ParseDelayDist(s string) (lo, hi time.Duration, err error) {
 type Fixture struct {
 	ln  net.Listener
 	srv *http.Server
+	tls *fixtureTLS // nil: plain HTTP
 
 	sem     chan time.Time // capacity slot tokens, each holding the time its slot frees; nil when Capacity == 0
 	service time.Duration
@@ -91,14 +99,18 @@ type Fixture struct {
 	closeErr  error
 }
 
-// StartFixture validates cfg, listens and serves HTTP/1.1 in background
-// goroutines (net/http). Validation errors are one-line messages.
+// StartFixture validates cfg, listens and serves HTTP/1.1 (over TLS when
+// cfg.TLS) in background goroutines (net/http). Validation errors are
+// one-line messages.
 func StartFixture(cfg FixtureConfig) (*Fixture, error) {
 	if cfg.Capacity < 0 {
 		return nil, fmt.Errorf("fixture: capacity must be >= 0, got %d", cfg.Capacity)
 	}
 	if cfg.Service < 0 {
 		return nil, fmt.Errorf("fixture: service time must be >= 0, got %v", cfg.Service)
+	}
+	if cfg.CAPath != "" && !cfg.TLS {
+		return nil, fmt.Errorf("fixture: a CA output path needs TLS")
 	}
 	f := &Fixture{
 		service:   cfg.Service,
@@ -126,6 +138,12 @@ func StartFixture(cfg FixtureConfig) (*Fixture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fixture: %v", err)
 	}
+	tln, err := f.setupTLS(cfg, ln)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	ln = tln
 	f.ln = ln
 
 	mux := http.NewServeMux()
@@ -162,8 +180,8 @@ func StartFixture(cfg FixtureConfig) (*Fixture, error) {
 // Addr returns the address actually bound, e.g. "127.0.0.1:PORT".
 func (f *Fixture) Addr() string { return f.ln.Addr().String() }
 
-// URL returns "http://" + Addr() + path.
-func (f *Fixture) URL(path string) string { return "http://" + f.Addr() + path }
+// URL returns "http://" (or "https://" with TLS) + Addr() + path.
+func (f *Fixture) URL(path string) string { return f.scheme() + "://" + f.Addr() + path }
 
 // Requests returns the number of requests handled so far.
 func (f *Fixture) Requests() int64 { return f.requests.Load() }
@@ -193,7 +211,8 @@ func (f *Fixture) Close() error {
 }
 
 // ServeFixture runs the fixture until ctx is done, printing
-// "listening on http://ADDR" to w once bound. Used by `brk fixture`.
+// "listening on http://ADDR" (https://ADDR with TLS) to w once bound.
+// Used by `brk fixture`.
 func ServeFixture(ctx context.Context, cfg FixtureConfig, w io.Writer) error {
 	f, err := StartFixture(cfg)
 	if err != nil {

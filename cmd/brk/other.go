@@ -56,11 +56,14 @@ type fixtureCmd struct {
 	Capacity  int           `help:"At most this many requests in service at once (0 = unlimited); the rest queue."`
 	Service   time.Duration `help:"Service time of each request."`
 	DelayDist string        `help:"Draw each service time from uniform:A-B (a slow upstream)." placeholder:"uniform:A-B"`
+	TLS       bool          `name:"tls" help:"Serve HTTPS (HTTP/1.1) with an ephemeral self-signed certificate."`
+	CAOut     string        `name:"ca-out" help:"With --tls, write the certificate (its own CA) as PEM to PATH, for --cacert." placeholder:"PATH"`
 }
 
 func (c *fixtureCmd) Run(e *env) error {
 	err := bench.ServeFixture(e.ctx, bench.FixtureConfig{
 		Addr: c.Listen, Capacity: c.Capacity, Service: c.Service, DelayDist: c.DelayDist,
+		TLS: c.TLS, CAPath: c.CAOut,
 	}, e.stdout)
 	if err != nil {
 		return refuse("%v", err)

@@ -59,6 +59,12 @@ type NginxOptions struct {
 	KeepaliveRequests int
 	// ExtraHTTP holds extra directives for the http block.
 	ExtraHTTP string
+	// ListenSuffix is appended to the listen directive's address, e.g.
+	// "ssl" gives `listen 127.0.0.1:PORT ssl;`; empty adds nothing.
+	ListenSuffix string
+	// ServerExtra holds extra directives for the server block (placed
+	// before the location); empty adds nothing.
+	ServerExtra string
 }
 
 // Nginx is a private nginx instance started by a test.
@@ -116,7 +122,15 @@ func nginxConfig(prefix, addr string, opt NginxOptions) string {
 	if opt.ExtraHTTP != "" {
 		fmt.Fprintf(&b, "  %s\n", opt.ExtraHTTP)
 	}
-	fmt.Fprintf(&b, "  server {\n    listen %s;\n    location / { %s }\n  }\n}\n", addr, location)
+	listen := addr
+	if opt.ListenSuffix != "" {
+		listen += " " + opt.ListenSuffix
+	}
+	fmt.Fprintf(&b, "  server {\n    listen %s;\n", listen)
+	if opt.ServerExtra != "" {
+		fmt.Fprintf(&b, "    %s\n", opt.ServerExtra)
+	}
+	fmt.Fprintf(&b, "    location / { %s }\n  }\n}\n", location)
 	return b.String()
 }
 
