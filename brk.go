@@ -173,6 +173,7 @@ type PhaseStats struct {
 	Depth          int     `json:"depth"`
 	Accepted       bool    `json:"accepted"`
 	Interrupted    bool    `json:"interrupted"`
+	Inconclusive   bool    `json:"inconclusive"` // the phase ended the run inconclusive (no server verdict)
 	Reason         string  `json:"reason,omitempty"`
 	DurationS      float64 `json:"duration_s"` // admission plus drain
 	ActiveS        float64 `json:"active_s"`   // admission window

@@ -43,6 +43,8 @@ func WritePhase(w io.Writer, s *PhaseStats) {
 	switch {
 	case s.Interrupted:
 		state = "interrupted (not judged)"
+	case s.Inconclusive:
+		state = "INCONCLUSIVE"
 	case !s.Accepted:
 		state = "REJECTED"
 	}

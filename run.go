@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -124,6 +125,11 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 	if u.User != nil {
 		return nil, usage("bad URL %q: credentials in URLs are not supported (use -H Authorization:)", t.URL)
 	}
+	if pt := u.Port(); pt != "" {
+		if n, err := strconv.ParseUint(pt, 10, 16); err != nil || n == 0 {
+			return nil, usage("bad URL %q: port %q is not 1..65535", t.URL, pt)
+		}
+	}
 	hostport := u.Host
 	if u.Port() == "" {
 		port := "80"
@@ -133,8 +139,12 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 		hostport = net.JoinHostPort(u.Hostname(), port)
 	}
 	if t.Connect != "" {
-		if _, _, err := net.SplitHostPort(t.Connect); err != nil {
+		_, pt, err := net.SplitHostPort(t.Connect)
+		if err != nil {
 			return nil, usage("--connect %q: want HOST:PORT", t.Connect)
+		}
+		if n, err := strconv.ParseUint(pt, 10, 16); err != nil || n == 0 {
+			return nil, usage("--connect %q: port %q is not 1..65535", t.Connect, pt)
 		}
 		hostport = t.Connect
 	}
@@ -154,11 +164,11 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 	}
 	pr.request, err = req.Encode()
 	if err != nil {
-		return nil, usage("%v", err)
+		return nil, usage("%s", strings.TrimPrefix(err.Error(), "h1: "))
 	}
 	req.Close = true
 	if pr.closeRequest, err = req.Encode(); err != nil {
-		return nil, usage("%v", err)
+		return nil, usage("%s", strings.TrimPrefix(err.Error(), "h1: "))
 	}
 	pr.head = method == "HEAD"
 	pr.replay = method == "GET" || method == "HEAD"
@@ -210,30 +220,48 @@ func RunConnections(ctx context.Context, t Target, p Plan, obs Observer) (*Resul
 	return run(ctx, t, p, obs, true)
 }
 
-func run(ctx context.Context, t Target, p Plan, obs Observer, connTest bool) (*Result, error) {
+// Check validates a target and plan as Run (connTest false) or
+// RunConnections (true) would, without any traffic; the error is a
+// *UsageError.
+func Check(t Target, p Plan, connTest bool) error {
+	_, _, err := check(&t, p, connTest)
+	return err
+}
+
+func check(t *Target, p Plan, connTest bool) (*prepared, Plan, error) {
 	if connTest {
 		if p.Requests == 0 {
 			p.Requests = 1
 		}
 		if p.Requests < 0 {
-			return nil, usage("--requests must be at least 1")
+			return nil, p, usage("--requests must be at least 1")
 		}
 		p.Conns = 1 // unused; keeps the shared validation simple
 	} else if t.TLS.NoResume {
-		return nil, usage("--no-resume applies to the connections test")
+		return nil, p, usage("--no-resume applies to the connections test")
 	}
-	pr, err := prepare(&t, p)
+	pr, err := prepare(t, p)
 	if err != nil {
-		return nil, err
+		return nil, p, err
 	}
 	p = pr.plan
-	test := "requests"
 	if connTest {
-		test = "connections"
 		p.Conns = p.Start
 		if p.Max > 0 {
 			p.Conns = p.Max
 		}
+	}
+	return pr, p, nil
+}
+
+func run(ctx context.Context, t Target, p Plan, obs Observer, connTest bool) (*Result, error) {
+	pr, p, err := check(&t, p, connTest)
+	if err != nil {
+		return nil, err
+	}
+	test := "requests"
+	if connTest {
+		test = "connections"
 	}
 	res := &Result{
 		Schema: 1, Test: test, URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
@@ -365,7 +393,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 	c := &m.Counts
 	s := &PhaseStats{
 		Index: j.Index, Level: j.Target, Depth: j.Depth,
-		Accepted: j.Accepted, Interrupted: r.Interrupted, Reason: j.Reason,
+		Accepted: j.Accepted, Interrupted: r.Interrupted, Inconclusive: j.Inconclusive, Reason: j.Reason,
 		DurationS: r.Elapsed.Seconds(), ActiveS: r.Active.Seconds(),
 		Counts: Counts{
 			Attempted: c.Attempted, Succeeded: c.Succeeded,

@@ -3,7 +3,6 @@
 package conn
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -197,11 +196,11 @@ type TLSInfo struct {
 func Handshake(fd int, cfg *tls.Config, deadline time.Time) (*TLS, error) {
 	t := &TLS{s: sock{fd: fd, blocking: true, deadline: deadline}}
 	t.c = tls.Client(&t.s, cfg)
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	err := t.c.HandshakeContext(ctx)
-	cancel()
+	// The socket wrapper enforces the deadline in poll(2); HandshakeContext
+	// would add a watcher goroutine per handshake for nothing.
+	err := t.c.Handshake()
 	if err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return nil, ErrHandshakeTimeout
 		}
 		return nil, err

@@ -44,8 +44,11 @@ type Judged struct {
 	Target   int // Conns × Depth
 	Run      *PhaseRun
 	Accepted bool
-	Judged   bool   // false for an interrupted phase
-	Reason   string // why it was rejected or inconclusive
+	Judged   bool // false for an interrupted phase
+	// Inconclusive marks a phase that ended the run inconclusive: it is
+	// neither accepted nor a server verdict.
+	Inconclusive bool
+	Reason       string // why it was rejected or inconclusive
 }
 
 // Hooks are called on the caller's goroutine between phases, never per
@@ -91,6 +94,7 @@ func Drive(ctx context.Context, e *Engine, plan Plan, hooks Hooks) *Outcome {
 			j.Depth = 1
 		}
 		verdict, reason, stop := judge(j, plan, conns, e.cfg.Connections, e.cfg.Addr.String())
+		j.Inconclusive = stop && verdict == Inconclusive
 		out.Phases = append(out.Phases, j)
 		hooks.PhaseFinished(j)
 		if stop {

@@ -53,9 +53,24 @@ type reqCmd struct {
 	RateDepth int `help:"Rate test only." hidden:""`
 }
 
-// refuseUnserved rejects flags this build does not serve yet.
+// refuseUnserved rejects flags this build does not serve yet, and
+// explicit zeros (the library would read a zero as "use the default", but
+// on the command line kong already filled the defaults in, so a zero was
+// typed).
 func (f *loadFlags) refuseUnserved() error {
 	switch {
+	case f.Conn < 1:
+		return refuse("--conn must be at least 1")
+	case f.Pace < 1:
+		return refuse("--pace must be at least 1")
+	case f.Start < 0:
+		return refuse("--start must be at least 1")
+	case f.Phase < time.Millisecond:
+		return refuse("--phase must be at least 1ms")
+	case f.Timeout < time.Millisecond:
+		return refuse("--timeout must be at least 1ms")
+	case strings.TrimSpace(f.Accept) == "":
+		return refuse("--accept needs a percentage such as 99.99")
 	case f.Cacert != "" && f.Insecure:
 		return refuse("--cacert and --insecure cannot be combined")
 	case f.HTTP2:
@@ -136,6 +151,10 @@ func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quie
 	text := e.stdout
 	if jsonPath == "-" {
 		text = e.stderr
+	}
+	// Validate everything before creating (and truncating) report files.
+	if err := brk.Check(t, p, connTest); err != nil {
+		return refuse("%v", err)
 	}
 	var jsonFile *os.File
 	if jsonPath != "" && jsonPath != "-" {
