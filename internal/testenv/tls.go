@@ -174,8 +174,8 @@ type NginxTLSOptions struct {
 	// "auto".
 	Curves string
 	// Nginx holds further StartNginx options (Location, Workers,
-	// KeepaliveRequests, ExtraHTTP, ServerExtra); its ListenSuffix is
-	// replaced by "ssl".
+	// KeepaliveRequests, ExtraHTTP, ServerExtra, ListenSuffix); "ssl" is
+	// put before its ListenSuffix.
 	Nginx NginxOptions
 }
 
@@ -222,7 +222,7 @@ func StartNginxTLS(tb testing.TB, opt NginxTLSOptions) *Nginx {
 		opt.Leaf = NewCA(tb).Server(tb, "localhost", "127.0.0.1")
 	}
 	nopt := opt.Nginx
-	nopt.ListenSuffix = "ssl"
+	nopt.ListenSuffix = strings.TrimSpace("ssl " + nopt.ListenSuffix)
 	nopt.ServerExtra = nginxTLSServer(opt)
 	return StartNginx(tb, nopt)
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package brk_test
+
+const raceEnabled = false
