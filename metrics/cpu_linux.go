@@ -6,22 +6,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"time"
-
-	"golang.org/x/sys/unix"
 )
-
-// ReadProcessCPU reads the process's user and system CPU time.
-func ReadProcessCPU() ProcessCPU {
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
-		return ProcessCPU{}
-	}
-	return ProcessCPU{
-		User:   time.Duration(ru.Utime.Nano()),
-		System: time.Duration(ru.Stime.Nano()),
-	}
-}
 
 // ReadMachineCPU reads the aggregate "cpu" line of /proc/stat. Busy is
 // everything but idle and iowait.

@@ -166,14 +166,19 @@ func (r *Recorder) Response(latencyNs int64) {
 	}
 	r.LatencySumNs += uint64(latencyNs)
 	r.LatencyCount++
-	us := latencyNs / 1000
+	recordUs(r.Latency, latencyNs)
+}
+
+// recordUs records a duration in µs, clamped to the histogram's range.
+func recordUs(h *hdrhistogram.Histogram, ns int64) {
+	us := ns / 1000
 	if us < histLowest {
 		us = histLowest
 	}
 	if us > histHighest {
 		us = histHighest
 	}
-	r.Latency.RecordValue(us)
+	h.RecordValue(us)
 }
 
 // Fail records n failed requests of category c.
@@ -192,14 +197,7 @@ func (r *Recorder) SetupDone(ok bool, timedOut bool, latencyNs int64) {
 	case ok:
 		r.Setups.Established++
 		r.live.Established.Add(1)
-		us := latencyNs / 1000
-		if us < histLowest {
-			us = histLowest
-		}
-		if us > histHighest {
-			us = histHighest
-		}
-		r.SetupLatency.RecordValue(us)
+		recordUs(r.SetupLatency, latencyNs)
 	case timedOut:
 		r.Setups.TimedOut++
 		r.live.SetupFailed.Add(1)

@@ -701,17 +701,19 @@ func (w *worker) established(o *owner, now int64) {
 	}
 }
 
+// read reads into the worker's buffer through o's transport.
+func (w *worker) read(o *owner) (int, error) {
+	if o.tl != nil {
+		return o.tl.Read(w.rbuf)
+	}
+	return o.tr.Read(w.rbuf)
+}
+
 // readAll reads until the socket is drained. It returns false when the
 // connection was retired.
 func (w *worker) readAll(o *owner, now int64, hup bool) bool {
 	for {
-		var n int
-		var err error
-		if o.tl != nil {
-			n, err = o.tl.Read(w.rbuf)
-		} else {
-			n, err = o.tr.Read(w.rbuf)
-		}
+		n, err := w.read(o)
 		if err == conn.ErrWouldBlock {
 			return true
 		}
@@ -816,13 +818,7 @@ func (w *worker) awaitClose(o *owner, now int64) {
 // readClosing reads a closing connection: EOF ends it; bytes after the
 // last response are a protocol fault.
 func (w *worker) readClosing(o *owner, now int64) {
-	var n int
-	var err error
-	if o.tl != nil {
-		n, err = o.tl.Read(w.rbuf)
-	} else {
-		n, err = o.tr.Read(w.rbuf)
-	}
+	n, err := w.read(o)
 	switch {
 	case err == conn.ErrWouldBlock:
 	case err != nil || n == 0:
