@@ -92,8 +92,10 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 		return nil, usage("--threads must not be negative")
 	case p.Threads > p.Conns:
 		return nil, usage("--threads (%d) is more than --conn (%d): a thread needs a connection", p.Threads, p.Conns)
-	case p.Max > 1<<20 || p.Start > 1<<20:
-		return nil, usage("--start/--max above %d requests per connection are not supported", 1<<20)
+	case p.Max > sched.MaxLevel || p.Start > sched.MaxLevel:
+		return nil, usage("--start/--max above %d are not supported", sched.MaxLevel)
+	case p.Conns > sched.MaxLevel:
+		return nil, usage("--conn above %d is not supported", sched.MaxLevel)
 	}
 	acc, err := sched.ParseAccept(p.Accept)
 	if err != nil {

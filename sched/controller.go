@@ -8,6 +8,12 @@ import (
 	"brk/metrics"
 )
 
+// MaxLevel bounds a level: requests per connection in the requests test
+// (each outstanding request has a ring slot per connection), concurrent
+// connections in the connections test. A run without --max that gets
+// there ends inconclusive instead of allocating without bound.
+const MaxLevel = 1 << 16
+
 // Plan is the phase schedule of a requests test.
 type Plan struct {
 	Start, Pace int // outstanding requests per connection in phase 0, and added per phase
@@ -79,6 +85,11 @@ func Drive(ctx context.Context, e *Engine, plan Plan, hooks Hooks) *Outcome {
 			return out
 		}
 		depth, last := plan.Level(n)
+		if depth > MaxLevel {
+			out.Verdict = Inconclusive
+			out.Reason = fmt.Sprintf("the next level would exceed %d per connection (or connections), the most brk supports; give --max", MaxLevel)
+			return out
+		}
 		target, conns := e.cfg.Conns*depth, e.cfg.Conns
 		if e.cfg.Connections {
 			target, conns = depth, depth
