@@ -96,6 +96,8 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 		return nil, usage("--start/--max above %d are not supported", sched.MaxLevel)
 	case p.Conns > sched.MaxLevel:
 		return nil, usage("--conn above %d is not supported", sched.MaxLevel)
+	case p.Conns*max(p.Start, p.Max) > sched.MaxOutstanding:
+		return nil, usage("--conn × --start/--max above %d outstanding requests is not supported", sched.MaxOutstanding)
 	}
 	acc, err := sched.ParseAccept(p.Accept)
 	if err != nil {

@@ -14,6 +14,11 @@ import (
 // there ends inconclusive instead of allocating without bound.
 const MaxLevel = 1 << 16
 
+// MaxOutstanding bounds the requests test's total level (connections ×
+// requests per connection): the rings hold one slot per outstanding
+// request.
+const MaxOutstanding = 1 << 22
+
 // Plan is the phase schedule of a requests test.
 type Plan struct {
 	Start, Pace int // outstanding requests per connection in phase 0, and added per phase
@@ -85,9 +90,9 @@ func Drive(ctx context.Context, e *Engine, plan Plan, hooks Hooks) *Outcome {
 			return out
 		}
 		depth, last := plan.Level(n)
-		if depth > MaxLevel {
+		if depth > MaxLevel || !e.cfg.Connections && depth*e.cfg.Conns > MaxOutstanding {
 			out.Verdict = Inconclusive
-			out.Reason = fmt.Sprintf("the next level would exceed %d per connection (or connections), the most brk supports; give --max", MaxLevel)
+			out.Reason = fmt.Sprintf("the next level (%d) is beyond what brk supports (%d per connection or connections, %d outstanding requests); give --max", depth, MaxLevel, MaxOutstanding)
 			return out
 		}
 		target, conns := e.cfg.Conns*depth, e.cfg.Conns
