@@ -60,16 +60,10 @@ type prepared struct {
 	plan     Plan
 	accept   sched.Accept
 	hostport string // dial address text
-	request  []byte
-	head     bool
+	template *h1.Template
 	replay   bool
 	statusOK func(int) bool
-	expect   []byte
-	check    bool
 	tls      *tls.Config
-	// closeRequest is the request with Connection: close (the last one of
-	// a connection in the connections test).
-	closeRequest []byte
 }
 
 func prepare(t *Target, p Plan) (*prepared, error) {
@@ -166,20 +160,13 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 	for _, h := range t.Headers {
 		req.Headers = append(req.Headers, h1.Header{Name: h.Name, Value: h.Value})
 	}
-	pr.request, err = req.Encode()
-	if err != nil {
-		return nil, usage("%s", strings.TrimPrefix(err.Error(), "h1: "))
-	}
-	req.Close = true
-	if pr.closeRequest, err = req.Encode(); err != nil {
-		return nil, usage("%s", strings.TrimPrefix(err.Error(), "h1: "))
-	}
-	pr.head = method == "HEAD"
+	head := method == "HEAD"
 	pr.replay = method == "GET" || method == "HEAD"
 
-	if pr.head && (t.ExpectEcho || t.ExpectBody != nil) {
+	if head && (t.ExpectEcho || t.ExpectBody != nil) {
 		return nil, usage("--expect-body and --expect-echo cannot apply to HEAD responses, which have no body")
 	}
+	var expect []byte
 	if t.ExpectEcho {
 		if t.Body == nil {
 			return nil, usage("--expect-echo needs --body-file")
@@ -187,9 +174,14 @@ func prepare(t *Target, p Plan) (*prepared, error) {
 		if t.ExpectBody != nil {
 			return nil, usage("--expect-echo and --expect-body cannot be combined")
 		}
-		pr.expect, pr.check = t.Body, true
+		expect = t.Body
 	} else if t.ExpectBody != nil {
-		pr.expect, pr.check = t.ExpectBody, true
+		expect = t.ExpectBody
+	}
+	// Encode once: the request, its closing variant, the repeated buffer.
+	pr.template, err = h1.NewTemplate(req, expect, expect != nil)
+	if err != nil {
+		return nil, usage("%s", strings.TrimPrefix(err.Error(), "h1: "))
 	}
 	if len(t.ExpectStatus) > 0 {
 		var ok [600]bool
@@ -305,12 +297,11 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, connTest bool) (*R
 	}
 	eng, err := sched.Start(sched.Config{
 		Threads: threads, Conns: p.Conns, Addr: addrs[0],
-		Request: pr.request, Head: pr.head, Replay: pr.replay,
+		Replay:  pr.replay,
 		Timeout: p.Timeout, StatusOK: pr.statusOK,
-		ExpectBody: pr.expect, CheckBody: pr.check,
 		TLS: pr.tls, NoResume: t.TLS.NoResume,
-		Connections: connTest, PerConn: p.Requests, CloseRequest: pr.closeRequest,
-		NewParser: func() sched.Parser { return new(h1.Parser) },
+		Connections: connTest, PerConn: p.Requests,
+		NewSession: func() sched.Session { return h1.NewSession(pr.template) },
 	})
 	if err != nil {
 		if msg, ok := conn.Exhausted(err); ok {

@@ -74,6 +74,7 @@ func (w *worker) admit(o *owner, now int64) {
 		}
 		s := &o.ring[o.tail&o.mask]
 		s.last = last
+		o.sess.Queue(last)
 		s.admit = now
 		s.deadline = now + w.tmo
 		s.start = now
@@ -106,8 +107,7 @@ func (w *worker) armTimer(o *owner) {
 // resolveHead drops the oldest request with a failure category.
 func (w *worker) resolveHead(o *owner, cat metrics.Category) {
 	if o.head == o.written && o.written != o.tail {
-		o.written++ // never written: keep the ring invariant
-		o.partial = 0
+		o.written++ // never written: keep the ring invariant (the connection is replaced)
 	} else if o.head != o.written {
 		w.outN--
 	}
@@ -127,7 +127,6 @@ func (w *worker) failAll(o *owner, cat metrics.Category) {
 	w.rec.Fail(cat, uint64(n))
 	o.head = o.tail
 	o.written = o.tail
-	o.partial = 0
 }
 
 func (w *worker) closeFd(o *owner, reset bool) {
@@ -162,7 +161,6 @@ func (w *worker) retireConn(o *owner, now int64, reset bool) {
 	// the ring is replayed from its first byte.
 	w.outN -= int64(o.outstanding())
 	o.written = o.head
-	o.partial = 0
 	if !o.retire {
 		o.retire = true
 		w.retired = append(w.retired, o.idx)

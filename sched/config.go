@@ -16,18 +16,31 @@ import (
 	"brk/conn"
 )
 
-// Parser is the response side of a protocol session as the worker drives
-// it: one response at a time, in order. h1.Parser satisfies it; sched does
-// not depend on its framing.
-type Parser interface {
-	SetExpectBody(b []byte, check bool)
-	Reset(head bool)
+// Session is one connection's protocol as the worker drives it: it
+// encodes the requests the worker admits, says how many of them a write
+// completed, and parses responses. The worker owns the sockets, admission,
+// deadlines and outcomes; a protocol package exports a type that satisfies
+// this without importing sched (h1.Session).
+type Session interface {
+	// Reset begins a new connection: nothing queued, no response begun.
+	Reset()
+	// Queue appends one admitted request; last marks a connection's final
+	// request (it asks the server to close).
+	Queue(last bool)
+	// Output returns queued bytes not yet written (nil when none).
+	Output() []byte
+	// Wrote consumes n bytes of Output and returns how many requests are
+	// now completely written.
+	Wrote(n int) int
+	// Parse consumes response bytes; done when the response to the oldest
+	// written request is complete (Status, BodyOK and Closing describe it).
 	Parse(b []byte) (n int, done bool, err error)
+	// EOF tells the session the peer closed: done completes a
+	// close-delimited response.
 	EOF() (done bool, err error)
-	Started() bool
 	Status() int
-	Close() bool
 	BodyOK() bool
+	Closing() bool
 }
 
 // Config is what the engine needs to drive one target. It is validated by
@@ -36,32 +49,26 @@ type Config struct {
 	Threads int           // worker threads (>= 1, <= Conns)
 	Conns   int           // connection owners
 	Addr    conn.Addr     // dial address
-	Request []byte        // one encoded request
-	Head    bool          // the request is HEAD (responses have no body)
 	Replay  bool          // the method may be replayed after Connection: close (GET, HEAD)
 	Timeout time.Duration // request budget
 
 	// StatusOK reports which status codes are accepted.
 	StatusOK func(code int) bool
-	// ExpectBody, when CheckBody, is the exact body every response must carry.
-	ExpectBody []byte
-	CheckBody  bool
 
 	// Connections selects the connections test: a phase's depth is the
 	// number of concurrent connections; each carries PerConn requests one
-	// at a time, the last one CloseRequest (with Connection: close), then
+	// at a time, the last one asking the server to close, then
 	// waits for the server to close, and its owner opens the next one.
-	Connections  bool
-	PerConn      int
-	CloseRequest []byte
+	Connections bool
+	PerConn     int
 
 	// TLS, when set, makes every connection TLS (https://). Each owner
 	// clones it with a session cache of its own unless NoResume.
 	TLS      *tls.Config
 	NoResume bool
 
-	// NewParser makes one response parser per connection owner.
-	NewParser func() Parser
+	// NewSession makes one protocol session per connection owner.
+	NewSession func() Session
 }
 
 func (c *Config) validate() error {
@@ -70,14 +77,12 @@ func (c *Config) validate() error {
 		return errors.New("sched: need at least one connection")
 	case c.Threads < 1 || c.Threads > c.Conns:
 		return errors.New("sched: threads must be between 1 and the connection count")
-	case len(c.Request) == 0:
-		return errors.New("sched: empty request")
 	case c.Timeout <= 0:
 		return errors.New("sched: timeout must be positive")
-	case c.NewParser == nil:
-		return errors.New("sched: no parser")
-	case c.Connections && (c.PerConn < 1 || len(c.CloseRequest) == 0):
-		return errors.New("sched: the connections test needs requests per connection and a closing request")
+	case c.NewSession == nil:
+		return errors.New("sched: no protocol session")
+	case c.Connections && c.PerConn < 1:
+		return errors.New("sched: the connections test needs requests per connection")
 	}
 	return nil
 }

@@ -87,11 +87,13 @@ func serveCycle(c net.Conn) {
 
 func cycleEngine(tb testing.TB, addr conn.Addr, conns int) *Engine {
 	tb.Helper()
+	tpl, err := h1.NewTemplate(h1.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	e, err := Start(Config{
-		Threads: 1, Conns: conns, Addr: addr,
-		Request: []byte(cycleRequest), Replay: true, Timeout: 5 * time.Second,
-		ExpectBody: []byte("ok"), CheckBody: true,
-		NewParser: func() Parser { return new(h1.Parser) },
+		Threads: 1, Conns: conns, Addr: addr, Replay: true, Timeout: 5 * time.Second,
+		NewSession: func() Session { return h1.NewSession(tpl) },
 	})
 	if err != nil {
 		tb.Fatal(err)

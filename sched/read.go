@@ -54,7 +54,7 @@ func (w *worker) consume(o *owner, b []byte, now int64) bool {
 			w.protocolFault(o, now, "unsolicited_response")
 			return false
 		}
-		n, done, err := o.parser.Parse(b)
+		n, done, err := o.sess.Parse(b)
 		if err != nil {
 			w.protocolFault(o, now, err.Error())
 			return false
@@ -74,12 +74,12 @@ func (w *worker) consume(o *owner, b []byte, now int64) bool {
 func (w *worker) complete(o *owner, now int64) bool {
 	s := &o.ring[o.head&o.mask]
 	w.rec.Response(now - s.start)
-	switch code := o.parser.Status(); {
+	switch code := o.sess.Status(); {
 	case now > s.deadline:
 		w.rec.Fail(metrics.Timeout, 1)
 	case code < 0 || code >= len(w.status) || !w.status[code]:
 		w.rec.Fail(metrics.Status, 1)
-	case !o.parser.BodyOK():
+	case !o.sess.BodyOK():
 		w.rec.Fail(metrics.Body, 1)
 	default:
 		w.rec.Success()
@@ -88,8 +88,7 @@ func (w *worker) complete(o *owner, now int64) bool {
 	o.head++
 	w.outN--
 	w.pending--
-	closing := o.parser.Close()
-	o.parser.Reset(w.cfg.Head)
+	closing := o.sess.Closing()
 	w.updateTarget(o, now)
 	if w.cfg.Connections {
 		switch {
@@ -179,7 +178,7 @@ func (w *worker) failWritten(o *owner, cat metrics.Category) {
 
 func (w *worker) eof(o *owner, now int64) {
 	if o.outstanding() > 0 {
-		done, err := o.parser.EOF()
+		done, err := o.sess.EOF()
 		if done {
 			// A close-delimited body ends at EOF.
 			if w.complete(o, now) {

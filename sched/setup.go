@@ -24,9 +24,13 @@ func (w *worker) connect(o *owner, now int64) {
 	o.state = stConnecting
 	o.sent = 0
 	o.written = o.head
-	o.partial = 0
 	o.blocked = false
-	o.parser.Reset(w.cfg.Head)
+	// A new connection: what is still in the ring (replays) is queued
+	// again from its first byte, then the admission fills up.
+	o.sess.Reset()
+	for k := o.head; k != o.tail; k++ {
+		o.sess.Queue(o.ring[k&o.mask].last)
+	}
 	w.admit(o, now)
 	fd, err := w.dialer.Dial()
 	if err != nil {

@@ -32,8 +32,8 @@ type slot struct {
 // owner is a connection owner: it holds at most one connection at a time and
 // replaces it when it closes. Its ring holds the admitted requests in order:
 // [head, written) are written and await responses, [written, tail) are
-// admitted but not yet (fully) written; partial bytes of ring[written] are
-// already on the wire.
+// admitted but not yet completely written (their bytes are queued in the
+// owner's protocol session, which knows how far the socket took them).
 type owner struct {
 	idx     int32
 	state   uint8
@@ -42,13 +42,12 @@ type owner struct {
 	tl      *conn.TLS   // the TLS transport once the handshake is done
 	tlsCfg  *tls.Config // this owner's TLS config: its own session cache (one returning visitor)
 	gen     uint32      // connection generation, to match handshake results
-	parser  Parser
+	sess    Session
 	ring    []slot
 	mask    uint32
 	head    uint32
 	written uint32
 	tail    uint32
-	partial int // bytes of request `written` already written
 	blocked bool
 
 	connStart int64
@@ -87,10 +86,7 @@ type worker struct {
 	byFd   []int32 // fd → owner index + 1
 	events []poller.Event
 	rbuf   []byte
-	wbuf   []byte // the request repeated, for batched writes
-	reqLen int
-	cbuf   []byte // connections test: the last request of a connection (Connection: close)
-	active int    // connections test: owners of this worker active in the phase
+	active int // connections test: owners of this worker active in the phase
 	wheel  *Wheel
 	fireFn func(int32, int64)
 	status *[600]bool
@@ -149,24 +145,14 @@ func newWorker(id int, cfg *Config, epoch time.Time, owners int, reports chan<- 
 		owners:  make([]owner, owners),
 		events:  make([]poller.Event, 256),
 		rbuf:    make([]byte, 64<<10),
-		reqLen:  len(cfg.Request),
 		status:  statusTable(cfg.StatusOK),
 		tmo:     int64(cfg.Timeout),
 		cmds:    make(chan command, 4),
 		reports: reports,
 	}
-	copies := (64 << 10) / len(cfg.Request)
-	if copies < 2 {
-		copies = 2
-	}
-	w.wbuf = make([]byte, 0, copies*len(cfg.Request))
-	for i := 0; i < copies; i++ {
-		w.wbuf = append(w.wbuf, cfg.Request...)
-	}
 	for i := range w.owners {
 		w.initOwner(i)
 	}
-	w.cbuf = cfg.CloseRequest
 	w.hs = make(chan hsResult, max(owners, 1024))
 	w.rec = metrics.NewRecorder(&w.live)
 	w.wheel = NewWheel(owners, 12, 0)
@@ -178,9 +164,7 @@ func (w *worker) initOwner(i int) {
 	o := &w.owners[i]
 	o.idx = int32(i)
 	o.fd = -1
-	o.parser = w.cfg.NewParser()
-	o.parser.SetExpectBody(w.cfg.ExpectBody, w.cfg.CheckBody)
-	o.parser.Reset(w.cfg.Head)
+	o.sess = w.cfg.NewSession()
 	o.ring = make([]slot, 1)
 	if w.cfg.TLS != nil {
 		o.tlsCfg = w.cfg.TLS.Clone()

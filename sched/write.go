@@ -14,7 +14,7 @@ func (w *worker) flush(o *owner, now int64) {
 		return
 	}
 	for o.written != o.tail && !o.blocked {
-		n, err := o.tr.Write(w.pendingBytes(o))
+		n, err := o.tr.Write(o.sess.Output())
 		if err == conn.ErrWouldBlock {
 			o.blocked = true
 			w.rec.BlockedWrites++
@@ -24,7 +24,7 @@ func (w *worker) flush(o *owner, now int64) {
 			w.abrupt(o, now, err)
 			return
 		}
-		w.wrote(o, n, now)
+		w.wrote(o, o.sess.Wrote(n), now)
 	}
 }
 
@@ -46,12 +46,12 @@ func (w *worker) flushTLS(o *owner, now int64) {
 		return
 	}
 	for o.written != o.tail {
-		n, err := o.tl.Write(w.pendingBytes(o))
+		n, err := o.tl.Write(o.sess.Output())
 		if err != nil {
 			w.abrupt(o, now, err)
 			return
 		}
-		w.wrote(o, n, now)
+		w.wrote(o, o.sess.Wrote(n), now)
 	}
 	if pending, _ := o.tl.Flush(); pending {
 		o.blocked = true
@@ -59,34 +59,8 @@ func (w *worker) flushTLS(o *owner, now int64) {
 	}
 }
 
-// reqBytes is the encoding of o's next unwritten request.
-func (w *worker) reqBytes(o *owner) (buf []byte, size int) {
-	if o.ring[o.written&o.mask].last {
-		return w.cbuf, len(w.cbuf)
-	}
-	return w.wbuf, w.reqLen
-}
-
-// pendingBytes returns the bytes of o's admitted, unwritten requests from
-// the per-worker buffer (every request of a target is the same bytes, so
-// the buffer holds the request repeated; a connections-test connection has
-// at most one request in flight).
-func (w *worker) pendingBytes(o *owner) []byte {
-	buf, size := w.reqBytes(o)
-	left := int(o.tail-o.written)*size - o.partial
-	chunk := buf[o.partial:]
-	if len(chunk) > left {
-		chunk = chunk[:left]
-	}
-	return chunk
-}
-
-// wrote advances o's write position by n bytes of requests.
-func (w *worker) wrote(o *owner, n int, now int64) {
-	_, size := w.reqBytes(o)
-	total := o.partial + n
-	done := total / size
-	o.partial = total % size
+// wrote advances o's write position by done completely written requests.
+func (w *worker) wrote(o *owner, done int, now int64) {
 	if done == 0 {
 		return
 	}
