@@ -77,6 +77,10 @@ func Finish(fd int) error {
 	return nil
 }
 
+// Shutdown ends both directions of a socket without closing its
+// descriptor, so that a goroutine blocked on it returns at once.
+func Shutdown(fd int) { unix.Shutdown(fd, unix.SHUT_RDWR) }
+
 // Close closes a descriptor.
 func Close(fd int) { unix.Close(fd) }
 

@@ -112,6 +112,10 @@ type PhaseRun struct {
 
 var errEngineClosed = errors.New("sched: engine closed")
 
+// interruptGrace is how long an interrupted phase's drain may run before
+// its outstanding requests are abandoned.
+const interruptGrace = time.Second
+
 // RunPhase runs one phase: admission for the duration (or until ctx ends,
 // a client failure, or FailFast), then the drain, and merges every
 // worker's recorder.
@@ -192,8 +196,30 @@ wait:
 		w.p.Wake()
 	}
 	merged := metrics.NewPhase()
+	// An interrupt lets the drain run for a grace period (so that a signal
+	// just after admission still reports a judged phase), then abandons
+	// what is outstanding: Ctrl-C never waits for a long --timeout.
+	var grace <-chan time.Time
+	interrupted := ctx.Done()
+	if ctx.Err() != nil {
+		grace, interrupted = time.After(interruptGrace), nil
+	}
 	for got := 0; got < len(e.workers); {
-		r := <-e.reports
+		var r report
+		select {
+		case r = <-e.reports:
+		case <-interrupted:
+			grace, interrupted = time.After(interruptGrace), nil
+			continue
+		case <-grace:
+			grace = nil
+			run.Interrupted = true // cut short: not judged
+			for _, w := range e.workers {
+				w.cmds <- command{kind: cmdAbort}
+				w.p.Wake()
+			}
+			continue
+		}
 		if r.err != nil {
 			if run.ClientError == "" {
 				run.ClientError = r.err.Error()

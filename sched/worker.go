@@ -73,6 +73,7 @@ const (
 	cmdStart = iota // start admitting at depth for phase
 	cmdStop         // stop admission, then report when drained
 	cmdQuit         // close everything and exit
+	cmdAbort        // interrupted: abandon what is outstanding, then report
 )
 
 // worker runs on one locked OS thread.
@@ -289,11 +290,36 @@ func (w *worker) command(c command) {
 				w.admit(o, now) // written once the setup ends
 			}
 		}
+	case cmdAbort:
+		w.abort(now)
 	case cmdStop:
 		w.integrate(now)
 		w.rec.ActiveNs = uint64(now - w.activeStart)
 		w.admitting = false
 		w.stopping = true
+	}
+}
+
+// abort ends an interrupted phase at once: every unresolved request counts
+// as abandoned and its connection is reset. A socket in a TLS handshake is
+// shut down so that the setup path returns now; its result is handled as
+// usual when it comes.
+func (w *worker) abort(now int64) {
+	w.integrate(now)
+	w.admitting = false
+	w.stopping = true
+	for i := range w.owners {
+		o := &w.owners[i]
+		w.failAll(o, metrics.Abandoned)
+		switch o.state {
+		case stHandshaking:
+			conn.Shutdown(o.fd)
+		case stOpen, stConnecting, stClosing:
+			w.retireConn(o, now, true)
+		default:
+			o.state = stIdle
+			w.wheel.Cancel(o.idx)
+		}
 	}
 }
 
@@ -369,7 +395,14 @@ func (w *worker) event(ev *poller.Event) {
 // shutdown closes every connection and the poller.
 func (w *worker) shutdown() {
 	// A socket in a handshake belongs to the setup path until its result
-	// is back (bounded by the setup deadline).
+	// is back. Shutting the socket down (not closing it: its descriptor
+	// must not be reused under the handshake) ends the handshake at once
+	// instead of at its deadline.
+	for i := range w.owners {
+		if o := &w.owners[i]; o.state == stHandshaking && o.fd >= 0 {
+			conn.Shutdown(o.fd)
+		}
+	}
 	for ; w.hsInFlight > 0; w.hsInFlight-- {
 		<-w.hs
 	}
