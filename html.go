@@ -45,7 +45,10 @@ func WriteHTML(w io.Writer, r *Result, c HTMLConditions) error {
 	if r == nil {
 		return errors.New("brk: WriteHTML: nil Result")
 	}
-	d := htmlData{R: r, C: c, Final: FinalLine(r)}
+	d := htmlData{R: r, C: c, Final: FinalLine(r), Unit: "concurrent requests"}
+	if r.Test == "connections" {
+		d.Unit = "concurrent connections"
+	}
 	d.VerdictClass = "v-" + string(r.Verdict)
 	switch r.Verdict {
 	case VerdictDone, VerdictBroken, VerdictInterrupted, VerdictInconclusive:
@@ -90,9 +93,9 @@ func WriteHTML(w io.Writer, r *Result, c HTMLConditions) error {
 			}
 		}
 		d.Charts = []template.HTML{
-			successChart(phases, sla, slaOK, r.Accept),
-			rpsChart(phases),
-			latencyChart(phases),
+			successChart(phases, d.Unit, sla, slaOK, r.Accept),
+			rpsChart(phases, d.Unit),
+			latencyChart(phases, d.Unit),
 		}
 	}
 	var buf bytes.Buffer
@@ -107,6 +110,7 @@ type htmlData struct {
 	R             *Result
 	C             HTMLConditions
 	Final         string
+	Unit          string // what a level counts
 	VerdictClass  string
 	LastAccepted  string
 	FirstRejected string
@@ -251,10 +255,10 @@ func kindOf(p *PhaseStats) int {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func successChart(ps []*PhaseStats, sla float64, slaOK bool, accept string) template.HTML {
+func successChart(ps []*PhaseStats, unit string, sla float64, slaOK bool, accept string) template.HTML {
 	c := chart{
 		id: "chart-success", title: "Success against level",
-		xLabel: "level (concurrent requests)", yLabel: "success (%)", yUnit: "%",
+		xLabel: "level (" + unit + ")", yLabel: "success (%)", yUnit: "%",
 	}
 	c.xmin, c.xmax = xDomain(ps)
 	s := chartSeries{name: "success", color: colAccepted, linkColor: colLink, rejColor: colRejected}
@@ -299,10 +303,10 @@ func successChart(ps []*PhaseStats, sla float64, slaOK bool, accept string) temp
 	return c.svg()
 }
 
-func rpsChart(ps []*PhaseStats) template.HTML {
+func rpsChart(ps []*PhaseStats, unit string) template.HTML {
 	c := chart{
 		id: "chart-rps", title: "Successful requests/s against level",
-		xLabel: "level (concurrent requests)", yLabel: "successful requests/s", yUnit: "/s",
+		xLabel: "level (" + unit + ")", yLabel: "successful requests/s", yUnit: "/s",
 	}
 	c.xmin, c.xmax = xDomain(ps)
 	s := chartSeries{name: "req/s", color: colRPS}
@@ -328,10 +332,10 @@ func rpsChart(ps []*PhaseStats) template.HTML {
 	return c.svg()
 }
 
-func latencyChart(ps []*PhaseStats) template.HTML {
+func latencyChart(ps []*PhaseStats, unit string) template.HTML {
 	c := chart{
 		id: "chart-latency", title: "Latency percentiles against level",
-		xLabel: "level (concurrent requests)", yLabel: "latency (ms)", yUnit: " ms",
+		xLabel: "level (" + unit + ")", yLabel: "latency (ms)", yUnit: " ms",
 	}
 	c.xmin, c.xmax = xDomain(ps)
 	type pick struct {
@@ -608,7 +612,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 <div class="verdict {{.VerdictClass}}">
 <div class="big">{{.Final}}</div>
 {{if .R.Reason}}<div class="reason">{{.R.Reason}}</div>{{end}}
-<div class="bracket">last accepted: <b>{{.LastAccepted}}</b> · first rejected: <b>{{.FirstRejected}}</b> (concurrent requests)</div>
+<div class="bracket">last accepted: <b>{{.LastAccepted}}</b> · first rejected: <b>{{.FirstRejected}}</b> ({{.Unit}})</div>
 </div>
 <h2>Phases</h2>
 {{if .Rows}}<div class="tablewrap"><table>

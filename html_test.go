@@ -411,3 +411,21 @@ func TestHTMLRenderChromium(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLConnectionsUnits: a connections-test report counts its levels
+// in connections, in the charts and in the bracket.
+func TestHTMLConnectionsUnits(t *testing.T) {
+	la, fr := 64, 128
+	r := &brk.Result{Schema: 1, Test: "connections", URL: "http://127.0.0.1:1/", Verdict: brk.VerdictBroken,
+		Accept: "99.99", LastAccepted: &la, FirstRejected: &fr,
+		Phases: []*brk.PhaseStats{{Index: 0, Level: 64, Accepted: true, SuccessPct: 100}, {Index: 1, Level: 128, SuccessPct: 90}}}
+	var b strings.Builder
+	if err := brk.WriteHTML(&b, r, brk.HTMLConditions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "level (concurrent connections)") || !strings.Contains(out, "(concurrent connections)</div>") ||
+		strings.Contains(out, "concurrent requests") {
+		t.Fatal("a connections report names its levels in requests")
+	}
+}
