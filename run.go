@@ -255,12 +255,12 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, connTest bool) (*R
 	if err != nil {
 		return nil, err
 	}
-	test := "requests"
+	mode := sched.Requests
 	if connTest {
-		test = "connections"
+		mode = sched.Connections
 	}
 	res := &Result{
-		Schema: 1, Test: test, URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
+		Schema: 1, Test: mode.String(), URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
 		Conns: p.Conns, TimeoutMs: ms(p.Timeout), Accept: pr.accept.String(),
 		Phases: []*PhaseStats{},
 	}
@@ -300,7 +300,7 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, connTest bool) (*R
 		Replay:  pr.replay,
 		Timeout: p.Timeout, StatusOK: pr.statusOK,
 		TLS: pr.tls, NoResume: t.TLS.NoResume,
-		Connections: connTest, PerConn: p.Requests,
+		Mode: mode, PerConn: p.Requests,
 		NewSession: func() sched.Session { return h1.NewSession(pr.template) },
 	})
 	if err != nil {
@@ -323,7 +323,9 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, connTest bool) (*R
 	}
 	h := &hooks{obs: obs, res: res, plan: p, eng: eng, connTest: connTest}
 	out := sched.Drive(ctx, eng, sched.Plan{
+		Mode: mode, Conns: p.Conns,
 		Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Accept: pr.accept,
+		Addr: addrs[0].String(),
 	}, h)
 	res.Reason = out.Reason
 	switch out.Verdict {

@@ -2,9 +2,10 @@
 //
 // Addresses are resolved once before load; a worker then dials with a
 // nonblocking connect, registers the socket with its poller and learns the
-// outcome from the first write readiness (SO_ERROR). A Transport is the seam
-// through which a worker moves bytes: plain TCP now, TLS later, without the
-// scheduler knowing which.
+// outcome from the first write readiness (SO_ERROR). Once a connection is
+// set up (TCP connect, then the TLS handshake for https://), a Transport
+// moves its bytes: Plain or TLS, chosen once at setup, so that the
+// scheduler never asks which.
 package conn
 
 import (
@@ -19,12 +20,23 @@ import (
 // the next readiness edge.
 var ErrWouldBlock = errors.New("conn: operation would block")
 
-// Transport moves bytes for one connection on a nonblocking descriptor.
-// Read returns (0, nil) at the peer's orderly end of stream.
+// Transport moves an established connection's bytes on a nonblocking
+// socket. A worker calls Arm for every readiness event, then reads until
+// ErrWouldBlock and writes until its output is taken or ErrWouldBlock.
 type Transport interface {
+	// Arm prepares for a readiness event: the socket may hold new data;
+	// after a hang-up (hup) it is read to the end.
+	Arm(hup bool)
+	// Read returns decrypted or plain bytes, ErrWouldBlock when the
+	// socket is drained, and (0, nil) at the peer's orderly end.
 	Read(b []byte) (int, error)
+	// Write takes what the socket takes now: ErrWouldBlock when it takes
+	// nothing. A buffering transport (TLS) takes all of b and keeps what
+	// the socket refused for Flush.
 	Write(b []byte) (int, error)
-	Close() error
+	// Flush writes what the transport buffered; pending reports whether
+	// some waits for the next write readiness.
+	Flush() (pending bool, err error)
 }
 
 // Resolve looks up host:port once, before any traffic, and returns the

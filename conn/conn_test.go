@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -52,8 +53,9 @@ func TestDialFinishAndTransfer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Plain{Fd: fd}
-	defer p.Close()
+	var p Plain
+	p.Open(fd)
+	defer Close(fd)
 	c, err := ln.Accept()
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +74,47 @@ func TestDialFinishAndTransfer(t *testing.T) {
 	if _, err := c.Read(buf); err != nil || string(buf) != "ping" {
 		t.Fatalf("server read %q %v", buf, err)
 	}
+	// A short read drains the socket until the next Arm: no system call
+	// answers the next read, even when more data has arrived since.
+	if _, err := c.Write([]byte("pong")); err != nil {
+		t.Fatal(err)
+	}
+	waitReadable(t, fd)
+	p.Arm(false)
+	if n, err := p.Read(make([]byte, 64)); n != 4 || err != nil {
+		t.Fatalf("read %d %v", n, err)
+	}
+	if _, err := c.Write([]byte("more")); err != nil {
+		t.Fatal(err)
+	}
+	waitReadable(t, fd)
+	if _, err := p.Read(make([]byte, 64)); !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("read after a short read: %v, want ErrWouldBlock until Arm", err)
+	}
+	p.Arm(false)
+	if n, err := p.Read(make([]byte, 64)); n != 4 || err != nil {
+		t.Fatalf("read after Arm: %d %v", n, err)
+	}
+	// After a hang-up the transport reads to the end.
+	c.Write([]byte("last"))
+	c.Close()
+	waitReadable(t, fd)
+	p.Arm(true)
+	if n, err := p.Read(make([]byte, 64)); n != 4 || err != nil {
+		t.Fatalf("read after hup: %d %v", n, err)
+	}
+	if n, err := p.Read(make([]byte, 64)); n != 0 || err != nil {
+		t.Fatalf("read at the end: %d %v, want 0, nil", n, err)
+	}
+}
+
+func waitReadable(t *testing.T, fd int) {
+	t.Helper()
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	if n, err := unix.Poll(fds, 2000); n != 1 || err != nil {
+		t.Fatalf("poll: %d %v", n, err)
+	}
+	time.Sleep(5 * time.Millisecond) // let a close follow its data
 }
 
 func TestDialRefused(t *testing.T) {

@@ -84,46 +84,6 @@ func Shutdown(fd int) { unix.Shutdown(fd, unix.SHUT_RDWR) }
 // Close closes a descriptor.
 func Close(fd int) { unix.Close(fd) }
 
-// Plain is the Transport of a plain TCP connection.
-type Plain struct{ Fd int }
-
-// Read reads from the socket; ErrWouldBlock when nothing is buffered.
-func (p *Plain) Read(b []byte) (int, error) {
-	for {
-		n, err := rawRead(p.Fd, b)
-		if err == nil {
-			return n, nil
-		}
-		if err == unix.EINTR {
-			continue
-		}
-		if err == unix.EAGAIN {
-			return 0, ErrWouldBlock
-		}
-		return 0, err
-	}
-}
-
-// Write writes to the socket; ErrWouldBlock when the send buffer is full.
-func (p *Plain) Write(b []byte) (int, error) {
-	for {
-		n, err := rawWrite(p.Fd, b)
-		if err == nil {
-			return n, nil
-		}
-		if err == unix.EINTR {
-			continue
-		}
-		if err == unix.EAGAIN {
-			return 0, ErrWouldBlock
-		}
-		return 0, err
-	}
-}
-
-// Close closes the socket.
-func (p *Plain) Close() error { return unix.Close(p.Fd) }
-
 // Reset closes the socket with an RST (SO_LINGER 0), so that a retired
 // connection leaves no TIME_WAIT state on the client's ports.
 func Reset(fd int) {

@@ -34,7 +34,7 @@ import (
 // event with "would block" without a system call, so there is no empty
 // read per response.
 
-// ErrWouldBlockTemp is the temporary net.Error the TLS transport reports
+// errWouldBlockTemp is the temporary net.Error the TLS transport reports
 // when the socket has nothing to read; crypto/tls does not keep it.
 var errWouldBlockTemp = &wouldBlock{}
 
@@ -250,6 +250,3 @@ func (t *TLS) Write(b []byte) (int, error) { return t.c.Write(b) }
 // Flush writes ciphertext the socket did not take before; pending reports
 // whether some is still waiting for write readiness.
 func (t *TLS) Flush() (pending bool, err error) { return t.s.flush() }
-
-// Close releases the TLS state; the worker closes the descriptor.
-func (t *TLS) Close() error { return nil }

@@ -1,5 +1,12 @@
 package h1
 
+import (
+	"errors"
+	"math"
+
+	"brk/proto"
+)
+
 // Template is a target's requests, encoded once and shared read-only by
 // every Session of a run: the request repeated to fill a 64 KiB buffer (so
 // that any run of queued requests is one contiguous slice), and the
@@ -39,10 +46,17 @@ func NewTemplate(req Request, expect []byte, check bool) (*Template, error) {
 // Request returns the encoded request (tests, reports).
 func (t *Template) Request() []byte { return t.repeated[:t.size] }
 
+// ErrUnsolicited is a response that answers no request: bytes before any
+// request was sent, or more responses than requests.
+var ErrUnsolicited = errors.New("unsolicited_response")
+
 // Session is one connection's HTTP/1.1 protocol state: the requests queued
 // for writing, how far the socket took them, and the response parser.
 // Responses come back in request order (RFC 9112 §9.3.2), so a response
-// always answers the oldest written request. It allocates nothing.
+// answers the oldest unanswered request; one that arrives while that
+// request is still being written (a server refusing a large upload early)
+// answers it too, and the connection then ends. It allocates nothing once
+// its token ring has grown to the connection's depth.
 type Session struct {
 	t       *Template
 	queued  int  // whole requests queued and not yet fully written
@@ -50,14 +64,15 @@ type Session struct {
 	partial int  // bytes of the first queued request already written
 	p       Parser
 
-	status  int // the last completed response
-	bodyOK  bool
-	closing bool
+	// Tokens of the unanswered requests in queue order: [ans, wr) are
+	// completely written, [wr, end) are queued.
+	toks         []uint32
+	ans, wr, end uint32
 }
 
 // NewSession returns a session for t.
 func NewSession(t *Template) *Session {
-	s := &Session{t: t}
+	s := &Session{t: t, toks: make([]uint32, 8)}
 	s.p.SetExpectBody(t.expect, t.check)
 	s.p.Reset(t.head)
 	return s
@@ -66,18 +81,34 @@ func NewSession(t *Template) *Session {
 // Reset begins a new connection: nothing queued, no response in progress.
 func (s *Session) Reset() {
 	s.queued, s.last, s.partial = 0, false, 0
+	s.ans, s.wr, s.end = 0, 0, 0
 	s.p.Reset(s.t.head)
 }
 
 // Queue appends one request; last makes it the closing request, which is
 // a connection's final one: the caller queues nothing after it.
-func (s *Session) Queue(last bool) {
+func (s *Session) Queue(token uint32, last bool) {
+	if int(s.end-s.ans) == len(s.toks) {
+		s.grow()
+	}
+	s.toks[s.end&uint32(len(s.toks)-1)] = token
+	s.end++
 	if last {
 		s.last = true
 	} else {
 		s.queued++
 	}
 }
+
+func (s *Session) grow() {
+	toks := make([]uint32, 2*len(s.toks))
+	for k := s.ans; k != s.end; k++ {
+		toks[k&uint32(len(toks)-1)] = s.toks[k&uint32(len(s.toks)-1)]
+	}
+	s.toks = toks
+}
+
+func (s *Session) token(k uint32) uint32 { return s.toks[k&uint32(len(s.toks)-1)] }
 
 // Output returns queued bytes not yet written: as many whole requests as
 // fit in the shared buffer, or the closing request once the others are out.
@@ -97,10 +128,9 @@ func (s *Session) Output() []byte {
 	return nil
 }
 
-// Wrote consumes n bytes of Output and returns how many requests are now
-// completely written.
-func (s *Session) Wrote(n int) int {
-	done := 0
+// Wrote consumes n bytes of Output and reports the last request it
+// completed.
+func (s *Session) Wrote(n int) (upTo uint32, ok bool) {
 	for n > 0 {
 		size := s.t.size
 		if s.queued == 0 {
@@ -116,45 +146,71 @@ func (s *Session) Wrote(n int) int {
 		}
 		n -= k
 		s.partial = 0
-		done++
 		if s.queued > 0 {
 			s.queued--
 		} else {
 			s.last = false
 		}
+		if s.wr != s.end {
+			upTo, ok = s.token(s.wr), true
+			s.wr++
+		}
 	}
-	return done
+	return upTo, ok
 }
 
-// Parse consumes response bytes; done when the response to the oldest
-// written request is complete (Status, BodyOK, Closing describe it; the
-// next Parse starts the next response).
-func (s *Session) Parse(b []byte) (n int, done bool, err error) {
-	n, done, err = s.p.Parse(b)
-	if done {
-		s.status, s.bodyOK, s.closing = s.p.Status(), s.p.BodyOK(), s.p.Close()
-		s.p.Reset(s.t.head)
+// Parse consumes response bytes up to the end of one response and appends
+// its completion to done.
+func (s *Session) Parse(b []byte, done []proto.Completion) (int, []proto.Completion, error) {
+	if !s.p.Started() && s.ans == s.wr && (s.partial == 0 || s.ans == s.end) {
+		// Nothing written awaits an answer, and no request is being
+		// written: nobody asked for these bytes.
+		return 0, done, ErrUnsolicited
 	}
-	return n, done, err
+	n, fin, err := s.p.Parse(b)
+	if err != nil || !fin {
+		return n, done, err
+	}
+	return n, s.complete(done, s.p.Close()), nil
 }
 
-// EOF tells the session the peer closed: done completes a close-delimited
-// response; ErrTruncated is a response cut short.
-func (s *Session) EOF() (done bool, err error) {
+// complete answers the oldest unanswered request with the parsed response.
+func (s *Session) complete(done []proto.Completion, closing bool) []proto.Completion {
+	c := proto.Completion{Token: s.token(s.ans), Status: s.p.Status(), BodyOK: s.p.BodyOK(), Closing: closing}
+	if s.ans == s.wr {
+		// An early response to a request still being written: stop
+		// writing it; the connection ends after this response (the
+		// server would read the rest of the body as a new request).
+		c.Closing = true
+		s.queued, s.last, s.partial = 0, false, 0
+		s.wr, s.end = s.ans+1, s.ans+1
+	}
+	s.ans++
+	s.p.Reset(s.t.head)
+	return append(done, c)
+}
+
+// EOF tells the session the peer closed: a close-delimited response ends
+// here; ErrTruncated is a response cut short.
+func (s *Session) EOF(done []proto.Completion) ([]proto.Completion, error) {
 	if !s.p.Started() {
-		return false, nil
+		return done, nil
 	}
-	done, err = s.p.EOF()
-	if done {
-		s.status, s.bodyOK, s.closing = s.p.Status(), s.p.BodyOK(), true
-		s.p.Reset(s.t.head)
+	fin, err := s.p.EOF()
+	if !fin {
+		return done, err
 	}
-	return done, err
+	return s.complete(done, true), nil
 }
 
-// Status, BodyOK and Closing describe the last completed response:
-// Closing means the connection ends after it (Connection: close, HTTP/1.0,
-// or a close-delimited body).
-func (s *Session) Status() int   { return s.status }
-func (s *Session) BodyOK() bool  { return s.bodyOK }
-func (s *Session) Closing() bool { return s.closing }
+// Cancel cannot take one request out of a pipeline: the connection must
+// be retired.
+func (s *Session) Cancel(uint32) bool { return false }
+
+// Capacity is unlimited: HTTP/1.1 pipelines whatever is admitted.
+func (s *Session) Capacity() int { return math.MaxInt32 }
+
+// Unprocessed is never certain in HTTP/1.1: a server that closed after a
+// response may have processed the requests written after it (RFC 9112
+// §9.3.2), so only idempotent ones are replayed.
+func (s *Session) Unprocessed(uint32) bool { return false }

@@ -3,6 +3,8 @@ package h1
 import (
 	"strings"
 	"testing"
+
+	"brk/proto"
 )
 
 func testTemplate(t *testing.T) *Template {
@@ -20,8 +22,8 @@ const (
 )
 
 // drain writes a session's output k bytes at a time, as a socket taking
-// k bytes per write would, and returns what went out and how many requests
-// each write completed.
+// k bytes per write would, and returns what went out and the token of the
+// last request each write completed (-1 for none).
 func drain(s *Session, k int) (string, []int) {
 	var out strings.Builder
 	var done []int
@@ -34,7 +36,12 @@ func drain(s *Session, k int) (string, []int) {
 			b = b[:k]
 		}
 		out.Write(b)
-		done = append(done, s.Wrote(len(b)))
+		upTo, ok := s.Wrote(len(b))
+		if !ok {
+			done = append(done, -1)
+		} else {
+			done = append(done, int(upTo))
+		}
 	}
 }
 
@@ -42,92 +49,151 @@ func TestSessionWritesQueuedRequestsAtAnySplit(t *testing.T) {
 	tpl := testTemplate(t)
 	for k := 1; k <= 3*len(wantReq)+len(wantClose); k++ {
 		s := NewSession(tpl)
-		s.Queue(false)
-		s.Queue(false)
-		s.Queue(false)
-		s.Queue(true)
+		s.Queue(10, false)
+		s.Queue(11, false)
+		s.Queue(12, false)
+		s.Queue(13, true)
 		out, done := drain(s, k)
 		if want := strings.Repeat(wantReq, 3) + wantClose; out != want {
 			t.Fatalf("k=%d: wrote %q, want %q", k, out, want)
 		}
-		total := 0
+		// Tokens complete in queue order, each exactly once.
+		next := 10
 		for _, d := range done {
-			total += d
+			if d == -1 {
+				continue
+			}
+			if d < next {
+				t.Fatalf("k=%d: completions %v go backwards", k, done)
+			}
+			next = d + 1
 		}
-		if total != 4 {
-			t.Fatalf("k=%d: %v requests completed, want 4 in all", k, done)
+		if next != 14 {
+			t.Fatalf("k=%d: completions %v, want up to token 13", k, done)
 		}
 	}
 }
 
 func TestSessionResetForgetsQueueAndPartial(t *testing.T) {
 	s := NewSession(testTemplate(t))
-	s.Queue(false)
-	s.Queue(false)
-	if got := s.Wrote(5); got != 0 {
-		t.Fatalf("5 bytes completed %d requests", got)
+	s.Queue(0, false)
+	s.Queue(1, false)
+	if _, ok := s.Wrote(5); ok {
+		t.Fatal("5 bytes completed a request")
 	}
-	s.Parse([]byte("HTTP/1.1 200 OK\r\nContent-Le"))
+	s.Parse([]byte("HTTP/1.1 200 OK\r\nContent-Le"), nil)
 	s.Reset()
 	if len(s.Output()) != 0 {
 		t.Fatal("output after Reset")
 	}
-	s.Queue(false)
+	s.Queue(7, false)
 	if out, _ := drain(s, 1<<20); out != wantReq {
 		t.Fatalf("after Reset wrote %q", out)
 	}
-	n, done, err := s.Parse([]byte("HTTP/1.1 204 No Content\r\n\r\n"))
-	if err != nil || !done || n != 27 || s.Status() != 204 {
-		t.Fatalf("parse after Reset: n=%d done=%v err=%v status=%d", n, done, err, s.Status())
+	n, done, err := s.Parse([]byte("HTTP/1.1 204 No Content\r\n\r\n"), nil)
+	if err != nil || len(done) != 1 || n != 27 || done[0].Token != 7 || done[0].Status != 204 {
+		t.Fatalf("parse after Reset: n=%d done=%+v err=%v", n, done, err)
 	}
 }
 
-func TestSessionResponses(t *testing.T) {
-	s := NewSession(testTemplate(t))
-	in := []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" +
-		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno" +
-		"HTTP/1.1 500 Oops\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")
-	type got struct {
-		status          int
-		body, closeConn bool
-	}
-	var all []got
+// parseAll feeds in to s and returns every completion.
+func parseAll(t *testing.T, s *Session, in []byte) []proto.Completion {
+	t.Helper()
+	var all []proto.Completion
 	for len(in) > 0 {
-		n, done, err := s.Parse(in)
+		n, done, err := s.Parse(in, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		in = in[n:]
-		if done {
-			all = append(all, got{s.Status(), s.BodyOK(), s.Closing()})
-		}
+		all = append(all, done...)
 	}
-	want := []got{{200, true, false}, {200, false, false}, {500, true, true}}
+	return all
+}
+
+func TestSessionResponses(t *testing.T) {
+	s := NewSession(testTemplate(t))
+	for tok := uint32(0); tok < 5; tok++ {
+		s.Queue(tok, false)
+	}
+	drain(s, 1<<20)
+	all := parseAll(t, s, []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"+
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno"+
+		"HTTP/1.1 500 Oops\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"))
+	want := []proto.Completion{{Token: 0, Status: 200, BodyOK: true, Closing: false}, {Token: 1, Status: 200, BodyOK: false, Closing: false}, {Token: 2, Status: 500, BodyOK: true, Closing: true}}
 	if len(all) != 3 || all[0] != want[0] || all[1] != want[1] || all[2] != want[2] {
 		t.Fatalf("responses %+v, want %+v", all, want)
 	}
 	// A close-delimited body ends at EOF; EOF before any byte is no response.
-	if done, err := s.EOF(); done || err != nil {
+	if done, err := s.EOF(nil); len(done) != 0 || err != nil {
 		t.Fatalf("EOF between responses: %v %v", done, err)
 	}
-	s.Parse([]byte("HTTP/1.1 200 OK\r\n\r\no"))
-	s.Parse([]byte("k"))
-	if done, err := s.EOF(); !done || err != nil || !s.BodyOK() || !s.Closing() {
-		t.Fatalf("close-delimited: %v %v body %v closing %v", done, err, s.BodyOK(), s.Closing())
+	s.Parse([]byte("HTTP/1.1 200 OK\r\n\r\no"), nil)
+	s.Parse([]byte("k"), nil)
+	if done, err := s.EOF(nil); len(done) != 1 || err != nil || done[0] != (proto.Completion{Token: 3, Status: 200, BodyOK: true, Closing: true}) {
+		t.Fatalf("close-delimited: %+v %v", done, err)
 	}
-	s.Parse([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nok"))
-	if _, err := s.EOF(); err != ErrTruncated {
+	s.Parse([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nok"), nil)
+	if _, err := s.EOF(nil); err != ErrTruncated {
 		t.Fatalf("truncated: %v", err)
+	}
+}
+
+func TestSessionRefusesUnsolicitedResponses(t *testing.T) {
+	resp := []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	s := NewSession(testTemplate(t))
+	if _, _, err := s.Parse(resp, nil); err != ErrUnsolicited {
+		t.Fatalf("a response before any request: %v", err)
+	}
+	s.Queue(0, false)
+	if _, _, err := s.Parse(resp, nil); err != ErrUnsolicited {
+		t.Fatalf("a response to a request not yet sent: %v", err)
+	}
+	drain(s, 1<<20)
+	if got := parseAll(t, s, resp); len(got) != 1 || got[0].Token != 0 {
+		t.Fatalf("response: %+v", got)
+	}
+	if _, _, err := s.Parse(resp, nil); err != ErrUnsolicited {
+		t.Fatalf("more responses than requests: %v", err)
+	}
+}
+
+// A server may answer a request before it has read all of it (413 to a
+// large upload): the response answers the request being written, its
+// writing stops, and the connection ends after it.
+func TestSessionEarlyResponse(t *testing.T) {
+	tpl, err := NewTemplate(Request{Method: "POST", Host: "h", Target: "/up", Body: make([]byte, 1000)}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(tpl)
+	s.Queue(4, false)
+	s.Queue(5, false)
+	if upTo, ok := s.Wrote(len(tpl.Request())); !ok || upTo != 4 {
+		t.Fatalf("first request: %v %v", upTo, ok)
+	}
+	s.Wrote(100) // the second is half written
+	got := parseAll(t, s, []byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"+
+		"HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\n\r\n"))
+	want := []proto.Completion{{Token: 4, Status: 200, BodyOK: true, Closing: false}, {Token: 5, Status: 413, BodyOK: true, Closing: true}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("completions %+v, want %+v", got, want)
+	}
+	if out := s.Output(); len(out) != 0 {
+		t.Fatalf("still writing %d bytes of an answered request", len(out))
 	}
 }
 
 func TestSessionZeroAllocs(t *testing.T) {
 	s := NewSession(testTemplate(t))
 	resp := []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	done := make([]proto.Completion, 0, 4)
+	var tok uint32
 	allocs := testing.AllocsPerRun(1000, func() {
-		s.Queue(false)
+		s.Queue(tok, false)
+		tok++
 		s.Wrote(len(s.Output()))
-		s.Parse(resp)
+		s.Parse(resp, done[:0])
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocs per request", allocs)

@@ -8,6 +8,7 @@
 package metrics
 
 import (
+	"encoding/json"
 	"sync/atomic"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -64,11 +65,11 @@ func NewHistogram() *hdrhistogram.Histogram {
 
 // Setups counts connection setups (connect through end of handshake).
 type Setups struct {
-	Attempted   uint64
-	Established uint64
-	Failed      uint64
-	TimedOut    uint64
-	Resumed     uint64
+	Attempted   uint64 `json:"attempted"`
+	Established uint64 `json:"established"`
+	Failed      uint64 `json:"failed"`
+	TimedOut    uint64 `json:"timed_out"`
+	Resumed     uint64 `json:"resumed"`
 }
 
 func (s *Setups) add(o *Setups) {
@@ -209,9 +210,9 @@ func (r *Recorder) SetupDone(ok bool, timedOut bool, latencyNs int64) {
 
 // Counts are the outcome counts of a phase.
 type Counts struct {
-	Attempted uint64
-	Succeeded uint64
-	Failed    [NumCategories]uint64
+	Attempted uint64                `json:"attempted"`
+	Succeeded uint64                `json:"succeeded"`
+	Failed    [NumCategories]uint64 `json:"failed"` // by Category
 }
 
 // FailedTotal sums every failure category.
@@ -223,40 +224,144 @@ func (c *Counts) FailedTotal() uint64 {
 	return n
 }
 
-// Phase is the merge of every worker's recorder for one phase.
+// Phase is the merge of every worker's recorder for one phase. Phases of
+// the same level merge (Add), from several load boxes too, and a Phase
+// round-trips through JSON with its histograms in HdrHistogram's base64
+// V2 compressed encoding.
 type Phase struct {
-	Counts               Counts
-	Latency              *hdrhistogram.Histogram
-	LatencySumNs         uint64
-	LatencyCount         uint64
-	SetupLatency         *hdrhistogram.Histogram
-	Setups               Setups
-	OutstandingNs        uint64
-	ActiveNs             uint64 // summed over workers
-	Workers              int
-	AtTargetNs           uint64
-	ReachedOnce          uint64
-	BlockedWrites        uint64
-	MaxSendDelay         int64
-	MaxLateness          int64
-	ProtocolReason       string
-	SetupError           string
-	ClientError          string
-	ProtocolUnattributed uint64
-	TLS                  TLSInfo
+	Counts               Counts                  `json:"counts"`
+	Latency              *hdrhistogram.Histogram `json:"-"`
+	LatencySumNs         uint64                  `json:"latency_sum_ns"`
+	LatencyCount         uint64                  `json:"latency_count"`
+	SetupLatency         *hdrhistogram.Histogram `json:"-"`
+	Setups               Setups                  `json:"setups"`
+	OutstandingNs        uint64                  `json:"outstanding_ns"`
+	ActiveNs             uint64                  `json:"active_ns"` // summed over workers
+	Workers              int                     `json:"workers"`
+	AtTargetNs           uint64                  `json:"at_target_ns"`
+	ReachedOnce          uint64                  `json:"reached_once"`
+	BlockedWrites        uint64                  `json:"blocked_writes"`
+	MaxSendDelay         int64                   `json:"max_send_delay_ns"`
+	MaxLateness          int64                   `json:"max_lateness_ns"`
+	ProtocolReason       string                  `json:"protocol_reason,omitempty"`
+	SetupError           string                  `json:"setup_error,omitempty"`
+	ClientError          string                  `json:"client_error,omitempty"`
+	ProtocolUnattributed uint64                  `json:"protocol_unattributed"`
+	TLS                  TLSInfo                 `json:"tls"`
 }
 
 // TLSInfo is what a TLS handshake negotiated (zero for plain TCP).
 type TLSInfo struct {
-	Version     uint16
-	CipherSuite uint16
-	Group       uint16
-	Resumed     bool
+	Version     uint16 `json:"version"`
+	CipherSuite uint16 `json:"cipher_suite"`
+	Group       uint16 `json:"group"`
+	Resumed     bool   `json:"resumed"`
 }
 
 // NewPhase returns an empty merge target.
 func NewPhase() *Phase {
 	return &Phase{Latency: NewHistogram(), SetupLatency: NewHistogram()}
+}
+
+// Add merges q, a phase of the same level measured elsewhere (another
+// load box), into p.
+func (p *Phase) Add(q *Phase) {
+	for i, v := range q.Counts.Failed {
+		p.Counts.Failed[i] += v
+	}
+	p.Counts.Succeeded += q.Counts.Succeeded
+	p.Counts.Attempted = p.Counts.Succeeded + p.Counts.FailedTotal()
+	p.Latency.Merge(q.Latency)
+	p.LatencySumNs += q.LatencySumNs
+	p.LatencyCount += q.LatencyCount
+	p.SetupLatency.Merge(q.SetupLatency)
+	p.Setups.add(&q.Setups)
+	p.OutstandingNs += q.OutstandingNs
+	p.ActiveNs += q.ActiveNs
+	p.Workers += q.Workers
+	p.AtTargetNs += q.AtTargetNs
+	p.ReachedOnce += q.ReachedOnce
+	p.BlockedWrites += q.BlockedWrites
+	p.MaxSendDelay = max(p.MaxSendDelay, q.MaxSendDelay)
+	p.MaxLateness = max(p.MaxLateness, q.MaxLateness)
+	p.ProtocolUnattributed += q.ProtocolUnattributed
+	p.firsts(q.TLS, q.ProtocolReason, q.SetupError, q.ClientError)
+}
+
+// firsts keeps the first TLS negotiation and messages seen.
+func (p *Phase) firsts(tls TLSInfo, protocol, setup, client string) {
+	if p.TLS.Version == 0 {
+		p.TLS = tls
+	}
+	if p.ProtocolReason == "" {
+		p.ProtocolReason = protocol
+	}
+	if p.SetupError == "" {
+		p.SetupError = setup
+	}
+	if p.ClientError == "" {
+		p.ClientError = client
+	}
+}
+
+// phaseJSON is Phase's wire form: the histograms encoded.
+type phaseJSON struct {
+	*phaseFields
+	LatencyHdr      string `json:"latency_hdr"`
+	SetupLatencyHdr string `json:"setup_latency_hdr"`
+}
+
+type phaseFields Phase
+
+// MarshalJSON encodes p with its histograms.
+func (p *Phase) MarshalJSON() ([]byte, error) {
+	lat, err := EncodeHistogram(p.Latency)
+	if err != nil {
+		return nil, err
+	}
+	setup, err := EncodeHistogram(p.SetupLatency)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(phaseJSON{phaseFields: (*phaseFields)(p), LatencyHdr: lat, SetupLatencyHdr: setup})
+}
+
+// UnmarshalJSON decodes a phase encoded by MarshalJSON.
+func (p *Phase) UnmarshalJSON(b []byte) error {
+	var v phaseJSON
+	v.phaseFields = (*phaseFields)(p)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	var err error
+	if p.Latency, err = DecodeHistogram(v.LatencyHdr); err != nil {
+		return err
+	}
+	p.SetupLatency, err = DecodeHistogram(v.SetupLatencyHdr)
+	return err
+}
+
+// EncodeHistogram returns h in HdrHistogram's base64 V2 compressed
+// encoding.
+func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	return string(b), err
+}
+
+// DecodeHistogram decodes EncodeHistogram's text; "" is an empty
+// histogram.
+func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
+	if s == "" {
+		return NewHistogram(), nil
+	}
+	h, err := hdrhistogram.Decode([]byte(s))
+	if err != nil {
+		return nil, err
+	}
+	// Merge into the standard range so that decoded phases merge alike.
+	out := NewHistogram()
+	out.Merge(h)
+	return out, nil
 }
 
 // Merge adds one worker's recorder.
@@ -284,16 +389,5 @@ func (p *Phase) Merge(r *Recorder) {
 		p.MaxLateness = r.MaxLatenessNs
 	}
 	p.ProtocolUnattributed += r.ProtocolUnattributed
-	if p.TLS.Version == 0 {
-		p.TLS = r.TLS
-	}
-	if p.ProtocolReason == "" {
-		p.ProtocolReason = r.ProtocolReason
-	}
-	if p.SetupError == "" {
-		p.SetupError = r.SetupError
-	}
-	if p.ClientError == "" {
-		p.ClientError = r.ClientError
-	}
+	p.firsts(r.TLS, r.ProtocolReason, r.SetupError, r.ClientError)
 }

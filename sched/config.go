@@ -6,6 +6,13 @@
 // allocates nothing: request bytes are encoded once per target, responses
 // are parsed by a streaming parser with fixed state, request slots live in
 // per-owner rings sized at phase start, and deadlines live in the wheel.
+//
+// The walk of one request: admit.go (a slot on the owner's ring, queued in
+// the protocol Session), write.go (the session's output through the
+// connection's transport), read.go (the transport's bytes parsed by the
+// session into completions, each resolving its slot and recording its
+// outcome), with the test mode's policy (admit_*.go) deciding what is
+// admitted and what follows a response.
 package sched
 
 import (
@@ -15,33 +22,6 @@ import (
 
 	"brk/conn"
 )
-
-// Session is one connection's protocol as the worker drives it: it
-// encodes the requests the worker admits, says how many of them a write
-// completed, and parses responses. The worker owns the sockets, admission,
-// deadlines and outcomes; a protocol package exports a type that satisfies
-// this without importing sched (h1.Session).
-type Session interface {
-	// Reset begins a new connection: nothing queued, no response begun.
-	Reset()
-	// Queue appends one admitted request; last marks a connection's final
-	// request (it asks the server to close).
-	Queue(last bool)
-	// Output returns queued bytes not yet written (nil when none).
-	Output() []byte
-	// Wrote consumes n bytes of Output and returns how many requests are
-	// now completely written.
-	Wrote(n int) int
-	// Parse consumes response bytes; done when the response to the oldest
-	// written request is complete (Status, BodyOK and Closing describe it).
-	Parse(b []byte) (n int, done bool, err error)
-	// EOF tells the session the peer closed: done completes a
-	// close-delimited response.
-	EOF() (done bool, err error)
-	Status() int
-	BodyOK() bool
-	Closing() bool
-}
 
 // Config is what the engine needs to drive one target. It is validated by
 // the caller before any traffic.
@@ -55,12 +35,11 @@ type Config struct {
 	// StatusOK reports which status codes are accepted.
 	StatusOK func(code int) bool
 
-	// Connections selects the connections test: a phase's depth is the
-	// number of concurrent connections; each carries PerConn requests one
-	// at a time, the last one asking the server to close, then
-	// waits for the server to close, and its owner opens the next one.
-	Connections bool
-	PerConn     int
+	// Mode is the test mode. In the connections test a phase's depth is
+	// the number of concurrent connections, each carrying PerConn
+	// requests one at a time.
+	Mode    Mode
+	PerConn int
 
 	// TLS, when set, makes every connection TLS (https://). Each owner
 	// clones it with a session cache of its own unless NoResume.
@@ -81,7 +60,7 @@ func (c *Config) validate() error {
 		return errors.New("sched: timeout must be positive")
 	case c.NewSession == nil:
 		return errors.New("sched: no protocol session")
-	case c.Connections && c.PerConn < 1:
+	case c.Mode == Connections && c.PerConn < 1:
 		return errors.New("sched: the connections test needs requests per connection")
 	}
 	return nil

@@ -78,36 +78,18 @@ func (e *Engine) Close() {
 		if w.p == nil {
 			continue
 		}
-		w.cmds <- command{kind: cmdQuit}
-		w.p.Wake()
+		e.send(w, command{kind: cmdQuit})
 	}
 	e.wg.Wait()
 }
 
 // PhaseSpec is one phase to run.
 type PhaseSpec struct {
-	Depth    int           // outstanding requests per connection
+	Depth    int           // outstanding requests per connection, or connections (connections test)
 	Duration time.Duration // admission window
 	// FailFast ends the phase early when every connection owner failed
 	// its setup and none succeeded (phase 0: nothing is listening).
 	FailFast bool
-}
-
-// PhaseRun is what a phase measured.
-type PhaseRun struct {
-	Stats       *metrics.Phase
-	Active      time.Duration // admission window actually run
-	Elapsed     time.Duration // admission plus drain
-	Interrupted bool          // ctx ended during the phase
-	SetupFailed bool          // FailFast triggered: no setup succeeded
-	ClientError string        // the client ran out of a local resource
-	CPU         metrics.ProcessCPU
-	Machine     float64 // machine busy %, when MachineOK
-	MachineOK   bool
-	// WorkerBusy is the mean share of wall time the worker threads were
-	// running or runnable (waiting for a CPU), when WorkerBusyOK.
-	WorkerBusy   float64
-	WorkerBusyOK bool
 }
 
 var errEngineClosed = errors.New("sched: engine closed")
@@ -118,87 +100,112 @@ const interruptGrace = time.Second
 
 // RunPhase runs one phase: admission for the duration (or until ctx ends,
 // a client failure, or FailFast), then the drain, and merges every
-// worker's recorder.
-func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*PhaseRun, error) {
+// worker's recorder into the phase's measurement.
+func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, error) {
 	if e.closed {
 		return nil, errEngineClosed
 	}
-	run := &PhaseRun{}
+	m := &Measurement{Boxes: 1}
 	cpu0 := metrics.ReadProcessCPU()
 	threads0 := e.threadCPU()
 	start := time.Now()
-	e.phase++
-	conns := e.cfg.Conns
-	if e.cfg.Connections {
-		conns = spec.Depth // the level is the number of concurrent connections
-	}
 	// The live counters never reset: the base is read before any worker
 	// starts the phase, so nothing of it is missed.
 	live0 := e.Snapshot()
-	for i, w := range e.workers {
-		depth := spec.Depth
-		if e.cfg.Connections {
-			n := len(e.workers)
-			depth = spec.Depth / n
-			if i < spec.Depth%n {
-				depth++
-			}
-		}
-		w.cmds <- command{kind: cmdStart, depth: depth, phase: e.phase, rec: e.recs[i]}
-		e.recs[i] = nil
-		w.p.Wake()
+	e.startPhase(spec.Depth)
+	mach := e.admission(ctx, spec, m, live0)
+	m.Active = time.Since(start)
+	m.Machine, m.MachineOK = mach.finish()
+	for _, w := range e.workers {
+		e.send(w, command{kind: cmdStop})
 	}
-	// Machine CPU is read over the loaded window: from the moment every
-	// connection has reached its target once to the end of admission.
-	var mach0 metrics.MachineCPU
-	loaded := false
+	m.Stats = e.drain(ctx, m)
+	m.Elapsed = time.Since(start)
+	m.CPU = metrics.ReadProcessCPU().Sub(cpu0)
+	m.WorkerBusy, m.WorkerBusyOK = busyShare(threads0, e.threadCPU(), m.Elapsed)
+	if m.ClientError == "" {
+		m.ClientError = m.Stats.ClientError
+	}
+	return m, nil
+}
+
+// startPhase tells every worker to start admitting at its share of depth.
+func (e *Engine) startPhase(depth int) {
+	e.phase++
+	for i, w := range e.workers {
+		share := e.cfg.Mode.share(depth, i, len(e.workers))
+		e.send(w, command{kind: cmdStart, depth: share, phase: e.phase, rec: e.recs[i]})
+		e.recs[i] = nil
+	}
+}
+
+func (e *Engine) send(w *worker, c command) {
+	w.cmds <- c
+	w.p.Wake()
+}
+
+// machineWindow reads machine CPU over the loaded window: from the moment
+// every connection has reached its target once to the end of admission.
+type machineWindow struct {
+	start  metrics.MachineCPU
+	loaded bool
+}
+
+func (mw *machineWindow) finish() (float64, bool) {
+	if !mw.loaded {
+		return 0, false
+	}
+	return metrics.ReadMachineCPU().BusyPct(mw.start)
+}
+
+// admission waits out the admission window: the duration, an interrupt, a
+// client failure, or FailFast's trigger. It watches the live counters
+// every 20 ms.
+func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, live0 Snapshot) *machineWindow {
+	owners := e.cfg.Mode.owners(spec.Depth, e.cfg.Conns)
+	mw := &machineWindow{}
 	timer := time.NewTimer(spec.Duration)
+	defer timer.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
-wait:
+	defer tick.Stop()
 	for {
 		select {
 		case <-timer.C:
-			break wait
+			return mw
 		case <-ctx.Done():
-			run.Interrupted = true
-			break wait
+			m.Interrupted = true
+			return mw
 		case r := <-e.reports:
 			// A worker only reports mid-phase when it failed.
 			if r.err != nil {
-				run.ClientError = r.err.Error()
-				break wait
+				m.ClientError = r.err.Error()
+				return mw
 			}
 		case <-tick.C:
 			if msg := e.fatal(); msg != "" {
-				run.ClientError = msg
-				break wait
+				m.ClientError = msg
+				return mw
 			}
 			now := e.Snapshot()
-			if !loaded && now.Reached-live0.Reached >= uint64(conns) {
-				loaded = true
-				mach0 = metrics.ReadMachineCPU()
+			if !mw.loaded && now.Reached-live0.Reached >= uint64(owners) {
+				mw.loaded = true
+				mw.start = metrics.ReadMachineCPU()
 			}
 			if spec.FailFast && now.Established == live0.Established &&
-				now.SetupFailed-live0.SetupFailed >= uint64(conns) {
-				run.SetupFailed = true
-				break wait
+				now.SetupFailed-live0.SetupFailed >= uint64(owners) {
+				m.SetupFailed = true
+				return mw
 			}
 		}
 	}
-	timer.Stop()
-	tick.Stop()
-	run.Active = time.Since(start)
-	if loaded {
-		run.Machine, run.MachineOK = metrics.ReadMachineCPU().BusyPct(mach0)
-	}
-	for _, w := range e.workers {
-		w.cmds <- command{kind: cmdStop}
-		w.p.Wake()
-	}
+}
+
+// drain waits for every worker's drained recorder and merges them. An
+// interrupt lets the drain run for a grace period (so that a signal just
+// after admission still reports a judged phase), then abandons what is
+// outstanding: Ctrl-C never waits for a long --timeout.
+func (e *Engine) drain(ctx context.Context, m *Measurement) *metrics.Phase {
 	merged := metrics.NewPhase()
-	// An interrupt lets the drain run for a grace period (so that a signal
-	// just after admission still reports a judged phase), then abandons
-	// what is outstanding: Ctrl-C never waits for a long --timeout.
 	var grace <-chan time.Time
 	interrupted := ctx.Done()
 	if ctx.Err() != nil {
@@ -213,16 +220,15 @@ wait:
 			continue
 		case <-grace:
 			grace = nil
-			run.Interrupted = true // cut short: not judged
+			m.Interrupted = true // cut short: not judged
 			for _, w := range e.workers {
-				w.cmds <- command{kind: cmdAbort}
-				w.p.Wake()
+				e.send(w, command{kind: cmdAbort})
 			}
 			continue
 		}
 		if r.err != nil {
-			if run.ClientError == "" {
-				run.ClientError = r.err.Error()
+			if m.ClientError == "" {
+				m.ClientError = r.err.Error()
 			}
 			continue
 		}
@@ -230,27 +236,23 @@ wait:
 		e.recs[r.worker] = r.rec
 		got++
 	}
-	run.Elapsed = time.Since(start)
-	run.CPU = metrics.ReadProcessCPU().Sub(cpu0)
-	threads1 := e.threadCPU()
+	return merged
+}
+
+// busyShare is the worker threads' mean share of wall time spent running
+// or waiting for a CPU between two readings.
+func busyShare(t0, t1 []metrics.ThreadCPU, wall time.Duration) (float64, bool) {
+	if len(t0) == 0 || wall <= 0 {
+		return 0, false
+	}
 	var busy float64
-	ok := len(threads0) > 0
-	for i := range threads0 {
-		if !threads0[i].OK || !threads1[i].OK {
-			ok = false
-			break
+	for i := range t0 {
+		if !t0[i].OK || !t1[i].OK {
+			return 0, false
 		}
-		busy += float64(threads1[i].Run-threads0[i].Run+threads1[i].Wait-threads0[i].Wait) / float64(run.Elapsed)
+		busy += float64(t1[i].Run-t0[i].Run+t1[i].Wait-t0[i].Wait) / float64(wall)
 	}
-	if ok {
-		run.WorkerBusy = busy / float64(len(threads0))
-		run.WorkerBusyOK = true
-	}
-	if run.ClientError == "" {
-		run.ClientError = merged.ClientError
-	}
-	run.Stats = merged
-	return run, nil
+	return busy / float64(len(t0)), true
 }
 
 // Snapshot is a reading of the workers' live counters. They are never

@@ -5,22 +5,14 @@ import (
 	"brk/metrics"
 )
 
-// The read side: responses in order, their outcomes, and how a
-// connection ends (Connection: close, EOF, reset, protocol fault).
+// The read side: responses, their outcomes, and how a connection ends
+// (a graceful close, EOF, reset, protocol fault).
 
-// read reads into the worker's buffer through o's transport.
-func (w *worker) read(o *owner) (int, error) {
-	if o.tl != nil {
-		return o.tl.Read(w.rbuf)
-	}
-	return o.tr.Read(w.rbuf)
-}
-
-// readAll reads until the socket is drained. It returns false when the
-// connection was retired.
-func (w *worker) readAll(o *owner, now int64, hup bool) bool {
+// readAll reads until the transport would block. It returns false when
+// the connection was retired.
+func (w *worker) readAll(o *owner, now int64) bool {
 	for {
-		n, err := w.read(o)
+		n, err := o.tr.Read(w.rbuf)
 		if err == conn.ErrWouldBlock {
 			return true
 		}
@@ -35,12 +27,6 @@ func (w *worker) readAll(o *owner, now int64, hup bool) bool {
 		if !w.consume(o, w.rbuf[:n], w.now()) {
 			return false
 		}
-		if n < len(w.rbuf) && !hup && o.tl == nil {
-			// A short read drained the socket. A FIN or RST that arrived
-			// with the data would have been reported in this event (hup);
-			// one that arrives later raises a new edge.
-			return true
-		}
 	}
 }
 
@@ -48,61 +34,49 @@ func (w *worker) readAll(o *owner, now int64, hup bool) bool {
 // retired.
 func (w *worker) consume(o *owner, b []byte, now int64) bool {
 	for len(b) > 0 {
-		if o.head == o.written {
-			// Bytes nobody asked for: a response before any request or
-			// more responses than requests.
-			w.protocolFault(o, now, "unsolicited_response")
-			return false
+		n, comps, err := o.sess.Parse(b, w.comps[:0])
+		b = b[n:]
+		for i := range comps {
+			if !w.complete(o, &comps[i], now) {
+				return false
+			}
 		}
-		n, done, err := o.sess.Parse(b)
 		if err != nil {
 			w.protocolFault(o, now, err.Error())
 			return false
 		}
-		b = b[n:]
-		if !done {
-			return true
-		}
-		if !w.complete(o, now) {
-			return false
+		if n == 0 && len(comps) == 0 {
+			break // the session wants more bytes than this
 		}
 	}
+	// A response may have raised the session's capacity.
+	w.admit(o, now)
 	return true
 }
 
-// complete resolves the oldest written request with its parsed response.
-func (w *worker) complete(o *owner, now int64) bool {
-	s := &o.ring[o.head&o.mask]
+// complete resolves the request a response answers with its outcome. It
+// returns false when the connection was retired.
+func (w *worker) complete(o *owner, c *Completion, now int64) bool {
+	if !o.holds(c.Token) {
+		w.protocolFault(o, now, "response to an unknown request")
+		return false
+	}
+	s := o.slot(c.Token)
 	w.rec.Response(now - s.start)
-	switch code := o.sess.Status(); {
+	switch code := c.Status; {
 	case now > s.deadline:
 		w.rec.Fail(metrics.Timeout, 1)
 	case code < 0 || code >= len(w.status) || !w.status[code]:
 		w.rec.Fail(metrics.Status, 1)
-	case !o.sess.BodyOK():
+	case !c.BodyOK:
 		w.rec.Fail(metrics.Body, 1)
 	default:
 		w.rec.Success()
 	}
 	w.integrate(now)
-	o.head++
-	w.outN--
-	w.pending--
-	closing := o.sess.Closing()
+	w.resolve(o, c.Token)
 	w.updateTarget(o, now)
-	if w.cfg.Connections {
-		switch {
-		case closing || o.sent >= uint32(w.cfg.PerConn):
-			// The connection's last response (or the server ends it):
-			// ending the connection is the server's work.
-			w.awaitClose(o, now)
-			return false
-		case !w.admitting:
-			w.retireConn(o, now, false)
-			return false
-		}
-	} else if closing {
-		w.closeFollowers(o, now)
+	if !w.pol.answered(w, o, c.Closing, now) {
 		return false
 	}
 	w.admit(o, now)
@@ -115,16 +89,14 @@ func (w *worker) complete(o *owner, now int64) bool {
 func (w *worker) awaitClose(o *owner, now int64) {
 	o.state = stClosing
 	w.wheel.Schedule(o.idx, now+w.tmo)
-	if o.tl != nil {
-		o.tl.Arm(false)
-	}
+	o.tr.Arm(false)
 	w.readClosing(o, now)
 }
 
 // readClosing reads a closing connection: EOF ends it; bytes after the
 // last response are a protocol fault.
 func (w *worker) readClosing(o *owner, now int64) {
-	n, err := w.read(o)
+	n, err := o.tr.Read(w.rbuf)
 	switch {
 	case err == conn.ErrWouldBlock:
 	case err != nil || n == 0:
@@ -134,63 +106,64 @@ func (w *worker) readClosing(o *owner, now int64) {
 	}
 }
 
-// closeFollowers ends a connection the server closed after a response:
-// written followers of a replayable method are replayed on the next
-// connection with their original admission and deadline (RFC 9112
-// §9.3.2); others count as abandoned.
+// closeFollowers ends a connection the server closed gracefully after a
+// response. Written requests that may not have been processed are
+// replayed on the next connection with their original admission and
+// deadline: those the session knows were not processed (whatever the
+// method), or any of an idempotent method (RFC 9112 §9.3.2). The others
+// count as abandoned. Requests never written are always replayed.
 func (w *worker) closeFollowers(o *owner, now int64) {
-	if !w.cfg.Replay {
-		n := o.outstanding()
-		if n > 0 {
-			w.integrate(now)
-			w.outN -= int64(n)
-			w.pending -= int64(n)
-			o.head = o.written
-			w.rec.Fail(metrics.Abandoned, uint64(n))
+	if o.inflight > 0 {
+		w.integrate(now)
+		var lost uint64
+		for k := o.head; k != o.tail && o.inflight > 0; k++ {
+			if o.slot(k).state == slotWritten && !w.cfg.Replay && !o.sess.Unprocessed(k) {
+				w.resolve(o, k)
+				lost++
+			}
 		}
+		w.rec.Fail(metrics.Abandoned, lost)
 	}
 	w.retireConn(o, now, false)
 }
 
-// abrupt handles a connection that ended without Connection: close while
-// requests were outstanding: the first counts as transport, the followers
-// as abandoned — one incident.
+// abrupt handles a connection that ended without a graceful close while
+// requests were outstanding: the first counts as transport, the other
+// written ones as abandoned — one incident.
 func (w *worker) abrupt(o *owner, now int64, err error) {
 	if o.outstanding() > 0 {
 		w.integrate(now)
-		w.resolveHead(o, metrics.Transport)
+		w.resolveFirstWritten(o, metrics.Transport)
 		w.failWritten(o, metrics.Abandoned)
 	}
 	w.retireConn(o, now, false)
 }
 
-// failWritten resolves the written requests of o with cat.
-func (w *worker) failWritten(o *owner, cat metrics.Category) {
-	n := o.outstanding()
-	if n == 0 {
-		return
+// resolveFirstWritten resolves o's oldest written request with cat.
+func (w *worker) resolveFirstWritten(o *owner, cat metrics.Category) {
+	for k := o.head; k != o.tail; k++ {
+		if o.slot(k).state == slotWritten {
+			w.resolve(o, k)
+			w.rec.Fail(cat, 1)
+			return
+		}
 	}
-	w.outN -= int64(n)
-	w.pending -= int64(n)
-	o.head = o.written
-	w.rec.Fail(cat, uint64(n))
 }
 
 func (w *worker) eof(o *owner, now int64) {
-	if o.outstanding() > 0 {
-		done, err := o.sess.EOF()
-		if done {
-			// A close-delimited body ends at EOF.
-			if w.complete(o, now) {
-				w.closeFollowers(o, now)
-			}
+	comps, err := o.sess.EOF(w.comps[:0])
+	for i := range comps {
+		// A close-delimited body ends at EOF; the connection ends with it.
+		if !w.complete(o, &comps[i], now) {
 			return
 		}
-		// Truncated, or nothing received: a transport incident.
-		w.abrupt(o, now, err)
+	}
+	if len(comps) > 0 {
+		w.closeFollowers(o, now)
 		return
 	}
-	w.retireConn(o, now, false)
+	// Truncated, or nothing received: a transport incident.
+	w.abrupt(o, now, err)
 }
 
 func (w *worker) protocolFault(o *owner, now int64, reason string) {
@@ -198,17 +171,16 @@ func (w *worker) protocolFault(o *owner, now int64, reason string) {
 		w.rec.ProtocolReason = reason
 	}
 	w.integrate(now)
-	if o.outstanding() > 0 {
-		w.resolveHead(o, metrics.Protocol)
+	switch {
+	case o.outstanding() > 0:
+		w.resolveFirstWritten(o, metrics.Protocol)
 		w.failWritten(o, metrics.Abandoned)
-	} else {
+	case o.pending() > 0:
 		// Nothing was asked on this connection yet: the incident has no
 		// request to charge, but the first admitted one cannot trust it.
-		if o.pending() > 0 {
-			w.resolveHead(o, metrics.Protocol)
-		} else {
-			w.rec.ProtocolUnattributed++
-		}
+		w.resolveHead(o, metrics.Protocol)
+	default:
+		w.rec.ProtocolUnattributed++
 	}
 	w.retireConn(o, now, true)
 }

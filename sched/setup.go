@@ -15,7 +15,7 @@ import (
 // connect starts a new connection for o, admitting its requests at the
 // connect start so that setup counts against the first request's deadline.
 func (w *worker) connect(o *owner, now int64) {
-	if !w.admitting && o.pending() == 0 || w.cfg.Connections && int(o.idx) >= w.active {
+	if !w.admitting && o.pending() == 0 || !w.pol.inUse(w, o) {
 		o.state = stIdle
 		w.wheel.Cancel(o.idx)
 		return
@@ -23,13 +23,15 @@ func (w *worker) connect(o *owner, now int64) {
 	o.connStart = now
 	o.state = stConnecting
 	o.sent = 0
-	o.written = o.head
 	o.blocked = false
 	// A new connection: what is still in the ring (replays) is queued
 	// again from its first byte, then the admission fills up.
+	w.requeue(o)
 	o.sess.Reset()
 	for k := o.head; k != o.tail; k++ {
-		o.sess.Queue(o.ring[k&o.mask].last)
+		if s := o.slot(k); s.state != slotDone {
+			o.sess.Queue(k, s.last)
+		}
 	}
 	w.admit(o, now)
 	fd, err := w.dialer.Dial()
@@ -51,7 +53,6 @@ func (w *worker) connect(o *owner, now int64) {
 		return
 	}
 	o.fd = fd
-	o.tr.Fd = fd
 	w.mapFd(fd, o.idx)
 	w.armTimer(o)
 }
@@ -121,7 +122,7 @@ func (w *worker) handshakeDone(r hsResult) {
 		w.setupFailed(o, now, r.err, r.err == conn.ErrHandshakeTimeout)
 		return
 	}
-	o.tl = r.t
+	o.tr = r.t
 	if r.t.Info.Resumed {
 		w.rec.Setups.Resumed++
 	}
@@ -137,24 +138,25 @@ func (w *worker) handshakeDone(r hsResult) {
 	w.armTimer(o)
 	// Edges that came during the handshake were not served: read and
 	// write as if both were reported.
-	o.tl.Arm(false)
-	if !w.readAll(o, now, false) {
+	o.tr.Arm(false)
+	if !w.readAll(o, now) {
 		return
 	}
 	w.flush(o, w.now())
 }
 
+// established opens the connection for requests: those admitted during
+// the setup start their latency now, and the admission fills up (a test
+// mode may admit only on an open connection).
 func (w *worker) established(o *owner, now int64) {
 	o.state = stOpen
 	w.rec.SetupDone(true, false, now-o.connStart)
 	for k := o.head; k != o.tail; k++ {
-		if s := &o.ring[k&o.mask]; s.start < 0 {
+		if s := o.slot(k); s.start < 0 {
 			s.start = now
 		}
 	}
-	if w.cfg.Connections {
-		w.admit(o, now)
-	}
+	w.admit(o, now)
 }
 
 var errSetupTimeout = errors.New("connect timed out")

@@ -21,34 +21,28 @@ const (
 	stClosing            // connections test: last response read, waiting for the server to close
 )
 
-// slot is one admitted request on its owner's ring.
-type slot struct {
-	admit    int64 // admission instant (ns since the engine's epoch)
-	deadline int64 // admit + timeout (connect start for a first request)
-	start    int64 // latency start: admission, or end of setup for requests admitted before it
-	last     bool  // connections test: the connection's last request (Connection: close)
-}
-
-// owner is a connection owner: it holds at most one connection at a time and
-// replaces it when it closes. Its ring holds the admitted requests in order:
-// [head, written) are written and await responses, [written, tail) are
-// admitted but not yet completely written (their bytes are queued in the
-// owner's protocol session, which knows how far the socket took them).
+// owner is a connection owner: it holds at most one connection at a time
+// and replaces it when it closes. Its ring holds the admitted requests in
+// admission order, which is also their deadline order (ring.go).
 type owner struct {
-	idx     int32
-	state   uint8
-	fd      int
-	tr      conn.Plain
-	tl      *conn.TLS   // the TLS transport once the handshake is done
-	tlsCfg  *tls.Config // this owner's TLS config: its own session cache (one returning visitor)
-	gen     uint32      // connection generation, to match handshake results
-	sess    Session
-	ring    []slot
-	mask    uint32
-	head    uint32
-	written uint32
-	tail    uint32
-	blocked bool
+	idx    int32
+	state  uint8
+	fd     int
+	tr     conn.Transport // the connection's transport, chosen at setup
+	plain  *conn.Plain    // this owner's plain transport, reused per connection
+	tlsCfg *tls.Config    // this owner's TLS config: its own session cache (one returning visitor)
+	gen    uint32         // connection generation, to match handshake results
+	sess   Session
+	ring   []slot
+	mask   uint32
+	head   uint32 // oldest unresolved request (tail when none)
+	tail   uint32 // next token
+	wpos   uint32 // next request the session reports written on this connection
+	// unresolved counts requests in [head, tail) not yet resolved;
+	// inflight those of them written and awaiting a response.
+	unresolved uint32
+	inflight   uint32
+	blocked    bool
 
 	connStart int64
 	sent      uint32 // connections test: requests admitted on the current connection
@@ -57,9 +51,9 @@ type owner struct {
 	retire    bool   // queued for reconnect after the current event batch
 }
 
-func (o *owner) outstanding() uint32 { return o.written - o.head }
+func (o *owner) outstanding() uint32 { return o.inflight }
 
-func (o *owner) pending() uint32 { return o.tail - o.head }
+func (o *owner) pending() uint32 { return o.unresolved }
 
 // command is a controller → worker instruction.
 type command struct {
@@ -87,7 +81,8 @@ type worker struct {
 	byFd   []int32 // fd → owner index + 1
 	events []poller.Event
 	rbuf   []byte
-	active int // connections test: owners of this worker active in the phase
+	pol    admission    // the test mode's admission policy
+	comps  []Completion // completions of one Parse call
 	wheel  *Wheel
 	fireFn func(int32, int64)
 	status *[600]bool
@@ -150,6 +145,8 @@ func newWorker(id int, cfg *Config, epoch time.Time, owners int, reports chan<- 
 		tmo:     int64(cfg.Timeout),
 		cmds:    make(chan command, 4),
 		reports: reports,
+		pol:     cfg.Mode.policy(cfg.PerConn),
+		comps:   make([]Completion, 0, 16),
 	}
 	for i := range w.owners {
 		w.initOwner(i)
@@ -166,6 +163,7 @@ func (w *worker) initOwner(i int) {
 	o.idx = int32(i)
 	o.fd = -1
 	o.sess = w.cfg.NewSession()
+	o.plain = new(conn.Plain)
 	o.ring = make([]slot, 1)
 	if w.cfg.TLS != nil {
 		o.tlsCfg = w.cfg.TLS.Clone()
@@ -177,7 +175,7 @@ func (w *worker) initOwner(i int) {
 
 // ensureOwners grows the owner set to n (connections test: a phase may ask
 // for more concurrent connections than any before). It runs at phase start,
-// never on the request path.
+// never on the request path. Owners hold no pointer into the slice.
 func (w *worker) ensureOwners(n int) {
 	if n <= len(w.owners) {
 		return
@@ -264,20 +262,15 @@ func (w *worker) command(c command) {
 		w.rec.TLS = w.lastTLS
 		w.tlsSeen = false
 		w.phase = c.phase
-		if w.cfg.Connections {
-			w.active = c.depth
-			w.ensureOwners(c.depth)
-			c.depth = 1
-		}
-		w.setDepth(uint32(c.depth))
+		w.pol.start(w, c.depth)
 		w.last = now
 		w.activeStart = now
 		w.admitting = true
 		w.stopping = false
 		for i := range w.owners {
 			o := &w.owners[i]
-			if w.cfg.Connections && i >= w.active {
-				break
+			if !w.pol.inUse(w, o) {
+				continue
 			}
 			w.updateTarget(o, now)
 			switch o.state {
@@ -366,11 +359,14 @@ func (w *worker) event(ev *poller.Event) {
 			w.startHandshake(o, now)
 			return
 		}
+		o.plain.Open(o.fd)
+		o.tr = o.plain
 		w.established(o, now)
 	}
-	if o.tl != nil {
-		o.tl.Arm(ev.Hup)
+	if o.tr == nil {
+		return // a TLS handshake owns the socket until its result is back
 	}
+	o.tr.Arm(ev.Hup)
 	if o.state == stClosing {
 		if ev.Readable {
 			w.readClosing(o, now)
@@ -381,7 +377,7 @@ func (w *worker) event(ev *poller.Event) {
 		return
 	}
 	if ev.Readable {
-		if !w.readAll(o, now, ev.Hup) {
+		if !w.readAll(o, now) {
 			return
 		}
 		now = w.now()

@@ -1,77 +1,55 @@
 package sched
 
-import (
-	"brk/conn"
-)
+import "brk/conn"
 
-// The write side: admitted requests go out in as few writes as the socket
-// takes.
+// The write side: what the session has to send goes out in as few writes
+// as the socket takes.
 
-// flush writes admitted requests in as few writes as the socket takes.
+// flush writes the session's output until it is empty or the socket is
+// full, then flushes what the transport buffered.
 func (w *worker) flush(o *owner, now int64) {
-	if o.tl != nil {
-		w.flushTLS(o, now)
+	if o.blocked {
 		return
 	}
-	for o.written != o.tail && !o.blocked {
-		n, err := o.tr.Write(o.sess.Output())
+	for {
+		out := o.sess.Output()
+		if len(out) == 0 {
+			break
+		}
+		n, err := o.tr.Write(out)
+		if n > 0 {
+			if upTo, ok := o.sess.Wrote(n); ok {
+				w.wrote(o, upTo, now)
+			}
+		}
 		if err == conn.ErrWouldBlock {
-			o.blocked = true
-			w.rec.BlockedWrites++
+			w.block(o)
 			return
 		}
 		if err != nil {
 			w.abrupt(o, now, err)
 			return
 		}
-		w.wrote(o, o.sess.Wrote(n), now)
 	}
-}
-
-// flushTLS writes ciphertext left from earlier writes, then encrypts every
-// admitted request in one Write (one record per 16 KiB); what the socket
-// does not take waits in the transport for the next write readiness.
-func (w *worker) flushTLS(o *owner, now int64) {
-	if o.blocked {
-		return
-	}
-	pending, err := o.tl.Flush()
+	pending, err := o.tr.Flush()
 	if err != nil {
 		w.abrupt(o, now, err)
 		return
 	}
 	if pending {
-		o.blocked = true
-		w.rec.BlockedWrites++
-		return
-	}
-	for o.written != o.tail {
-		n, err := o.tl.Write(o.sess.Output())
-		if err != nil {
-			w.abrupt(o, now, err)
-			return
-		}
-		w.wrote(o, o.sess.Wrote(n), now)
-	}
-	if pending, _ := o.tl.Flush(); pending {
-		o.blocked = true
-		w.rec.BlockedWrites++
+		w.block(o)
 	}
 }
 
-// wrote advances o's write position by done completely written requests.
-func (w *worker) wrote(o *owner, done int, now int64) {
-	if done == 0 {
-		return
-	}
+// block waits for the next write readiness.
+func (w *worker) block(o *owner) {
+	o.blocked = true
+	w.rec.BlockedWrites++
+}
+
+// wrote records requests completely written, up to token upTo.
+func (w *worker) wrote(o *owner, upTo uint32, now int64) {
 	w.integrate(now)
-	for ; done > 0; done-- {
-		s := &o.ring[o.written&o.mask]
-		if d := now - s.start; d > w.rec.MaxSendDelayNs {
-			w.rec.MaxSendDelayNs = d
-		}
-		o.written++
-		w.outN++
-	}
+	w.markWritten(o, upTo, now)
 	w.updateTarget(o, now)
 }

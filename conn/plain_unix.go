@@ -1,0 +1,72 @@
+//go:build linux || darwin || dragonfly || freebsd
+
+package conn
+
+import "golang.org/x/sys/unix"
+
+// Plain is the Transport of a plain TCP connection. A short read means the
+// socket is drained: later reads in the same readiness event answer
+// ErrWouldBlock without a system call, until the next Arm. After a
+// hang-up it reads to the end.
+type Plain struct {
+	fd      int
+	drained bool
+	hup     bool
+}
+
+// Open points p at a new connection's descriptor.
+func (p *Plain) Open(fd int) { *p = Plain{fd: fd} }
+
+// Arm implements Transport.
+func (p *Plain) Arm(hup bool) {
+	p.drained = false
+	if hup {
+		p.hup = true
+	}
+}
+
+// Read reads from the socket; ErrWouldBlock when nothing is buffered.
+func (p *Plain) Read(b []byte) (int, error) {
+	if p.drained {
+		return 0, ErrWouldBlock
+	}
+	for {
+		n, err := rawRead(p.fd, b)
+		if err == nil {
+			if n > 0 && n < len(b) && !p.hup {
+				// A FIN or RST that came with the data is reported in this
+				// event (hup); one that comes later raises a new edge.
+				p.drained = true
+			}
+			return n, nil
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EAGAIN {
+			p.drained = true
+			return 0, ErrWouldBlock
+		}
+		return 0, err
+	}
+}
+
+// Write writes to the socket; ErrWouldBlock when the send buffer is full.
+func (p *Plain) Write(b []byte) (int, error) {
+	for {
+		n, err := rawWrite(p.fd, b)
+		if err == nil {
+			return n, nil
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EAGAIN {
+			return 0, ErrWouldBlock
+		}
+		return 0, err
+	}
+}
+
+// Flush implements Transport: a plain socket buffers nothing.
+func (p *Plain) Flush() (bool, error) { return false, nil }

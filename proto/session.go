@@ -1,0 +1,66 @@
+// Package proto is the contract between brk's engine (sched) and a
+// protocol's session (h1, later h2): the interface a session implements
+// and the completion it reports. It holds no code, so that protocol
+// packages depend on it and not on the engine.
+package proto
+
+// Session is one connection's protocol as sched's worker drives it. The worker
+// owns the socket, admission, deadlines and outcomes; the session owns the
+// framing: it encodes the requests the worker admits, says how far the
+// socket took them, parses responses and names the request each answers.
+// A protocol package exports a type that satisfies this (h1.Session; a
+// multiplexed protocol's session the same way).
+//
+// A request is identified by its token, given at Queue: the worker's ring
+// position, increasing in admission order. Requests are written in the
+// order they were queued; responses may complete in any order.
+type Session interface {
+	// Reset begins a new connection: nothing queued, nothing in flight.
+	Reset()
+	// Queue appends one admitted request. last marks a connection's final
+	// request (it asks the server to close).
+	Queue(token uint32, last bool)
+	// Output returns bytes to write: queued requests, and whatever the
+	// protocol itself has to send (acknowledgements, window updates,
+	// cancellations) even when no request is pending. nil when none.
+	Output() []byte
+	// Wrote consumes n bytes of Output. When it completed the writing of
+	// requests, ok is true and upTo is the token of the last one: every
+	// request queued before it is written too.
+	Wrote(n int) (upTo uint32, ok bool)
+	// Parse consumes response bytes and appends one Completion per
+	// finished response to done. An error is a protocol fault: the
+	// connection cannot be trusted any more.
+	Parse(b []byte, done []Completion) (n int, out []Completion, err error)
+	// EOF tells the session the peer closed the connection: it appends a
+	// completion that the close finishes (a close-delimited body); an
+	// error is a response cut short.
+	EOF(done []Completion) ([]Completion, error)
+	// Cancel is called when request token missed its deadline. keep
+	// reports that the session cancelled that request alone and the
+	// connection carries on (its cancellation is in Output); false asks
+	// the worker to retire the connection (HTTP/1.1 cannot cancel one
+	// request of a pipeline).
+	Cancel(token uint32) (keep bool)
+	// Capacity is how many unresolved requests the connection may carry
+	// now (the peer's stream limit; unlimited pipelining for HTTP/1.1).
+	// Admission never exceeds it.
+	Capacity() int
+	// Unprocessed reports, after the connection ended gracefully, whether
+	// the written request token was certainly not processed by the
+	// server, so that it is replayed on a new connection whatever its
+	// method (a stream above a GOAWAY's last id). Requests the server may
+	// have processed are replayed only when the method is idempotent.
+	Unprocessed(token uint32) bool
+}
+
+// Completion is one finished response: the request it answers and its
+// outcome.
+type Completion struct {
+	Token  uint32
+	Status int
+	BodyOK bool // the body met the expectation (or none was set)
+	// Closing means the connection ends after this response: the server
+	// asked to close, or the response ended with the connection.
+	Closing bool
+}

@@ -1,0 +1,97 @@
+package sched
+
+// Mode is a test mode: what a phase's level counts and how a worker admits
+// requests for it. Each mode's admission policy is a file of its own
+// (admit_depth.go, admit_conns.go); the worker asks the policy and never
+// the mode.
+type Mode uint8
+
+// The test modes.
+const (
+	// Requests: connections are opened once and kept; the level is the
+	// number of concurrent requests (outstanding requests per connection
+	// × connections).
+	Requests Mode = iota
+	// Connections: the level is the number of concurrent connections;
+	// each carries a few requests one at a time, the last one asking the
+	// server to close, and its owner then opens the next connection.
+	Connections
+)
+
+// String is the mode's name in reports ("requests", "connections").
+func (m Mode) String() string {
+	if m == Connections {
+		return "connections"
+	}
+	return "requests"
+}
+
+// Unit names what a level counts ("concurrent requests").
+func (m Mode) Unit() string {
+	if m == Connections {
+		return "concurrent connections"
+	}
+	return "concurrent requests"
+}
+
+// Target is the level a phase at depth holds over conns connections.
+func (m Mode) Target(depth, conns int) int {
+	if m == Connections {
+		return depth
+	}
+	return depth * conns
+}
+
+// owners is how many connection owners take part in a phase at depth.
+func (m Mode) owners(depth, conns int) int {
+	if m == Connections {
+		return depth
+	}
+	return conns
+}
+
+// perConn is the requests each connection holds at depth.
+func (m Mode) perConn(depth int) int {
+	if m == Connections {
+		return 1
+	}
+	return depth
+}
+
+// share splits a phase's depth across workers: worker i of n gets its
+// share (every worker gets the depth in the requests test, where the
+// connections are split at start).
+func (m Mode) share(depth, i, n int) int {
+	if m != Connections {
+		return depth
+	}
+	s := depth / n
+	if i < depth%n {
+		s++
+	}
+	return s
+}
+
+func (m Mode) policy(perConn int) admission {
+	if m == Connections {
+		return &connsPolicy{perConn: uint32(perConn)}
+	}
+	return depthPolicy{}
+}
+
+// admission is a test mode's admission policy, asked by the worker at a
+// phase's start, before each admitted request and after each response.
+type admission interface {
+	// start applies this worker's share of a phase's level: the depth
+	// per connection and the owners that take part.
+	start(w *worker, share int)
+	// inUse reports whether owner o takes part in the phase.
+	inUse(w *worker, o *owner) bool
+	// next reports whether o may take one more request now (within the
+	// depth and the session's capacity, which the worker checks), and
+	// whether it is the connection's last.
+	next(w *worker, o *owner) (ok, last bool)
+	// answered decides what follows a response on o: it returns false
+	// when the connection was retired or now waits for the server's close.
+	answered(w *worker, o *owner, closing bool, now int64) bool
+}

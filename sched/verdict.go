@@ -1,0 +1,91 @@
+package sched
+
+import (
+	"fmt"
+
+	"brk/metrics"
+)
+
+// Verdict is how a run ended.
+type Verdict int
+
+// Verdicts, in SPEC §5 terms.
+const (
+	Done Verdict = iota
+	Broken
+	Inconclusive
+	Interrupted
+)
+
+// Judgement is the verdict on one phase.
+type Judgement struct {
+	// Stop ends the run at this phase with Verdict; otherwise the phase
+	// was accepted and the ramp goes on.
+	Stop     bool
+	Verdict  Verdict
+	Accepted bool
+	Judged   bool // false for an interrupted phase
+	// Inconclusive marks a phase that ended the run inconclusive: it is
+	// neither accepted nor a server verdict.
+	Inconclusive bool
+	Reason       string // why it was rejected or inconclusive
+}
+
+// Judge decides phase index at depth from its measurement alone: a pure
+// function of the counts and the plan, so that the measurements of
+// several load boxes, merged, are judged by the same code.
+func Judge(m *Measurement, plan Plan, index, depth int) Judgement {
+	s := m.Stats
+	c := &s.Counts
+	target := plan.Mode.Target(depth, plan.Conns)
+	switch {
+	case m.Interrupted:
+		return Judgement{Stop: true, Verdict: Interrupted} // not judged: no reason of its own
+	case m.ClientError != "":
+		return inconclusive(m.ClientError)
+	case m.SetupFailed || index == 0 && s.Setups.Established == 0 && s.Setups.Attempted > 0:
+		msg := s.SetupError
+		if msg == "" {
+			msg = "no connection could be established"
+		}
+		return inconclusive(fmt.Sprintf("setup impossible: %s (dialing %s)", msg, plan.Addr))
+	case c.Failed[metrics.Protocol] > 0 || s.ProtocolUnattributed > 0:
+		return broken(fmt.Sprintf("invalid protocol data from the server: %d protocol faults (first: %s)",
+			c.Failed[metrics.Protocol]+s.ProtocolUnattributed, s.ProtocolReason))
+	case plan.Mode == Connections && !plan.Accept.Met(s.Setups.Established, s.Setups.Attempted):
+		return broken(fmt.Sprintf("setups: %.4g%% established (%d of %d; %d failed, %d timed out) is below --accept %s%% at %d %s",
+			pct(s.Setups.Established, s.Setups.Attempted), s.Setups.Established, s.Setups.Attempted,
+			s.Setups.Failed, s.Setups.TimedOut, plan.Accept, target, plan.Mode.Unit()))
+	case !plan.Accept.Met(c.Succeeded, c.Attempted):
+		prefix := ""
+		if plan.Mode == Connections {
+			prefix = "requests: "
+		}
+		return broken(fmt.Sprintf("%ssuccess %.4g%% (%d of %d) is below --accept %s%% at %d %s",
+			prefix, pct(c.Succeeded, c.Attempted), c.Succeeded, c.Attempted, plan.Accept, target, plan.Mode.Unit()))
+	}
+	if owners := uint64(plan.Mode.owners(depth, plan.Conns)); s.ReachedOnce < owners {
+		if plan.Mode == Connections {
+			return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d concurrent connections never carried a request",
+				owners-s.ReachedOnce, owners))
+		}
+		return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d connections never held %d requests outstanding",
+			owners-s.ReachedOnce, owners, plan.Mode.perConn(depth)))
+	}
+	return Judgement{Accepted: true, Judged: true}
+}
+
+func inconclusive(reason string) Judgement {
+	return Judgement{Stop: true, Verdict: Inconclusive, Judged: true, Inconclusive: true, Reason: reason}
+}
+
+func broken(reason string) Judgement {
+	return Judgement{Stop: true, Verdict: Broken, Judged: true, Reason: reason}
+}
+
+func pct(part, whole uint64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
+}

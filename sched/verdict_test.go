@@ -1,0 +1,131 @@
+package sched
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"brk/metrics"
+)
+
+// measured builds a measurement from counts.
+func measured(succeeded, timeout, protocol uint64, setups metrics.Setups, reached uint64) *Measurement {
+	s := metrics.NewPhase()
+	s.Counts.Succeeded = succeeded
+	s.Counts.Failed[metrics.Timeout] = timeout
+	s.Counts.Failed[metrics.Protocol] = protocol
+	s.Counts.Attempted = succeeded + timeout + protocol
+	s.Setups = setups
+	s.ReachedOnce = reached
+	s.Workers = 1
+	if protocol > 0 {
+		s.ProtocolReason = "h1: bad status line"
+	}
+	for i := uint64(0); i < succeeded; i++ {
+		s.Latency.RecordValue(int64(1000 + i%500))
+	}
+	return &Measurement{Stats: s, Active: time.Second, Elapsed: time.Second, Boxes: 1,
+		CPU: metrics.ProcessCPU{User: time.Millisecond, System: 2 * time.Millisecond}}
+}
+
+var (
+	okSetups   = metrics.Setups{Attempted: 4, Established: 4}
+	p9999      = Accept{Num: 9999, Den: 10000}
+	reqPlan    = Plan{Mode: Requests, Conns: 4, Accept: p9999, Addr: "127.0.0.1:80"}
+	connsPlan  = Plan{Mode: Connections, Accept: p9999, Addr: "127.0.0.1:80"}
+	interrupt  = func(m *Measurement) *Measurement { m.Interrupted = true; return m }
+	clientFail = func(m *Measurement) *Measurement { m.ClientError = "client ran out of local ports"; return m }
+	failFast   = func(m *Measurement) *Measurement { m.SetupFailed = true; return m }
+)
+
+func TestJudgeEveryBranch(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		m       *Measurement
+		plan    Plan
+		index   int
+		depth   int
+		verdict Verdict
+		stop    bool
+		reason  string // a part of it
+	}{
+		{"accepted", measured(10000, 0, 0, okSetups, 4), reqPlan, 1, 2, Done, false, ""},
+		{"accepted at the exact share", measured(9999, 1, 0, okSetups, 4), reqPlan, 1, 2, Done, false, ""},
+		{"rejected", measured(9998, 2, 0, okSetups, 4), reqPlan, 1, 2, Broken, true, "success 99.98% (9998 of 10000) is below --accept 99.99% at 8 concurrent requests"},
+		{"no attempts", measured(0, 0, 0, okSetups, 0), reqPlan, 1, 2, Broken, true, "(0 of 0)"},
+		{"protocol fault", measured(10000, 0, 1, okSetups, 4), reqPlan, 1, 2, Broken, true, "1 protocol faults (first: h1: bad status line)"},
+		{"unfulfilled", measured(10000, 0, 0, okSetups, 3), reqPlan, 1, 2, Inconclusive, true, "target unfulfilled: 1 of 4 connections never held 2 requests outstanding"},
+		{"setup failure in phase 0", measured(0, 0, 0, metrics.Setups{Attempted: 4, Failed: 4}, 0), reqPlan, 0, 1, Inconclusive, true, "setup impossible: no connection could be established (dialing 127.0.0.1:80)"},
+		{"fail fast", failFast(measured(0, 0, 0, metrics.Setups{}, 0)), reqPlan, 0, 1, Inconclusive, true, "setup impossible"},
+		{"setups fail later: a server verdict", measured(0, 4, 0, metrics.Setups{Attempted: 4, Failed: 4}, 0), reqPlan, 1, 1, Broken, true, "success 0%"},
+		{"interrupted", interrupt(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Interrupted, true, ""},
+		{"client failure", clientFail(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "client ran out of local ports"},
+		{"connections accepted", measured(4, 0, 0, okSetups, 4), connsPlan, 1, 4, Done, false, ""},
+		{"connections: setups below accept", measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, Failed: 1}, 4), connsPlan, 1, 4,
+			Broken, true, "setups: 80% established (4 of 5; 1 failed, 0 timed out) is below --accept 99.99% at 4 concurrent connections"},
+		{"connections: requests below accept", measured(3, 1, 0, okSetups, 4), connsPlan, 1, 4, Broken, true, "requests: success 75% (3 of 4) is below --accept 99.99% at 4 concurrent connections"},
+		{"connections unfulfilled", measured(4, 0, 0, okSetups, 3), connsPlan, 1, 4, Inconclusive, true, "target unfulfilled: 1 of 4 concurrent connections never carried a request"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := Judge(c.m, c.plan, c.index, c.depth)
+			if j.Verdict != c.verdict || j.Stop != c.stop || !strings.Contains(j.Reason, c.reason) {
+				t.Fatalf("got %+v, want verdict %d stop %v reason containing %q", j, c.verdict, c.stop, c.reason)
+			}
+			if j.Accepted != !c.stop {
+				t.Fatalf("accepted %v for stop %v", j.Accepted, c.stop)
+			}
+			if j.Inconclusive != (c.verdict == Inconclusive) || j.Judged != (c.verdict != Interrupted) {
+				t.Fatalf("flags %+v", j)
+			}
+		})
+	}
+}
+
+// Merging two halves of a phase (two load boxes) and judging the merge
+// gives the verdict and the counts of judging the whole; the measurement
+// survives JSON on the way.
+func TestMergedHalvesJudgeAsTheWhole(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		a, b, whole *Measurement
+		plan        Plan
+	}{
+		{"accepted", measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(10000, 0, 0, okSetups, 4), reqPlan},
+		{"rejected by one half", measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(4998, 2, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(9998, 2, 0, okSetups, 4), reqPlan},
+		{"unfulfilled on one box", measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 1), measured(10000, 0, 0, okSetups, 3), reqPlan},
+		{"connections", measured(2, 0, 0, metrics.Setups{Attempted: 3, Established: 2, Failed: 1}, 2), measured(2, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, Failed: 1}, 4), connsPlan},
+		{"interrupted on one box", measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), interrupt(measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2)), interrupt(measured(10000, 0, 0, okSetups, 4)), reqPlan},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var merged Measurement
+			for _, half := range []*Measurement{c.a, c.b} {
+				b, err := json.Marshal(half)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var back Measurement
+				if err := json.Unmarshal(b, &back); err != nil {
+					t.Fatal(err)
+				}
+				merged.Merge(&back)
+			}
+			got, want := Judge(&merged, c.plan, 1, 2), Judge(c.whole, c.plan, 1, 2)
+			if c.plan.Mode == Connections {
+				got, want = Judge(&merged, c.plan, 1, 4), Judge(c.whole, c.plan, 1, 4)
+			}
+			if got != want {
+				t.Fatalf("merged judged %+v, whole %+v", got, want)
+			}
+			if merged.Stats.Counts != c.whole.Stats.Counts || merged.Stats.Setups != c.whole.Stats.Setups {
+				t.Fatalf("merged counts %+v %+v, whole %+v %+v", merged.Stats.Counts, merged.Stats.Setups, c.whole.Stats.Counts, c.whole.Stats.Setups)
+			}
+			if merged.Stats.Latency.TotalCount() != c.whole.Stats.Latency.TotalCount() {
+				t.Fatalf("latency count %d, whole %d", merged.Stats.Latency.TotalCount(), c.whole.Stats.Latency.TotalCount())
+			}
+			if merged.Boxes != 2 || merged.CPU.System != 4*time.Millisecond {
+				t.Fatalf("boxes %d, cpu %+v", merged.Boxes, merged.CPU)
+			}
+		})
+	}
+}
