@@ -204,5 +204,9 @@ type PhaseStats struct {
 	// SetupsPerSec is established setups ÷ duration (connections test).
 	SetupsPerSec float64 `json:"setups_per_sec"`
 
+	// connTest marks a connections-test phase. Nothing reads it since the
+	// presentation moved to package report, which cannot see it and reads
+	// Result.Test instead (report/mode.go); a future Mode type replaces
+	// both.
 	connTest bool
 }
