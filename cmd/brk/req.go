@@ -49,7 +49,7 @@ type loadFlags struct {
 }
 
 type reqCmd struct {
-	URL string `arg:"" help:"http://host[:port]/path"`
+	URL string `arg:"" help:"http(s)://host[:port]/path"`
 	loadFlags
 	RateDepth int `help:"Rate test only." hidden:""`
 }
