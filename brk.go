@@ -3,7 +3,9 @@
 // A run raises load phase by phase and judges every phase by outcomes: a
 // success is a complete, valid response with an accepted status within the
 // timeout. Run returns the verdict and every phase's stats; an Observer is
-// called between phases on the caller's goroutine, never per request.
+// called between phases on the caller's goroutine, never per request (a
+// ProgressObserver also gets a live reading once a second). Package
+// brk/report presents a Result as text or HTML; its JSON form is the report.
 //
 // The engine behind it (package sched) is a fixed set of OS-thread-locked
 // workers, each owning a readiness poller and many nonblocking sockets.
@@ -204,5 +206,9 @@ type PhaseStats struct {
 	// SetupsPerSec is established setups ÷ duration (connections test).
 	SetupsPerSec float64 `json:"setups_per_sec"`
 
+	// connTest marks a connections-test phase. Nothing reads it since the
+	// presentation moved to package report, which cannot see it and reads
+	// Result.Test instead (report/mode.go); a future Mode type replaces
+	// both.
 	connTest bool
 }

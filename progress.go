@@ -63,12 +63,7 @@ func (r *reporter) run(phase, level int) {
 				p.SuccessPerSec = float64(s.Succeeded-prev.Succeeded) / dt.Seconds()
 				p.MeanOutstanding = float64(s.OutstandingNs-prev.OutstandingNs) / float64(dt)
 			}
-			f := func(c metrics.Category) uint64 { return s.Failed[c] - base.Failed[c] }
-			p.Failed = Counts{
-				Timeout: f(metrics.Timeout), Transport: f(metrics.Transport), Abandoned: f(metrics.Abandoned),
-				Connect: f(metrics.Connect), ConnectTimeout: f(metrics.ConnectTimeout), Status: f(metrics.Status),
-				Body: f(metrics.Body), Protocol: f(metrics.Protocol),
-			}
+			p.Failed.setFailures(func(c metrics.Category) uint64 { return s.Failed[c] - base.Failed[c] })
 			r.obs.Progress(p)
 			prev, prevAt = s, now
 		}

@@ -7,5 +7,7 @@
 // with FixtureConfig.Capacity = K and a service time D, at most K requests
 // are in service at once and the rest wait in FIFO order, so with C requests
 // outstanding the latency approaches C·D/K and the throughput K/D
-// (Little's law).
+// (Little's law). With FixtureConfig.TLS it serves HTTPS with an ephemeral
+// self-signed certificate, and StartFixtureProcess runs it as a child
+// process (`brk fixture`) so that it does not share the client's Go runtime.
 package bench

@@ -1,7 +1,7 @@
 // Command brk finds the HTTP load that breaks your SLA.
 //
-// It is a thin user of the brk library: it parses flags with kong, runs a
-// test, prints one block per phase, and exits 0 (done), 1 (broken), 2
+// It is a thin user of the brk library and its report package: it parses
+// flags with kong, runs a test, prints one block per phase, and exits 0 (done), 1 (broken), 2
 // (usage), 3 (inconclusive) or 130 (interrupted).
 package main
 
@@ -39,10 +39,10 @@ func refuse(format string, args ...any) error {
 
 type cli struct {
 	Req     reqCmd     `cmd:"" default:"withargs" help:"Requests test (default): raise concurrent requests per connection."`
-	Conn    connCmd    `cmd:"" help:"Connections test: raise concurrent connections (not in this build yet)."`
+	Conn    connCmd    `cmd:"" help:"Connections test: raise concurrent connections."`
 	Rate    rateCmd    `cmd:"" help:"Open-model test: raise the offered arrival rate (not in this build yet)."`
 	Fixture fixtureCmd `cmd:"" help:"Run the built-in fixture responder."`
-	Demo    demoCmd    `cmd:"" help:"Find the break of a capacity-limited fixture started in-process (~15 s)."`
+	Demo    demoCmd    `cmd:"" help:"Find the break of a capacity-limited fixture started as a child process (~15 s)."`
 	Bench   benchCmd   `cmd:"" help:"Client self-benchmark against a fixture child process (not in this build yet)."`
 }
 

@@ -197,8 +197,8 @@ func startFixture(t *testing.T, cfg bench.FixtureConfig) *bench.Fixture {
 	return fx
 }
 
-// report mirrors the schema-1 JSON fields the tests read.
-type report struct {
+// jsonReport mirrors the schema-1 JSON fields the tests read.
+type jsonReport struct {
 	Schema        int     `json:"schema"`
 	Test          string  `json:"test"`
 	URL           string  `json:"url"`
@@ -229,7 +229,7 @@ type phase struct {
 	SuccessPct float64 `json:"success_pct"`
 }
 
-func readReport(t *testing.T, path string) report {
+func readReport(t *testing.T, path string) jsonReport {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -238,9 +238,9 @@ func readReport(t *testing.T, path string) report {
 	return decodeReport(t, b)
 }
 
-func decodeReport(t *testing.T, b []byte) report {
+func decodeReport(t *testing.T, b []byte) jsonReport {
 	t.Helper()
-	var rep report
+	var rep jsonReport
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&rep); err != nil {
 		t.Fatalf("JSON report does not decode: %v\n%s", err, b)
@@ -256,7 +256,7 @@ func decodeReport(t *testing.T, b []byte) report {
 
 // checkCounts checks that every phase's categories add up and that
 // success_pct is succeeded/attempted·100.
-func checkCounts(t *testing.T, rep report) {
+func checkCounts(t *testing.T, rep jsonReport) {
 	t.Helper()
 	for _, p := range rep.Phases {
 		c := p.Counts
@@ -276,7 +276,7 @@ func checkCounts(t *testing.T, rep report) {
 	}
 }
 
-func levels(rep report) []int {
+func levels(rep jsonReport) []int {
 	var ls []int
 	for _, p := range rep.Phases {
 		ls = append(ls, p.Level)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"brk"
+	"brk/report"
 )
 
 // loadFlags are the flags every load test shares.
@@ -48,7 +49,7 @@ type loadFlags struct {
 }
 
 type reqCmd struct {
-	URL string `arg:"" help:"http://host[:port]/path"`
+	URL string `arg:"" help:"http(s)://host[:port]/path"`
 	loadFlags
 	RateDepth int `help:"Rate test only." hidden:""`
 }
@@ -179,7 +180,7 @@ func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quie
 	if connTest {
 		test, run = "connections", brk.RunConnections
 	}
-	obs := observer(&printer{w: text, t: t, p: p, test: test}, e.stderr, quiet)
+	obs := observer(&report.Text{W: text, Test: test, Target: t, Plan: p}, e.stderr, quiet)
 	res, err := run(e.ctx, t, p, obs)
 	if err != nil {
 		return refuse("%v", err)
@@ -187,7 +188,7 @@ func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quie
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
 		fmt.Fprintf(text, "brk %s test  %s\n", test, t.URL)
 	}
-	brk.WriteSummary(text, res)
+	report.WriteSummary(text, res)
 	if jsonPath != "" {
 		out := io.Writer(e.stdout)
 		if jsonFile != nil {
@@ -201,7 +202,7 @@ func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quie
 	}
 	if reportFile != nil {
 		host, _ := os.Hostname()
-		err := brk.WriteHTML(reportFile, res, brk.HTMLConditions{
+		err := report.WriteHTML(reportFile, res, report.HTMLConditions{
 			Command: "brk " + strings.Join(os.Args[1:], " "), Host: host, CPUs: runtime.NumCPU(),
 			OS: runtime.GOOS, Arch: runtime.GOARCH, Started: started,
 		})
@@ -211,19 +212,7 @@ func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quie
 	}
 	// The final line is the last stdout line; with --json - it follows the
 	// human text on stderr.
-	fmt.Fprintln(text, brk.FinalLine(res))
+	fmt.Fprintln(text, report.FinalLine(res))
 	e.code = res.Verdict.ExitCode()
 	return nil
 }
-
-// printer writes the human text between phases.
-type printer struct {
-	w    io.Writer
-	t    brk.Target
-	p    brk.Plan
-	test string
-}
-
-func (p *printer) WorkersStarted(n int)            { brk.WriteHeader(p.w, p.test, p.t, p.p, n) }
-func (p *printer) PhaseStarted(brk.Phase)          {}
-func (p *printer) PhaseFinished(s *brk.PhaseStats) { brk.WritePhase(p.w, s) }

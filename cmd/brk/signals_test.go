@@ -39,7 +39,7 @@ type sigPhase struct {
 
 type sigOutcome struct {
 	r       result
-	rep     report
+	rep     jsonReport
 	extra   []sigPhase
 	served  int64 // fixture requests after the exit settled
 	sentAt  time.Duration

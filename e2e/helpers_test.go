@@ -1,4 +1,4 @@
-package brk_test
+package e2e
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"brk"
 	"brk/internal/hostile"
 )
+
+// okResp is a keep-alive OK response with the body "ok".
+const okResp = hostile.OKResponse
 
 // runTimeout bounds every brk.Run in these tests.
 const runTimeout = 20 * time.Second
@@ -42,8 +45,11 @@ func runBrk(t *testing.T, target brk.Target, plan brk.Plan) *brk.Result {
 
 // failures is the sum of every failure category of c.
 func failures(c brk.Counts) uint64 {
-	return c.Timeout + c.Transport + c.Abandoned + c.Connect + c.ConnectTimeout +
-		c.Status + c.Body + c.Protocol
+	var n uint64
+	for _, name := range brk.FailureCategories() {
+		n += c.Failure(name)
+	}
+	return n
 }
 
 // total sums the counts of every phase of res.

@@ -1,4 +1,4 @@
-package brk_test
+package e2e
 
 import (
 	"strings"
@@ -22,15 +22,15 @@ func TestFiveThousandConnections(t *testing.T) {
 	ca := testenv.NewCA(t)
 	cases := []struct {
 		name   string
-		start  func() (*testenv.Nginx, brk.Target)
+		start  func(t *testing.T) (*testenv.Nginx, brk.Target)
 		phase  time.Duration
 		expect string
 	}{
-		{"plain", func() (*testenv.Nginx, brk.Target) {
+		{"plain", func(t *testing.T) (*testenv.Nginx, brk.Target) {
 			ngx := testenv.StartNginx(t, testenv.NginxOptions{ListenSuffix: "backlog=8192"})
 			return ngx, brk.Target{URL: "http://" + ngx.Addr + "/"}
 		}, 2 * time.Second, ""},
-		{"tls", func() (*testenv.Nginx, brk.Target) {
+		{"tls", func(t *testing.T) (*testenv.Nginx, brk.Target) {
 			ngx := testenv.StartNginxTLS(t, testenv.NginxTLSOptions{
 				Leaf:  ca.Server(t, "localhost", "127.0.0.1"),
 				Nginx: testenv.NginxOptions{ListenSuffix: "backlog=8192", Workers: 2},
@@ -43,7 +43,7 @@ func TestFiveThousandConnections(t *testing.T) {
 			if c.name == "tls" && raceEnabled {
 				t.Skip("5,000 TLS handshakes under the race detector outlast the phase; .ci/run runs this test without -race too")
 			}
-			ngx, target := c.start()
+			ngx, target := c.start(t)
 			target.ExpectBody = []byte("ok")
 			res := runBrk(t, target, brk.Plan{Conns: conns, Start: 1, Max: 1, Phase: c.phase,
 				Timeout: 20 * time.Second, Threads: 2})

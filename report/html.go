@@ -1,4 +1,4 @@
-package brk
+package report
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"brk"
 )
 
 // HTMLConditions are the run conditions shown in the report.
@@ -41,17 +43,14 @@ const (
 // (success %, successful requests/s and latency percentiles against the
 // level), the verdict, the phase table and the run conditions. Every text
 // from the Result is escaped by html/template.
-func WriteHTML(w io.Writer, r *Result, c HTMLConditions) error {
+func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r == nil {
 		return errors.New("brk: WriteHTML: nil Result")
 	}
-	d := htmlData{R: r, C: c, Final: FinalLine(r), Unit: "concurrent requests"}
-	if r.Test == "connections" {
-		d.Unit = "concurrent connections"
-	}
+	d := htmlData{R: r, C: c, Final: FinalLine(r), Unit: levelUnit(r.Test), Failures: brk.FailureCategories()}
 	d.VerdictClass = "v-" + string(r.Verdict)
 	switch r.Verdict {
-	case VerdictDone, VerdictBroken, VerdictInterrupted, VerdictInconclusive:
+	case brk.VerdictDone, brk.VerdictBroken, brk.VerdictInterrupted, brk.VerdictInconclusive:
 	default:
 		d.VerdictClass = "v-inconclusive"
 	}
@@ -86,7 +85,7 @@ func WriteHTML(w io.Writer, r *Result, c HTMLConditions) error {
 		if v, err := strconv.ParseFloat(strings.TrimSpace(r.Accept), 64); err == nil && v >= 0 && v <= 100 {
 			sla, slaOK = v, true
 		}
-		phases := make([]*PhaseStats, 0, len(r.Phases))
+		phases := make([]*brk.PhaseStats, 0, len(r.Phases))
 		for _, p := range r.Phases {
 			if p != nil {
 				phases = append(phases, p)
@@ -107,7 +106,7 @@ func WriteHTML(w io.Writer, r *Result, c HTMLConditions) error {
 }
 
 type htmlData struct {
-	R             *Result
+	R             *brk.Result
 	C             HTMLConditions
 	Final         string
 	Unit          string // what a level counts
@@ -118,6 +117,7 @@ type htmlData struct {
 	Timeout       string
 	Baseline      string
 	Charts        []template.HTML
+	Failures      []string // the failure categories: the table's failure columns
 	Rows          []htmlRow
 }
 
@@ -126,7 +126,7 @@ type htmlRow struct {
 	State, StateClass      string
 	Attempted, Succeeded   uint64
 	SuccessPct, RPS        string
-	Counts                 Counts
+	Failures               []uint64 // by brk.FailureCategories
 	Mean, P50, P90, P99    string
 	P999, Max              string
 	Outstanding, Coverage  string
@@ -135,20 +135,22 @@ type htmlRow struct {
 	Reason, Fault, SetupEr string
 }
 
-func phaseRow(p *PhaseStats) htmlRow {
+func phaseRow(p *brk.PhaseStats) htmlRow {
 	row := htmlRow{
 		Index: p.Index, Level: p.Level, Depth: p.Depth,
 		State: "accepted", StateClass: "acc",
 		Attempted: p.Counts.Attempted, Succeeded: p.Counts.Succeeded,
 		SuccessPct: fmtF(p.SuccessPct, 4), RPS: fmtF(p.RequestsPerSec, 1),
-		Counts: p.Counts,
-		Mean:   fmtF(p.LatencyMs.Mean, 3), P50: fmtF(p.LatencyMs.P50, 3),
+		Mean: fmtF(p.LatencyMs.Mean, 3), P50: fmtF(p.LatencyMs.P50, 3),
 		P90: fmtF(p.LatencyMs.P90, 3), P99: fmtF(p.LatencyMs.P99, 3),
 		P999: fmtF(p.LatencyMs.P999, 3), Max: fmtF(p.LatencyMs.Max, 3),
 		Outstanding: fmtF(p.MeanOutstanding, 1), Coverage: fmtF(p.TargetCoveragePct, 1),
 		UsPerResp: fmtF(p.ClientCPU.UsPerResponse, 2), MachineCPU: "n/a",
 		ClientBound: p.ClientBound,
 		Reason:      p.Reason, Fault: p.ProtocolFault, SetupEr: p.SetupError,
+	}
+	for _, name := range brk.FailureCategories() {
+		row.Failures = append(row.Failures, p.Counts.Failure(name))
 	}
 	switch {
 	case p.Interrupted:
@@ -219,7 +221,7 @@ type hline struct {
 }
 
 // xDomain returns the level axis's range for the phases, padded.
-func xDomain(ps []*PhaseStats) (float64, float64) {
+func xDomain(ps []*brk.PhaseStats) (float64, float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range ps {
 		lo = math.Min(lo, float64(p.Level))
@@ -233,7 +235,7 @@ func xDomain(ps []*PhaseStats) (float64, float64) {
 	return math.Max(0, lo-pad), hi + pad
 }
 
-func tipState(p *PhaseStats) string {
+func tipState(p *brk.PhaseStats) string {
 	switch {
 	case p.Interrupted:
 		return " (interrupted)"
@@ -243,7 +245,7 @@ func tipState(p *PhaseStats) string {
 	return ""
 }
 
-func kindOf(p *PhaseStats) int {
+func kindOf(p *brk.PhaseStats) int {
 	switch {
 	case p.Interrupted:
 		return ptIn
@@ -255,7 +257,7 @@ func kindOf(p *PhaseStats) int {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func successChart(ps []*PhaseStats, unit string, sla float64, slaOK bool, accept string) template.HTML {
+func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, accept string) template.HTML {
 	c := chart{
 		id: "chart-success", title: "Success against level",
 		xLabel: "level (" + unit + ")", yLabel: "success (%)", yUnit: "%",
@@ -303,7 +305,7 @@ func successChart(ps []*PhaseStats, unit string, sla float64, slaOK bool, accept
 	return c.svg()
 }
 
-func rpsChart(ps []*PhaseStats, unit string) template.HTML {
+func rpsChart(ps []*brk.PhaseStats, unit string) template.HTML {
 	c := chart{
 		id: "chart-rps", title: "Successful requests/s against level",
 		xLabel: "level (" + unit + ")", yLabel: "successful requests/s", yUnit: "/s",
@@ -332,7 +334,7 @@ func rpsChart(ps []*PhaseStats, unit string) template.HTML {
 	return c.svg()
 }
 
-func latencyChart(ps []*PhaseStats, unit string) template.HTML {
+func latencyChart(ps []*brk.PhaseStats, unit string) template.HTML {
 	c := chart{
 		id: "chart-latency", title: "Latency percentiles against level",
 		xLabel: "level (" + unit + ")", yLabel: "latency (ms)", yUnit: " ms",
@@ -340,13 +342,13 @@ func latencyChart(ps []*PhaseStats, unit string) template.HTML {
 	c.xmin, c.xmax = xDomain(ps)
 	type pick struct {
 		name, color string
-		get         func(Latency) float64
+		get         func(brk.Latency) float64
 	}
 	picks := []pick{
-		{"p50", colP50, func(l Latency) float64 { return l.P50 }},
-		{"p90", colP90, func(l Latency) float64 { return l.P90 }},
-		{"p99", colP99, func(l Latency) float64 { return l.P99 }},
-		{"max", colMax, func(l Latency) float64 { return l.Max }},
+		{"p50", colP50, func(l brk.Latency) float64 { return l.P50 }},
+		{"p90", colP90, func(l brk.Latency) float64 { return l.P90 }},
+		{"p99", colP99, func(l brk.Latency) float64 { return l.P99 }},
+		{"max", colMax, func(l brk.Latency) float64 { return l.Max }},
 	}
 	hi := 0.0
 	n := 0
@@ -376,14 +378,14 @@ func latencyChart(ps []*PhaseStats, unit string) template.HTML {
 	return c.svg()
 }
 
-func interruptedOnly(p *PhaseStats) int {
+func interruptedOnly(p *brk.PhaseStats) int {
 	if p.Interrupted {
 		return ptIn
 	}
 	return ptNormal
 }
 
-func hasInterrupted(ps []*PhaseStats) bool {
+func hasInterrupted(ps []*brk.PhaseStats) bool {
 	for _, p := range ps {
 		if p.Interrupted {
 			return true
@@ -617,10 +619,10 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 <h2>Phases</h2>
 {{if .Rows}}<div class="tablewrap"><table>
 <thead>
-<tr class="groups"><th colspan="4"></th><th colspan="4">requests</th><th colspan="8">failures</th><th colspan="6">latency (ms)</th><th colspan="2">load</th><th colspan="3">client</th><th></th></tr>
+<tr class="groups"><th colspan="4"></th><th colspan="4">requests</th><th colspan="{{len .Failures}}">failures</th><th colspan="6">latency (ms)</th><th colspan="2">load</th><th colspan="3">client</th><th></th></tr>
 <tr><th>#</th><th>level</th><th>depth</th><th class="l">state</th>
 <th>attempted</th><th>succeeded</th><th>success %</th><th>req/s</th>
-<th>timeout</th><th>transport</th><th>abandoned</th><th>connect</th><th>connect_timeout</th><th>status</th><th>body</th><th>protocol</th>
+{{range .Failures}}<th>{{.}}</th>{{end}}
 <th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th>
 <th>mean outstanding</th><th>coverage %</th>
 <th>CPU µs/response</th><th>machine CPU %</th><th>client_bound</th><th class="l">notes</th></tr>
@@ -628,8 +630,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 <tbody>
 {{range .Rows}}<tr class="{{.StateClass}}"><td>{{.Index}}</td><td>{{.Level}}</td><td>{{.Depth}}</td>
 <td class="l {{if eq .StateClass "bad"}}st-bad{{else if eq .StateClass "int"}}st-int{{else}}st-ok{{end}}">{{.State}}</td>
-<td>{{.Attempted}}</td><td>{{.Succeeded}}</td><td>{{.SuccessPct}}</td><td>{{.RPS}}</td><td>{{.Counts.Timeout}}</td>
-<td>{{.Counts.Transport}}</td><td>{{.Counts.Abandoned}}</td><td>{{.Counts.Connect}}</td><td>{{.Counts.ConnectTimeout}}</td><td>{{.Counts.Status}}</td><td>{{.Counts.Body}}</td><td>{{.Counts.Protocol}}</td>
+<td>{{.Attempted}}</td><td>{{.Succeeded}}</td><td>{{.SuccessPct}}</td><td>{{.RPS}}</td>{{range .Failures}}<td>{{.}}</td>{{end}}
 <td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td>
 <td>{{.Outstanding}}</td><td>{{.Coverage}}</td>
 <td>{{.UsPerResp}}</td><td>{{.MachineCPU}}</td><td>{{if .ClientBound}}<span class="cb">yes</span>{{else}}no{{end}}</td>

@@ -1,6 +1,6 @@
 //go:build race
 
-package brk_test
+package e2e
 
 // raceEnabled: the race detector slows crypto about tenfold, so the
 // largest TLS runs are made without it (see .ci/run).

@@ -1,4 +1,4 @@
-package brk_test
+package e2e
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 
 func compileSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open("schema/report-1.schema.json")
+	f, err := os.Open("../schema/report-1.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 //go:build !race
 
-package brk_test
+package e2e
 
 const raceEnabled = false

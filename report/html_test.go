@@ -1,4 +1,4 @@
-package brk_test
+package report_test
 
 import (
 	"bytes"
@@ -21,13 +21,14 @@ import (
 	"brk"
 	"brk/bench"
 	"brk/internal/testenv"
+	"brk/report"
 )
 
 func htmlF(v float64) *float64 { return &v }
 func htmlI(v int) *int         { return &v }
 
-func htmlConditions() brk.HTMLConditions {
-	return brk.HTMLConditions{
+func htmlConditions() report.HTMLConditions {
+	return report.HTMLConditions{
 		Command: "brk requests --conns 8 http://example.test:8080/api?q=1&x=<y>",
 		Host:    "loadbox-1", CPUs: 16, OS: "linux", Arch: "amd64",
 		Started: time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC),
@@ -76,7 +77,7 @@ func htmlResult() *brk.Result {
 func writeHTML(t *testing.T, r *brk.Result) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := brk.WriteHTML(&b, r, htmlConditions()); err != nil {
+	if err := report.WriteHTML(&b, r, htmlConditions()); err != nil {
 		t.Fatalf("WriteHTML: %v", err)
 	}
 	return b.String()
@@ -276,7 +277,7 @@ func TestHTMLInterrupted(t *testing.T) {
 }
 
 func TestHTMLNilResult(t *testing.T) {
-	if err := brk.WriteHTML(io.Discard, nil, brk.HTMLConditions{}); err == nil {
+	if err := report.WriteHTML(io.Discard, nil, report.HTMLConditions{}); err == nil {
 		t.Error("nil Result: no error")
 	}
 }
@@ -297,9 +298,9 @@ func htmlRealRun(t *testing.T) *brk.Result {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	t.Logf("real run: %s, %d phases", brk.FinalLine(r), len(r.Phases))
+	t.Logf("real run: %s, %d phases", report.FinalLine(r), len(r.Phases))
 	if len(r.Phases) == 0 {
-		t.Fatalf("no phases: %s", brk.FinalLine(r))
+		t.Fatalf("no phases: %s", report.FinalLine(r))
 	}
 	return r
 }
@@ -310,8 +311,8 @@ func TestHTMLRealRun(t *testing.T) {
 	checkWellFormed(t, doc)
 	checkCharts(t, doc, len(r.Phases))
 	checkSelfContained(t, doc, r)
-	if !strings.Contains(doc, html.EscapeString(brk.FinalLine(r))) {
-		t.Errorf("report lacks the final line %q", brk.FinalLine(r))
+	if !strings.Contains(doc, html.EscapeString(report.FinalLine(r))) {
+		t.Errorf("report lacks the final line %q", report.FinalLine(r))
 	}
 	if p := os.Getenv("BRK_HTML_REAL_OUT"); p != "" {
 		os.WriteFile(p, []byte(doc), 0o644)
@@ -420,7 +421,7 @@ func TestHTMLConnectionsUnits(t *testing.T) {
 		Accept: "99.99", LastAccepted: &la, FirstRejected: &fr,
 		Phases: []*brk.PhaseStats{{Index: 0, Level: 64, Accepted: true, SuccessPct: 100}, {Index: 1, Level: 128, SuccessPct: 90}}}
 	var b strings.Builder
-	if err := brk.WriteHTML(&b, r, brk.HTMLConditions{}); err != nil {
+	if err := report.WriteHTML(&b, r, report.HTMLConditions{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -1,21 +1,23 @@
-package brk
+package report
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"brk"
 )
 
 // WriteHeader writes the run's conditions before the first phase. test is
-// "requests" or "connections".
-func WriteHeader(w io.Writer, test string, t Target, p Plan, threads int) {
+// the test's name as Result.Test gives it ("requests" or "connections").
+func WriteHeader(w io.Writer, test string, t brk.Target, p brk.Plan, threads int) {
 	p.Defaults()
 	maxs := "none"
 	if p.Max > 0 {
 		maxs = fmt.Sprint(p.Max)
 	}
 	fmt.Fprintf(w, "brk %s test  %s\n", test, t.URL)
-	if test == "connections" {
+	if connectionsTest(test) {
 		if p.Requests == 0 {
 			p.Requests = 1
 		}
@@ -28,7 +30,7 @@ func WriteHeader(w io.Writer, test string, t Target, p Plan, threads int) {
 }
 
 // WriteBaseline writes the idle observation made before the load.
-func WriteBaseline(w io.Writer, b *Baseline) {
+func WriteBaseline(w io.Writer, b *brk.Baseline) {
 	mach := "unavailable"
 	if b.MachineCPUPct != nil {
 		mach = fmt.Sprintf("%.1f %%", *b.MachineCPUPct)
@@ -37,8 +39,10 @@ func WriteBaseline(w io.Writer, b *Baseline) {
 		b.DurationS, mach, b.ClientCPU.UserS, b.ClientCPU.SystemS)
 }
 
-// WritePhase writes one phase's block: every number with its unit.
-func WritePhase(w io.Writer, s *PhaseStats) {
+// WritePhase writes one phase's block: every number with its unit. test is
+// the test's name as Result.Test gives it: it says what a level counts.
+func WritePhase(w io.Writer, test string, s *brk.PhaseStats) {
+	conns := connectionsTest(test)
 	state := "accepted"
 	switch {
 	case s.Interrupted:
@@ -48,7 +52,7 @@ func WritePhase(w io.Writer, s *PhaseStats) {
 	case !s.Accepted:
 		state = "REJECTED"
 	}
-	if s.connTest {
+	if conns {
 		fmt.Fprintf(w, "\nphase %d  level %d concurrent connections  %s\n", s.Index, s.Level, state)
 	} else {
 		fmt.Fprintf(w, "\nphase %d  level %d concurrent requests (%d per connection)  %s\n", s.Index, s.Level, s.Depth, state)
@@ -59,14 +63,13 @@ func WritePhase(w io.Writer, s *PhaseStats) {
 	c := s.Counts
 	fmt.Fprintf(w, "  requests    %d attempted, %d succeeded (%.4f %%), %.1f successful req/s over %.2f s (admission %.2f s + drain)\n",
 		c.Attempted, c.Succeeded, s.SuccessPct, s.RequestsPerSec, s.DurationS, s.ActiveS)
-	fmt.Fprintf(w, "  failures    timeout %d, transport %d, abandoned %d, connect %d, connect_timeout %d, status %d, body %d, protocol %d\n",
-		c.Timeout, c.Transport, c.Abandoned, c.Connect, c.ConnectTimeout, c.Status, c.Body, c.Protocol)
+	fmt.Fprintf(w, "  failures    %s\n", failureList(c))
 	l := s.LatencyMs
 	fmt.Fprintf(w, "  latency     %d responses: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms\n",
 		l.Count, l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max)
 	fmt.Fprintf(w, "  load        mean outstanding %.1f (target coverage %.1f %%), target reached once on %d connections, time at target %.1f %%\n",
 		s.MeanOutstanding, s.TargetCoveragePct, s.TargetReachedOnce, s.TimeAtTargetPct)
-	if s.connTest {
+	if conns {
 		su, sl := s.Setups, s.SetupLatencyMs
 		pct := 0.0
 		if su.Attempted > 0 {
@@ -108,43 +111,34 @@ func WritePhase(w io.Writer, s *PhaseStats) {
 }
 
 // FinalLine is the last stdout line of a run (SPEC §5).
-func FinalLine(r *Result) string {
-	unit := "concurrent requests"
-	switch r.Test {
-	case "connections":
-		unit = "connections"
-	case "rate":
-		unit = "requests/s"
-	}
+func FinalLine(r *brk.Result) string {
+	unit := finalUnit(r.Test)
 	switch r.Verdict {
-	case VerdictDone:
+	case brk.VerdictDone:
 		n := 0
 		if r.LastAccepted != nil {
 			n = *r.LastAccepted
 		}
 		return fmt.Sprintf("Done (%d %s)", n, unit)
-	case VerdictBroken:
+	case brk.VerdictBroken:
 		n := 0
 		if r.FirstRejected != nil {
 			n = *r.FirstRejected
 		}
 		return fmt.Sprintf("Broken (%d %s)", n, unit)
-	case VerdictInterrupted:
+	case brk.VerdictInterrupted:
 		return "Interrupted"
 	}
 	return "Inconclusive: " + strings.ReplaceAll(r.Reason, "\n", " ")
 }
 
 // WriteSummary writes the bracket and the reason before the final line.
-func WriteSummary(w io.Writer, r *Result) {
+func WriteSummary(w io.Writer, r *brk.Result) {
 	if r.Baseline != nil {
 		WriteBaseline(w, r.Baseline)
 	}
 	fmt.Fprintln(w)
-	unit := "concurrent requests"
-	if r.Test == "connections" {
-		unit = "concurrent connections"
-	}
+	unit := levelUnit(r.Test)
 	if r.LastAccepted != nil {
 		fmt.Fprintf(w, "last accepted: %d %s\n", *r.LastAccepted, unit)
 	} else {
@@ -153,7 +147,20 @@ func WriteSummary(w io.Writer, r *Result) {
 	if r.FirstRejected != nil {
 		fmt.Fprintf(w, "first rejected: %d %s\n", *r.FirstRejected, unit)
 	}
-	if r.Reason != "" && r.Verdict != VerdictInconclusive {
+	if r.Reason != "" && r.Verdict != brk.VerdictInconclusive {
 		fmt.Fprintf(w, "reason: %s\n", r.Reason)
 	}
+}
+
+// failureList is "timeout N, transport N, …": every failure category of c
+// in report order.
+func failureList(c brk.Counts) string {
+	var b strings.Builder
+	for i, name := range brk.FailureCategories() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", name, c.Failure(name))
+	}
+	return b.String()
 }

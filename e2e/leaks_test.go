@@ -1,4 +1,4 @@
-package brk_test
+package e2e
 
 import (
 	"context"

@@ -1,0 +1,29 @@
+package main
+
+import "os"
+
+type connCmd struct {
+	URL string `arg:"" help:"http(s)://host[:port]/path"`
+	loadFlags
+	Requests int  `default:"1" help:"Requests per connection, written one at a time; the last carries Connection: close."`
+	NoResume bool `help:"For https://, make every handshake a full one (no session resumption)."`
+}
+
+// Run runs the connections test: --start, --pace and --max count
+// concurrent connections.
+func (c *connCmd) Run(e *env) error {
+	if err := c.refuseUnserved(); err != nil {
+		return err
+	}
+	t, err := c.target(c.URL, os.Stdin)
+	if err != nil {
+		return err
+	}
+	t.TLS.NoResume = c.NoResume
+	p := c.plan()
+	p.Requests = c.Requests
+	if p.Requests < 1 {
+		return refuse("--requests must be at least 1")
+	}
+	return runTest(e, t, p, c.JSON, c.Report, c.Quiet, true)
+}

@@ -1,0 +1,86 @@
+package brk_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"brk"
+	"brk/bench"
+)
+
+// levels is an Observer that prints each phase's level and whether it was
+// accepted.
+type levels struct{}
+
+func (levels) WorkersStarted(threads int) {}
+func (levels) PhaseStarted(p brk.Phase)   {}
+func (levels) PhaseFinished(s *brk.PhaseStats) {
+	fmt.Printf("level %d accepted %v\n", s.Level, s.Accepted)
+}
+
+// Run a requests test against the built-in fixture: 4 connections, 1, 2
+// and then 3 outstanding requests on each, every response "ok" within 1 s.
+func ExampleRun() {
+	fx, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer fx.Close()
+
+	ctx := context.Background()
+	res, err := brk.Run(ctx, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")},
+		brk.Plan{Conns: 4, Start: 1, Pace: 1, Max: 3, Phase: 150 * time.Millisecond,
+			Timeout: time.Second, Accept: "99.99", Threads: 1}, levels{})
+	if err != nil { // only a *brk.UsageError: a bad plan or target, before any traffic
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Verdict, *res.LastAccepted) // res.Phases[i]: the JSON report's fields
+	// Output:
+	// level 4 accepted true
+	// level 8 accepted true
+	// level 12 accepted true
+	// done 12
+}
+
+// Read a JSON report (brk --json): the verdict, the last accepted level and
+// the failures of the rejected phase by category.
+func ExampleResult() {
+	report := `{"schema": 1, "test": "requests", "verdict": "broken",
+	  "last_accepted": 24, "first_rejected": 32,
+	  "phases": [
+	    {"index": 0, "level": 8, "accepted": true, "counts": {"attempted": 980, "succeeded": 980}},
+	    {"index": 1, "level": 16, "accepted": true, "counts": {"attempted": 1960, "succeeded": 1960}},
+	    {"index": 2, "level": 24, "accepted": true, "counts": {"attempted": 2930, "succeeded": 2930}},
+	    {"index": 3, "level": 32, "accepted": false,
+	     "counts": {"attempted": 3210, "succeeded": 2890, "timeout": 240, "abandoned": 80}}]}`
+	var res brk.Result
+	if err := json.Unmarshal([]byte(report), &res); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("verdict:", res.Verdict, "exit", res.Verdict.ExitCode())
+	if res.LastAccepted != nil {
+		fmt.Println("last accepted:", *res.LastAccepted)
+	}
+	for _, p := range res.Phases {
+		if p.Accepted {
+			continue
+		}
+		fmt.Printf("rejected level %d: %d of %d succeeded\n", p.Level, p.Counts.Succeeded, p.Counts.Attempted)
+		for _, name := range brk.FailureCategories() {
+			if n := p.Counts.Failure(name); n > 0 {
+				fmt.Printf("  %s %d\n", name, n)
+			}
+		}
+	}
+	// Output:
+	// verdict: broken exit 1
+	// last accepted: 24
+	// rejected level 32: 2890 of 3210 succeeded
+	//   timeout 240
+	//   abandoned 80
+}

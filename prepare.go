@@ -1,0 +1,45 @@
+package brk
+
+import (
+	"crypto/tls"
+
+	"brk/h1"
+	"brk/sched"
+)
+
+// prepared is a validated target and plan.
+type prepared struct {
+	plan     Plan
+	accept   sched.Accept
+	hostport string // dial address text
+	template *h1.Template
+	replay   bool
+	statusOK func(int) bool
+	tls      *tls.Config
+}
+
+// prepare validates p (with its defaults filled in) and t, in that order,
+// and encodes t's request; the error is a *UsageError.
+func prepare(t *Target, p Plan) (*prepared, error) {
+	p.Defaults()
+	pr := &prepared{plan: p}
+	var err error
+	if pr.accept, err = validatePlan(p); err != nil {
+		return nil, err
+	}
+	u, cfg, err := parseTargetURL(t.URL, t.TLS)
+	if err != nil {
+		return nil, err
+	}
+	pr.tls = cfg
+	if pr.hostport, err = dialAddress(u, t.Connect); err != nil {
+		return nil, err
+	}
+	if pr.template, pr.replay, err = encodeRequest(t, u); err != nil {
+		return nil, err
+	}
+	if pr.statusOK, err = statusCheck(t.ExpectStatus); err != nil {
+		return nil, err
+	}
+	return pr, nil
+}

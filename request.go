@@ -1,0 +1,69 @@
+package brk
+
+import (
+	"net/url"
+	"strings"
+
+	"brk/h1"
+)
+
+// encodeRequest encodes t's request to u once, with what every response
+// must carry as its body, and reports whether written followers of a
+// closing response may be replayed (GET and HEAD, RFC 9112 §9.3.2).
+func encodeRequest(t *Target, u *url.URL) (tmpl *h1.Template, replay bool, err error) {
+	method := strings.ToUpper(t.Method)
+	if method == "" {
+		method = "GET"
+		if t.Body != nil {
+			method = "POST"
+		}
+	}
+	req := h1.Request{Method: method, Host: u.Host, Target: u.RequestURI(), Body: t.Body}
+	for _, h := range t.Headers {
+		req.Headers = append(req.Headers, h1.Header{Name: h.Name, Value: h.Value})
+	}
+	expect, err := expectedBody(t, method == "HEAD")
+	if err != nil {
+		return nil, false, err
+	}
+	// Encode once: the request, its closing variant, the repeated buffer.
+	tmpl, err = h1.NewTemplate(req, expect, expect != nil)
+	if err != nil {
+		return nil, false, usage("%s", strings.TrimPrefix(err.Error(), "h1: "))
+	}
+	return tmpl, method == "GET" || method == "HEAD", nil
+}
+
+// expectedBody is the exact body every response must have (nil: any),
+// from ExpectBody or ExpectEcho; head responses have none to check.
+func expectedBody(t *Target, head bool) ([]byte, error) {
+	if head && (t.ExpectEcho || t.ExpectBody != nil) {
+		return nil, usage("--expect-body and --expect-echo cannot apply to HEAD responses, which have no body")
+	}
+	if !t.ExpectEcho {
+		return t.ExpectBody, nil
+	}
+	if t.Body == nil {
+		return nil, usage("--expect-echo needs --body-file")
+	}
+	if t.ExpectBody != nil {
+		return nil, usage("--expect-echo and --expect-body cannot be combined")
+	}
+	return t.Body, nil
+}
+
+// statusCheck is the accepted-status test for codes (nil: any 2xx, the
+// engine's default).
+func statusCheck(codes []int) (func(int) bool, error) {
+	if len(codes) == 0 {
+		return nil, nil
+	}
+	var ok [600]bool
+	for _, c := range codes {
+		if c < 100 || c > 599 {
+			return nil, usage("--expect-status %d: not an HTTP status code", c)
+		}
+		ok[c] = true
+	}
+	return func(c int) bool { return c >= 0 && c < 600 && ok[c] }, nil
+}
