@@ -93,7 +93,7 @@ func (v Verdict) ExitCode() int {
 // report of SPEC §6, schema 1.
 type Result struct {
 	Schema        int           `json:"schema"`
-	Test          string        `json:"test"`
+	Test          Mode          `json:"test"`
 	URL           string        `json:"url"`
 	Protocol      string        `json:"protocol"`
 	TLS           bool          `json:"tls"`
@@ -205,10 +205,4 @@ type PhaseStats struct {
 	SetupError        string    `json:"setup_error,omitempty"`
 	// SetupsPerSec is established setups ÷ duration (connections test).
 	SetupsPerSec float64 `json:"setups_per_sec"`
-
-	// connTest marks a connections-test phase. Nothing reads it since the
-	// presentation moved to package report, which cannot see it and reads
-	// Result.Test instead (report/mode.go); a future Mode type replaces
-	// both.
-	connTest bool
 }

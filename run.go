@@ -35,7 +35,7 @@ const clientBoundShare = 0.90
 // The error is non-nil only for a bad plan or target (*UsageError), found
 // before any traffic; every other ending is in the Result.
 func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
-	return run(ctx, t, p, obs, false)
+	return RunMode(ctx, ModeRequests, t, p, obs)
 }
 
 // RunConnections runs the connections test: each phase holds Start + n ×
@@ -46,18 +46,26 @@ func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 // of setups and the success share of requests meet Accept. Conns is not
 // used. The error is non-nil only for a bad plan or target.
 func RunConnections(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
-	return run(ctx, t, p, obs, true)
+	return RunMode(ctx, ModeConnections, t, p, obs)
 }
 
-// Check validates a target and plan as Run (connTest false) or
-// RunConnections (true) would, without any traffic; the error is a
-// *UsageError.
-func Check(t Target, p Plan, connTest bool) error {
-	_, _, err := check(&t, p, connTest)
+// RunMode runs the test of mode m (Run or RunConnections).
+func RunMode(ctx context.Context, m Mode, t Target, p Plan, obs Observer) (*Result, error) {
+	return run(ctx, t, p, obs, m)
+}
+
+// Check validates a target and plan as RunMode would for mode m, without
+// any traffic; the error is a *UsageError.
+func Check(t Target, p Plan, m Mode) error {
+	_, _, err := check(&t, p, m)
 	return err
 }
 
-func check(t *Target, p Plan, connTest bool) (*prepared, Plan, error) {
+func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
+	if !m.valid() {
+		return nil, p, usage("unknown test %q", m)
+	}
+	connTest := m == ModeConnections
 	if connTest {
 		if p.Requests == 0 {
 			p.Requests = 1
@@ -83,17 +91,14 @@ func check(t *Target, p Plan, connTest bool) (*prepared, Plan, error) {
 	return pr, p, nil
 }
 
-func run(ctx context.Context, t Target, p Plan, obs Observer, connTest bool) (*Result, error) {
-	pr, p, err := check(&t, p, connTest)
+func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, error) {
+	pr, p, err := check(&t, p, m)
 	if err != nil {
 		return nil, err
 	}
-	mode := sched.Requests
-	if connTest {
-		mode = sched.Connections
-	}
+	mode := m.engine()
 	res := &Result{
-		Schema: 1, Test: mode.String(), URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
+		Schema: 1, Test: m, URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
 		Conns: p.Conns, TimeoutMs: ms(p.Timeout), Accept: pr.accept.String(),
 		Phases: []*PhaseStats{},
 	}
@@ -116,7 +121,7 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, connTest bool) (*R
 	if threads > p.Conns {
 		threads = p.Conns
 	}
-	if connTest {
+	if m == ModeConnections {
 		res.Conns = 0
 		res.Requests = p.Requests
 		if threads > p.Start {
@@ -154,7 +159,7 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, connTest bool) (*R
 			return res, nil
 		}
 	}
-	h := &hooks{obs: obs, res: res, plan: p, eng: eng, connTest: connTest}
+	h := &hooks{obs: obs, res: res, plan: p, eng: eng}
 	out := sched.Drive(ctx, eng, sched.Plan{
 		Mode: mode, Conns: p.Conns,
 		Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Accept: pr.accept,
@@ -195,8 +200,6 @@ type hooks struct {
 	plan Plan
 	eng  *sched.Engine
 	rep  *reporter
-
-	connTest bool
 }
 
 func (h *hooks) PhaseStarted(index, depth, target int) {
@@ -212,7 +215,6 @@ func (h *hooks) PhaseFinished(j *sched.Judged) {
 		h.rep = nil
 	}
 	s := phaseStats(j)
-	s.connTest = h.connTest
 	h.res.Phases = append(h.res.Phases, s)
 	h.obs.PhaseFinished(s)
 }

@@ -47,7 +47,7 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r == nil {
 		return errors.New("brk: WriteHTML: nil Result")
 	}
-	d := htmlData{R: r, C: c, Final: FinalLine(r), Unit: levelUnit(r.Test), Failures: brk.FailureCategories()}
+	d := htmlData{R: r, C: c, Final: FinalLine(r), Unit: r.Test.Unit(), Failures: brk.FailureCategories()}
 	d.VerdictClass = "v-" + string(r.Verdict)
 	switch r.Verdict {
 	case brk.VerdictDone, brk.VerdictBroken, brk.VerdictInterrupted, brk.VerdictInconclusive:

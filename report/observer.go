@@ -9,11 +9,11 @@ import (
 
 // Text is a brk.Observer that writes a run's human text to W as it runs:
 // the conditions once the workers have started (WriteHeader), then one
-// block per finished phase (WritePhase). Test is the test's name as
-// Result.Test gives it ("requests" or "connections").
+// block per finished phase (WritePhase). Test is the test mode:
+// it says what a level counts.
 type Text struct {
 	W      io.Writer
-	Test   string
+	Test   brk.Mode
 	Target brk.Target
 	Plan   brk.Plan
 }

@@ -9,15 +9,15 @@ import (
 )
 
 // WriteHeader writes the run's conditions before the first phase. test is
-// the test's name as Result.Test gives it ("requests" or "connections").
-func WriteHeader(w io.Writer, test string, t brk.Target, p brk.Plan, threads int) {
+// the test mode.
+func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads int) {
 	p.Defaults()
 	maxs := "none"
 	if p.Max > 0 {
 		maxs = fmt.Sprint(p.Max)
 	}
 	fmt.Fprintf(w, "brk %s test  %s\n", test, t.URL)
-	if connectionsTest(test) {
+	if test == brk.ModeConnections {
 		if p.Requests == 0 {
 			p.Requests = 1
 		}
@@ -40,9 +40,9 @@ func WriteBaseline(w io.Writer, b *brk.Baseline) {
 }
 
 // WritePhase writes one phase's block: every number with its unit. test is
-// the test's name as Result.Test gives it: it says what a level counts.
-func WritePhase(w io.Writer, test string, s *brk.PhaseStats) {
-	conns := connectionsTest(test)
+// the test mode: it says what a level counts.
+func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
+	conns := test == brk.ModeConnections
 	state := "accepted"
 	switch {
 	case s.Interrupted:
@@ -112,7 +112,7 @@ func WritePhase(w io.Writer, test string, s *brk.PhaseStats) {
 
 // FinalLine is the last stdout line of a run (SPEC §5).
 func FinalLine(r *brk.Result) string {
-	unit := finalUnit(r.Test)
+	unit := r.Test.Noun()
 	switch r.Verdict {
 	case brk.VerdictDone:
 		n := 0
@@ -138,7 +138,7 @@ func WriteSummary(w io.Writer, r *brk.Result) {
 		WriteBaseline(w, r.Baseline)
 	}
 	fmt.Fprintln(w)
-	unit := levelUnit(r.Test)
+	unit := r.Test.Unit()
 	if r.LastAccepted != nil {
 		fmt.Fprintf(w, "last accepted: %d %s\n", *r.LastAccepted, unit)
 	} else {

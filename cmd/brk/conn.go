@@ -1,6 +1,10 @@
 package main
 
-import "os"
+import (
+	"os"
+
+	"brk"
+)
 
 type connCmd struct {
 	URL string `arg:"" help:"http(s)://host[:port]/path"`
@@ -25,5 +29,5 @@ func (c *connCmd) Run(e *env) error {
 	if p.Requests < 1 {
 		return refuse("--requests must be at least 1")
 	}
-	return runTest(e, t, p, c.JSON, c.Report, c.Quiet, true)
+	return runTest(e, brk.ModeConnections, t, p, c.JSON, c.Report, c.Quiet)
 }

@@ -58,5 +58,5 @@ func (c *demoCmd) Run(e *env) error {
 	p := d.Plan
 	p.Phase = c.Phase
 	p.Threads = c.Threads
-	return runTest(e, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, p, "", "", false, false)
+	return runTest(e, brk.ModeRequests, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, p, "", "", false)
 }

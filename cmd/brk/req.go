@@ -143,18 +143,18 @@ func (c *reqCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return runTest(e, t, c.plan(), c.JSON, c.Report, c.Quiet, false)
+	return runTest(e, brk.ModeRequests, t, c.plan(), c.JSON, c.Report, c.Quiet)
 }
 
 // runTest runs a requests or connections test and prints it; shared with
 // demo.
-func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet, connTest bool) error {
+func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet bool) error {
 	text := e.stdout
 	if jsonPath == "-" {
 		text = e.stderr
 	}
 	// Validate everything before creating (and truncating) report files.
-	if err := brk.Check(t, p, connTest); err != nil {
+	if err := brk.Check(t, p, mode); err != nil {
 		return refuse("%v", err)
 	}
 	var jsonFile *os.File
@@ -176,17 +176,13 @@ func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quie
 		reportFile = f
 	}
 	started := time.Now()
-	test, run := "requests", brk.Run
-	if connTest {
-		test, run = "connections", brk.RunConnections
-	}
-	obs := observer(&report.Text{W: text, Test: test, Target: t, Plan: p}, e.stderr, quiet)
-	res, err := run(e.ctx, t, p, obs)
+	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p}, e.stderr, quiet)
+	res, err := brk.RunMode(e.ctx, mode, t, p, obs)
 	if err != nil {
 		return refuse("%v", err)
 	}
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
-		fmt.Fprintf(text, "brk %s test  %s\n", test, t.URL)
+		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.URL)
 	}
 	report.WriteSummary(text, res)
 	if jsonPath != "" {

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"brk/bench"
+)
+
+// The shape of what a user reads — the text's lines and the JSON report's
+// fields — is recorded in testdata/shape, numbers and timings aside, so
+// that a refactoring that means to change nothing a user sees is checked
+// against the output of the binary before it. BRK_SHAPE_BIN runs another
+// binary (the one before a change) and -update-shape records its output.
+var updateShape = flag.Bool("update-shape", false, "record testdata/shape from the binary under test")
+
+var (
+	numberRE = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+	spacesRE = regexp.MustCompile(` +`)
+)
+
+// textShape is stdout with every number replaced and runs of spaces (the
+// alignment numbers cause) folded.
+func textShape(s string) string {
+	s = numberRE.ReplaceAllString(s, "N")
+	return spacesRE.ReplaceAllString(s, " ")
+}
+
+// jsonShape lists the JSON report's field paths, each with its value where
+// the value names a category of run (verdict, test, protocol) and its
+// kind elsewhere.
+func jsonShape(t *testing.T, b []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("JSON report: %v\n%s", err, b)
+	}
+	var lines []string
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				walk(path+"."+k, e)
+			}
+		case []any:
+			for i, e := range x {
+				walk(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		case string:
+			switch {
+			case strings.HasSuffix(path, ".verdict"), strings.HasSuffix(path, ".test"), strings.HasSuffix(path, ".protocol"):
+				lines = append(lines, path+" = "+x)
+			default:
+				lines = append(lines, path+" string")
+			}
+		case bool:
+			lines = append(lines, path+" bool")
+		default:
+			lines = append(lines, path+" number") // null where unmeasured counts as a number
+		}
+	}
+	walk("", v)
+	sort.Strings(lines)
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func TestOutputShapeUnchanged(t *testing.T) {
+	bin := brkBin
+	if b := os.Getenv("BRK_SHAPE_BIN"); b != "" {
+		bin = b
+	}
+	plain := startFixture(t, bench.FixtureConfig{})
+	slow := startFixture(t, bench.FixtureConfig{Capacity: 1, Service: 60 * time.Millisecond})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	for _, c := range []struct {
+		name string
+		code int
+		args []string
+	}{
+		{"req-done", 0, []string{plain.URL("/plain"), "--conn", "2", "--max", "2", "--phase", "200ms", "--threads", "1", "--expect-body", "ok"}},
+		{"req-broken", 1, []string{slow.URL("/plain"), "--conn", "2", "--phase", "200ms", "--timeout", "30ms", "--threads", "1"}},
+		{"conn-done", 0, []string{"conn", plain.URL("/plain"), "--max", "2", "--requests", "2", "--phase", "200ms", "--threads", "1"}},
+		{"inconclusive", 3, []string{"http://" + closed + "/", "--conn", "2", "--phase", "200ms", "--threads", "1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "r.json")
+			saved := brkBin
+			brkBin = bin
+			r := runBrk(t, append(c.args, "--json", path)...)
+			brkBin = saved
+			if r.code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", r.code, c.code, r)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := textShape(r.stdout) + "----\n" + jsonShape(t, b)
+			golden := filepath.Join("testdata", "shape", c.name+".golden")
+			if *updateShape {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Fatalf("output shape changed (%s):\n%s", golden, lineDiff(string(want), got))
+			}
+		})
+	}
+}
+
+// lineDiff lists the lines only one side has.
+func lineDiff(want, got string) string {
+	count := map[string]int{}
+	for _, l := range strings.Split(want, "\n") {
+		count[l]++
+	}
+	for _, l := range strings.Split(got, "\n") {
+		count[l]--
+	}
+	var out []string
+	for l, n := range count {
+		switch {
+		case n > 0:
+			out = append(out, "- "+l)
+		case n < 0:
+			out = append(out, "+ "+l)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
