@@ -62,6 +62,12 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 		return false
 	}
 	s := o.slot(c.Token)
+	if s.state == slotQueued {
+		// An early response to a request still being written (a server
+		// refusing an upload): the server has it, so it counts as
+		// written from now.
+		w.wrote(o, c.Token, now)
+	}
 	w.rec.Response(now - s.start)
 	switch code := c.Status; {
 	case now > s.deadline:

@@ -27,17 +27,28 @@ func (w *worker) flush(o *owner, now int64) {
 			return
 		}
 		if err != nil {
-			w.abrupt(o, now, err)
+			w.writeFailed(o, now, err)
 			return
 		}
 	}
 	pending, err := o.tr.Flush()
 	if err != nil {
-		w.abrupt(o, now, err)
+		w.writeFailed(o, now, err)
 		return
 	}
 	if pending {
 		w.block(o)
+	}
+}
+
+// writeFailed handles a connection the peer ended while we wrote: a server
+// may answer and close before it read all we sent (refusing a large
+// upload), so what it sent is read and parsed before the connection is
+// called broken.
+func (w *worker) writeFailed(o *owner, now int64, err error) {
+	o.tr.Arm(true)
+	if w.readAll(o, now) {
+		w.abrupt(o, now, err)
 	}
 }
 
