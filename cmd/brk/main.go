@@ -2,7 +2,8 @@
 //
 // It is a thin user of the brk library: it parses flags with kong, runs a
 // test, prints one block per phase, and exits 0 (done), 1 (broken), 2
-// (usage), 3 (inconclusive) or 130 (interrupted).
+// (usage), 3 (inconclusive), 4 (the run ended but a requested --json or
+// --report could not be written) or 130 (interrupted).
 package main
 
 import (
@@ -25,6 +26,7 @@ const (
 	exitBroken       = 1
 	exitUsage        = 2
 	exitInconclusive = 3
+	exitReportFailed = 4 // replaces 0, 1 and 3, not 130
 	exitInterrupted  = 130
 )
 

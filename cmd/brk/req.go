@@ -188,6 +188,9 @@ func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quie
 		fmt.Fprintf(text, "brk %s test  %s\n", test, t.URL)
 	}
 	brk.WriteSummary(text, res)
+	// A requested report that could not be written is named on stderr and
+	// turns the exit code into 4 (130 stays 130).
+	reportFailed := false
 	if jsonPath != "" {
 		out := io.Writer(e.stdout)
 		if jsonFile != nil {
@@ -195,8 +198,13 @@ func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quie
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			fmt.Fprintf(e.stderr, "brk: writing --json: %v\n", err)
+		err := enc.Encode(res)
+		if err == nil && jsonFile != nil {
+			err = jsonFile.Close() // some file systems report a failed write only here
+		}
+		if err != nil {
+			reportFailed = true
+			fmt.Fprintf(e.stderr, "brk: the --json report %s could not be written: %v\n", jsonPath, err)
 		}
 	}
 	if reportFile != nil {
@@ -205,14 +213,21 @@ func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quie
 			Command: "brk " + strings.Join(os.Args[1:], " "), Host: host, CPUs: runtime.NumCPU(),
 			OS: runtime.GOOS, Arch: runtime.GOARCH, Started: started,
 		})
+		if err == nil {
+			err = reportFile.Close()
+		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "brk: writing --report: %v\n", err)
+			reportFailed = true
+			fmt.Fprintf(e.stderr, "brk: the --report %s could not be written: %v\n", reportPath, err)
 		}
 	}
 	// The final line is the last stdout line; with --json - it follows the
 	// human text on stderr.
 	fmt.Fprintln(text, brk.FinalLine(res))
 	e.code = res.Verdict.ExitCode()
+	if reportFailed && e.code != exitInterrupted {
+		e.code = exitReportFailed
+	}
 	return nil
 }
 
