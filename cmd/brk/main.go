@@ -57,10 +57,44 @@ type env struct {
 }
 
 func main() {
+	// A closed stdout (brk … | head) must not kill the run before its
+	// report files are written. Go kills a program that writes to a broken
+	// pipe on fd 1 or 2 unless SIGPIPE is notified; then the write fails
+	// with EPIPE instead. The channel is never read (Notify does not block),
+	// and a notified signal is reset to its default in child processes.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// stickyWriter writes to w until a write fails (EPIPE from a closed pipe,
+// a full disk): from then on it writes nothing and returns that error, so
+// that the run goes on and finishes without writing to a dead stdout.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// stdoutErr returns the error that stopped writes to stdout, if any.
+func (e *env) stdoutErr() error {
+	if s, ok := e.stdout.(*stickyWriter); ok {
+		return s.err
+	}
+	return nil
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
+	stdout = &stickyWriter{w: stdout}
 	var c cli
 	exited := -1
 	parser, err := kong.New(&c,

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -88,5 +90,100 @@ func TestReportWriteFailedInterrupted(t *testing.T) {
 	expect(t, r, 130, "Interrupted")
 	if !strings.Contains(r.stderr, "brk: the --json report "+full+" could not be written") {
 		t.Errorf("stderr does not name the failed report\n%s", r)
+	}
+}
+
+// runClosedStdout runs the binary with stdout connected to a pipe whose
+// read end the test closes after reading readFirst bytes (0: before the
+// child writes anything), and returns the run and how it ended.
+func runClosedStdout(t *testing.T, readFirst int, args ...string) (result, syscall.WaitStatus) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(brkBin, args...)
+	stderr := &syncBuf{}
+	cmd.Stdout, cmd.Stderr = pw, stderr
+	if readFirst == 0 {
+		pr.Close() // closed before the child exists: every stdout write fails
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	var got []byte
+	if readFirst > 0 {
+		got = make([]byte, readFirst)
+		if _, err := io.ReadFull(pr, got); err != nil {
+			t.Fatalf("read %d bytes of stdout: %v", readFirst, err)
+		}
+		pr.Close()
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(runTimeout):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("brk did not finish within %v\nstderr:\n%s", runTimeout, stderr)
+	}
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	r := result{args: args, code: cmd.ProcessState.ExitCode(), stdout: string(got), stderr: stderr.String(),
+		elapsed: time.Since(start)}
+	checkNoCrash(t, r)
+	return r, ws
+}
+
+// TestClosedStdout: brk … --json r.json | head -c1. The closed stdout does
+// not kill brk (no SIGPIPE death): the run finishes, the report files are
+// complete, the exit code is the verdict's, and stderr says stdout was
+// lost.
+func TestClosedStdout(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{})
+	dir := t.TempDir()
+	jsonPath, htmlPath := dir+"/r.json", dir+"/r.html"
+	r, ws := runClosedStdout(t, 1, fx.URL("/plain"), "--conn", "2", "--start", "1", "--max", "2",
+		"--phase", "200ms", "--threads", "1", "--json", jsonPath, "--report", htmlPath)
+	if ws.Signaled() {
+		t.Fatalf("brk died of signal %v\n%s", ws.Signal(), r)
+	}
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0 (the verdict's code)\n%s", r.code, r)
+	}
+	rep := readReport(t, jsonPath)
+	if rep.Verdict != "done" || len(rep.Phases) != 2 {
+		t.Errorf("JSON verdict %q with %d phases, want done with 2\n%s", rep.Verdict, len(rep.Phases), r)
+	}
+	checkCounts(t, rep)
+	html, err := os.ReadFile(htmlPath)
+	if err != nil || !strings.Contains(string(html), "</html>") {
+		t.Errorf("HTML report incomplete (%d bytes, %v)", len(html), err)
+	}
+	if !strings.Contains(r.stderr, "brk: stdout: ") || !strings.Contains(r.stderr, "broken pipe") {
+		t.Errorf("stderr does not say that stdout was lost\n%s", r)
+	}
+}
+
+// TestClosedStdoutJSON: --json - to a closed stdout is a requested report
+// that could not be written: exit 4, named on stderr, where the verdict
+// line still is.
+func TestClosedStdoutJSON(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{})
+	r, ws := runClosedStdout(t, 0, fx.URL("/plain"), "--conn", "2", "--max", "1",
+		"--phase", "200ms", "--threads", "1", "--json", "-")
+	if ws.Signaled() {
+		t.Fatalf("brk died of signal %v\n%s", ws.Signal(), r)
+	}
+	if r.code != 4 {
+		t.Fatalf("exit %d, want 4\n%s", r.code, r)
+	}
+	if !strings.Contains(r.stderr, "brk: the --json report - could not be written") {
+		t.Errorf("stderr does not name the failed report\n%s", r)
+	}
+	if last := lastLine(r.stderr); last != "Done (2 concurrent requests)" {
+		t.Errorf("last stderr line %q, want the verdict line\n%s", last, r)
 	}
 }

@@ -224,6 +224,11 @@ func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quie
 	// The final line is the last stdout line; with --json - it follows the
 	// human text on stderr.
 	fmt.Fprintln(text, brk.FinalLine(res))
+	if err := e.stdoutErr(); err != nil && jsonPath != "-" {
+		// The human text lost its reader; the run and its report files
+		// were finished regardless, and the exit code is the verdict's.
+		fmt.Fprintf(e.stderr, "brk: stdout: %v; the text after that was dropped, the run and its report files were finished\n", err)
+	}
 	e.code = res.Verdict.ExitCode()
 	if reportFailed && e.code != exitInterrupted {
 		e.code = exitReportFailed
