@@ -225,6 +225,9 @@ func Check(t Target, p Plan, connTest bool) error {
 }
 
 func check(t *Target, p Plan, connTest bool) (*prepared, Plan, error) {
+	if err := CheckPlatform(); err != nil {
+		return nil, p, err
+	}
 	if connTest {
 		if p.Requests == 0 {
 			p.Requests = 1

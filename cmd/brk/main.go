@@ -18,6 +18,8 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kong"
+
+	"brk"
 )
 
 // Exit codes of SPEC §5.
@@ -118,6 +120,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error()))
+		return exitUsage
+	}
+	// On a platform brk compiles for but cannot run on, every command is
+	// refused like an unserved feature: exit 2, one line, no traffic.
+	if err := brk.CheckPlatform(); err != nil {
+		fmt.Fprintf(stderr, "brk: %v\n", err)
 		return exitUsage
 	}
 	// Headroom: each locked worker thread needs a P whenever it runs, so
