@@ -62,6 +62,9 @@ func Check(t Target, p Plan, m Mode) error {
 }
 
 func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
+	if err := CheckPlatform(); err != nil {
+		return nil, p, err
+	}
 	if !m.valid() {
 		return nil, p, usage("unknown test %q", m)
 	}

@@ -105,14 +105,14 @@ func RaiseNoFile() (uint64, error) {
 			r = want
 		}
 	}
-	return r.Cur, nil
+	return uint64(r.Cur), nil // int64 on FreeBSD and DragonFly
 }
 
 // NoFile returns the current soft RLIMIT_NOFILE.
 func NoFile() uint64 {
 	var r unix.Rlimit
 	unix.Getrlimit(unix.RLIMIT_NOFILE, &r)
-	return r.Cur
+	return uint64(r.Cur)
 }
 
 // Exhausted reports whether err means the client ran out of a local

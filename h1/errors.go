@@ -34,8 +34,10 @@ var (
 	// ErrBadHeader reports a malformed header or trailer field line
 	// (RFC 9112 §5).
 	ErrBadHeader = &Error{"bad_header"}
-	// ErrObsFold reports a field line starting with whitespace, i.e. obsolete
-	// line folding (RFC 9112 §5.2).
+	// ErrObsFold reports obsolete line folding (RFC 9112 §5.2) that the
+	// parser refuses: a fold line before any field line of a block, or one
+	// continuing Content-Length, Transfer-Encoding or Connection. A fold
+	// continuing any other field is accepted as SP.
 	ErrObsFold = &Error{"obs_fold"}
 	// ErrUnexpected101 reports a 101 Switching Protocols response, which brk
 	// never asks for.

@@ -105,6 +105,7 @@ type Parser struct {
 	headN  int32 // bytes of the current head or trailer block
 	cand   uint8 // candidate hCL/hTE/hConn bits while reading a name
 	hk     uint8 // interpreted header being read (0: none)
+	foldOK bool  // an obs-fold line may continue the last field line
 	nameN  int32 // bytes of the name read so far
 	vst    uint8 // value sub-state: 0 before element, 1 in element, 2 after
 	vfresh bool  // no byte of the current value was consumed yet
@@ -344,6 +345,7 @@ func (p *Parser) sizeDone() {
 	if p.rem == 0 {
 		p.trailer = true
 		p.headN = 0
+		p.foldOK = false
 		p.state = sLineStart
 		return
 	}
@@ -414,6 +416,7 @@ func (p *Parser) endHead() error {
 func (p *Parser) startFields() {
 	b := &p.blk
 	b.bodyHdrs = !(p.head || b.status < 200 || b.status == 204 || b.status == 304)
+	p.foldOK = false // a fold before any field line is ambiguous
 	p.state = sLineStart
 }
 
@@ -502,7 +505,17 @@ func (p *Parser) headBytes(b []byte) (i int, end bool, err error) {
 			case c == '\n':
 				return i + 1, true, nil
 			case c == ' ' || c == '\t':
-				return i, false, ErrObsFold
+				// Obsolete line folding (RFC 9112 §5.2): the fold is
+				// replaced by SP, so the line continues the value of the
+				// last field, which is not interpreted. A fold before any
+				// field line, or continuing Content-Length,
+				// Transfer-Encoding or Connection, is refused: the
+				// continuation could change framing or connection reuse.
+				if !p.foldOK {
+					return i, false, ErrObsFold
+				}
+				p.hk = 0
+				p.state = sValue
 			case tchar[c]:
 				// Fast path: the whole name and its colon are in b.
 				j := i + 1
@@ -513,11 +526,11 @@ func (p *Parser) headBytes(b []byte) (i int, end bool, err error) {
 					if b[j] != ':' {
 						return j, false, ErrBadHeader
 					}
-					p.hk = 0
+					var k uint8
 					if !p.trailer {
-						p.hk = p.classify(b[i:j])
+						k = p.classify(b[i:j])
 					}
-					p.startValue()
+					p.startValue(k)
 					i = j + 1
 					continue
 				}
@@ -525,14 +538,9 @@ func (p *Parser) headBytes(b []byte) (i int, end bool, err error) {
 				if !p.trailer {
 					switch c | 0x20 {
 					case 'c':
-						p.cand = hConn
-						if p.blk.bodyHdrs {
-							p.cand |= hCL
-						}
+						p.cand = hConn | hCL
 					case 't':
-						if p.blk.bodyHdrs {
-							p.cand = hTE
-						}
+						p.cand = hTE
 					}
 				}
 				p.nameN = 0
@@ -558,13 +566,13 @@ func (p *Parser) headBytes(b []byte) (i int, end bool, err error) {
 			if b[i] != ':' {
 				return i, false, ErrBadHeader
 			}
-			p.hk = 0
+			var hk uint8
 			for k := 0; k < len(hdrNames); k++ {
 				if p.cand&(1<<k) != 0 && int(p.nameN) == len(hdrNames[k]) {
-					p.hk = 1 << k
+					hk = 1 << k
 				}
 			}
-			p.startValue()
+			p.startValue(hk)
 		case sValue:
 			if p.hk == 0 {
 				i = scanValue(b, i)
@@ -656,14 +664,8 @@ func (p *Parser) classify(name []byte) uint8 {
 	var k int
 	switch len(name) {
 	case len("content-length"):
-		if !p.blk.bodyHdrs {
-			return 0
-		}
 		k = 0
 	case len("transfer-encoding"):
-		if !p.blk.bodyHdrs {
-			return 0
-		}
 		k = 1
 	case len("connection"):
 		k = 2
@@ -679,8 +681,17 @@ func (p *Parser) classify(name []byte) uint8 {
 	return 1 << k
 }
 
-// startValue is called at the colon ending a field name, with p.hk set.
-func (p *Parser) startValue() {
+// startValue is called at the colon ending a field name, with k the
+// interpreted header bit of the name (0: none). Content-Length and
+// Transfer-Encoding are recognized in every response so that a fold
+// continuing them is refused, but they are interpreted only where they
+// frame a body.
+func (p *Parser) startValue(k uint8) {
+	p.foldOK = k == 0
+	if !p.blk.bodyHdrs {
+		k &^= hCL | hTE
+	}
+	p.hk = k
 	if p.hk == hTE {
 		p.blk.sawTE = true
 	}

@@ -218,14 +218,11 @@ kill $FX; wait $FX
 	t.Logf("observed: %s", last)
 }
 
-// usageCase is one bad invocation. bug, when set, describes a known
-// product bug that makes the case fail: the case then skips with that
-// description instead of failing, and passes once the bug is fixed.
+// usageCase is one bad invocation; every case must be refused.
 type usageCase struct {
 	name string
 	args []string // after the URL when url is set
 	url  bool     // prepend the fixture URL
-	bug  string
 }
 
 // TestUserErrors: every error the user can cause exits 2 with exactly one
@@ -286,13 +283,7 @@ func TestUserErrors(t *testing.T) {
 			if served := fx.Requests() - before; served != 0 && problem == "" {
 				problem = "requests reached the server"
 			}
-			switch {
-			case problem == "" && c.bug != "":
-				t.Logf("known bug looks fixed (%s): remove the bug marker", c.bug)
-			case problem == "":
-			case c.bug != "":
-				t.Skipf("KNOWN PRODUCT BUG: %s; observed: %s (exit %d, last stdout %q)", c.bug, problem, r.code, lastLine(r.stdout))
-			default:
+			if problem != "" {
 				t.Errorf("%s\n%s", problem, r)
 			}
 		})

@@ -1,8 +1,9 @@
 // Command brk finds the HTTP load that breaks your SLA.
 //
 // It is a thin user of the brk library and its report package: it parses
-// flags with kong, runs a test, prints one block per phase, and exits 0 (done), 1 (broken), 2
-// (usage), 3 (inconclusive) or 130 (interrupted).
+// flags with kong, runs a test, prints one block per phase, and exits 0
+// (done), 1 (broken), 2 (usage), 3 (inconclusive), 4 (the run ended but a
+// requested --json or --report could not be written) or 130 (interrupted).
 package main
 
 import (
@@ -17,6 +18,8 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kong"
+
+	"brk"
 )
 
 // Exit codes of SPEC §5.
@@ -25,6 +28,7 @@ const (
 	exitBroken       = 1
 	exitUsage        = 2
 	exitInconclusive = 3
+	exitReportFailed = 4 // replaces 0, 1 and 3, not 130
 	exitInterrupted  = 130
 )
 
@@ -55,10 +59,44 @@ type env struct {
 }
 
 func main() {
+	// A closed stdout (brk … | head) must not kill the run before its
+	// report files are written. Go kills a program that writes to a broken
+	// pipe on fd 1 or 2 unless SIGPIPE is notified; then the write fails
+	// with EPIPE instead. The channel is never read (Notify does not block),
+	// and a notified signal is reset to its default in child processes.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// stickyWriter writes to w until a write fails (EPIPE from a closed pipe,
+// a full disk): from then on it writes nothing and returns that error, so
+// that the run goes on and finishes without writing to a dead stdout.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// stdoutErr returns the error that stopped writes to stdout, if any.
+func (e *env) stdoutErr() error {
+	if s, ok := e.stdout.(*stickyWriter); ok {
+		return s.err
+	}
+	return nil
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
+	stdout = &stickyWriter{w: stdout}
 	var c cli
 	exited := -1
 	parser, err := kong.New(&c,
@@ -82,6 +120,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error()))
+		return exitUsage
+	}
+	// On a platform brk compiles for but cannot run on, every command is
+	// refused like an unserved feature: exit 2, one line, no traffic.
+	if err := brk.CheckPlatform(); err != nil {
+		fmt.Fprintf(stderr, "brk: %v\n", err)
 		return exitUsage
 	}
 	// Headroom: each locked worker thread needs a P whenever it runs, so

@@ -185,6 +185,9 @@ func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPa
 		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.URL)
 	}
 	report.WriteSummary(text, res)
+	// A requested report that could not be written is named on stderr and
+	// turns the exit code into 4 (130 stays 130).
+	reportFailed := false
 	if jsonPath != "" {
 		out := io.Writer(e.stdout)
 		if jsonFile != nil {
@@ -192,8 +195,13 @@ func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPa
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			fmt.Fprintf(e.stderr, "brk: writing --json: %v\n", err)
+		err := enc.Encode(res)
+		if err == nil && jsonFile != nil {
+			err = jsonFile.Close() // some file systems report a failed write only here
+		}
+		if err != nil {
+			reportFailed = true
+			fmt.Fprintf(e.stderr, "brk: the --json report %s could not be written: %v\n", jsonPath, err)
 		}
 	}
 	if reportFile != nil {
@@ -202,13 +210,25 @@ func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPa
 			Command: "brk " + strings.Join(os.Args[1:], " "), Host: host, CPUs: runtime.NumCPU(),
 			OS: runtime.GOOS, Arch: runtime.GOARCH, Started: started,
 		})
+		if err == nil {
+			err = reportFile.Close()
+		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "brk: writing --report: %v\n", err)
+			reportFailed = true
+			fmt.Fprintf(e.stderr, "brk: the --report %s could not be written: %v\n", reportPath, err)
 		}
 	}
 	// The final line is the last stdout line; with --json - it follows the
 	// human text on stderr.
 	fmt.Fprintln(text, report.FinalLine(res))
+	if err := e.stdoutErr(); err != nil && jsonPath != "-" {
+		// The human text lost its reader; the run and its report files
+		// were finished regardless, and the exit code is the verdict's.
+		fmt.Fprintf(e.stderr, "brk: stdout: %v; the text after that was dropped, the run and its report files were finished\n", err)
+	}
 	e.code = res.Verdict.ExitCode()
+	if reportFailed && e.code != exitInterrupted {
+		e.code = exitReportFailed
+	}
 	return nil
 }

@@ -1,0 +1,7 @@
+//go:build !(linux || darwin || dragonfly || freebsd)
+
+package main
+
+// isTerminal reports false: brk does not run on this platform, and the
+// live progress line is never shown here.
+func isTerminal(fd uintptr) bool { return false }
