@@ -100,4 +100,3 @@ func (t *TLS) Write(b []byte) (int, error) { return 0, ErrUnsupported }
 
 // Flush reports ErrUnsupported.
 func (t *TLS) Flush() (pending bool, err error) { return false, ErrUnsupported }
-
