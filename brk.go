@@ -149,6 +149,7 @@ type Setups struct {
 	Established uint64 `json:"established"`
 	Failed      uint64 `json:"failed"`
 	TimedOut    uint64 `json:"timed_out"`
+	Abandoned   uint64 `json:"abandoned"` // in progress when an interrupt ended the phase
 	Resumed     uint64 `json:"resumed"`
 }
 

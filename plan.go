@@ -29,8 +29,13 @@ func (p *Plan) Defaults() {
 }
 
 // validatePlan checks a plan with its defaults filled in against the
-// engine's bounds and parses its acceptance threshold.
-func validatePlan(p Plan) (sched.Accept, error) {
+// engine's bounds and parses its acceptance threshold. In the connections
+// test the level is the connection count: --conn does not apply, and the
+// threads are capped at the level.
+func validatePlan(p Plan, m Mode) (sched.Accept, error) {
+	if m == ModeConnections {
+		p.Conns, p.Threads = 1, 0
+	}
 	switch {
 	case p.Conns < 1:
 		return sched.Accept{}, usage("--conn must be at least 1")

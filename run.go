@@ -76,11 +76,10 @@ func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
 		if p.Requests < 0 {
 			return nil, p, usage("--requests must be at least 1")
 		}
-		p.Conns = 1 // unused; keeps the shared validation simple
 	} else if t.TLS.NoResume {
 		return nil, p, usage("--no-resume applies to the connections test")
 	}
-	pr, err := prepare(t, p)
+	pr, err := prepare(t, p, m)
 	if err != nil {
 		return nil, p, err
 	}
@@ -250,7 +249,8 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		MaxLatenessMs:     float64(m.MaxLateness) / 1e6,
 		Setups: Setups{
 			Attempted: m.Setups.Attempted, Established: m.Setups.Established,
-			Failed: m.Setups.Failed, TimedOut: m.Setups.TimedOut, Resumed: m.Setups.Resumed,
+			Failed: m.Setups.Failed, TimedOut: m.Setups.TimedOut, Abandoned: m.Setups.Abandoned,
+			Resumed: m.Setups.Resumed,
 		},
 		TLS:           tlsStats(j),
 		ProtocolFault: m.ProtocolReason,

@@ -67,6 +67,9 @@ func NoFile() uint64 { return 0 }
 // Exhausted reports false: nothing is known about local resources here.
 func Exhausted(err error) (string, bool) { return "", false }
 
+// IsRemoteAlert reports false.
+func IsRemoteAlert(err error) bool { return false }
+
 // IsTimeout reports false.
 func IsTimeout(err error) bool { return false }
 

@@ -212,6 +212,13 @@ func Handshake(fd int, cfg *tls.Config, deadline time.Time) (*TLS, error) {
 	return t, nil
 }
 
+// IsRemoteAlert reports whether err is a TLS alert the peer sent (a
+// refusal such as "certificate required").
+func IsRemoteAlert(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "remote error"
+}
+
 // ErrHandshakeTimeout is a handshake that did not finish by its deadline.
 var ErrHandshakeTimeout = errors.New("TLS handshake timed out")
 

@@ -79,6 +79,7 @@ func totalSetups(res *brk.Result) brk.Setups {
 		s.Established += p.Setups.Established
 		s.Failed += p.Setups.Failed
 		s.TimedOut += p.Setups.TimedOut
+		s.Abandoned += p.Setups.Abandoned
 		s.Resumed += p.Setups.Resumed
 	}
 	return s
@@ -106,7 +107,8 @@ func describe(res *brk.Result) string {
 }
 
 // checkAccounting asserts, for every phase, that each attempted request
-// has exactly one outcome: Attempted = Succeeded + every failure.
+// has exactly one outcome (Attempted = Succeeded + every failure), and so
+// has each setup started in the phase.
 func checkAccounting(t *testing.T, res *brk.Result) {
 	t.Helper()
 	for _, p := range res.Phases {
@@ -114,6 +116,9 @@ func checkAccounting(t *testing.T, res *brk.Result) {
 		if c.Attempted != c.Succeeded+failures(c) {
 			t.Errorf("phase %d: attempted %d != succeeded %d + failures %d (%+v)",
 				p.Index, c.Attempted, c.Succeeded, failures(c), c)
+		}
+		if s := p.Setups; s.Attempted != s.Established+s.Failed+s.TimedOut+s.Abandoned {
+			t.Errorf("phase %d: setups %+v: some started setup has no outcome", p.Index, s)
 		}
 	}
 	tc := total(res)

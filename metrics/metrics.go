@@ -64,11 +64,14 @@ func NewHistogram() *hdrhistogram.Histogram {
 }
 
 // Setups counts connection setups (connect through end of handshake).
+// Attempted counts setups started in the phase; each ends established,
+// failed, timed out or abandoned within the phase's drain.
 type Setups struct {
 	Attempted   uint64 `json:"attempted"`
 	Established uint64 `json:"established"`
 	Failed      uint64 `json:"failed"`
 	TimedOut    uint64 `json:"timed_out"`
+	Abandoned   uint64 `json:"abandoned"` // in progress when an interrupt ended the phase
 	Resumed     uint64 `json:"resumed"`
 }
 
@@ -77,6 +80,7 @@ func (s *Setups) add(o *Setups) {
 	s.Established += o.Established
 	s.Failed += o.Failed
 	s.TimedOut += o.TimedOut
+	s.Abandoned += o.Abandoned
 	s.Resumed += o.Resumed
 }
 
@@ -191,14 +195,38 @@ func (r *Recorder) Fail(c Category, n uint64) {
 	r.live.Failed[c].Add(n)
 }
 
-// SetupDone records a finished setup attempt.
+// SetupStarted records a setup attempt as it starts (TCP connect): a
+// setup belongs to the phase it started in, whenever it ends.
+func (r *Recorder) SetupStarted() { r.Setups.Attempted++ }
+
+// SetupAbandoned records a setup the client gave up on (an interrupt).
+func (r *Recorder) SetupAbandoned() { r.Setups.Abandoned++ }
+
+// SetupRejected takes back a setup recorded as established, for SetupDone
+// to record it again as failed: the server refused the connection right
+// after the client's side of the handshake ended (a TLS 1.3 alert on the
+// first read). Its setup time was not recorded (SetupDone with a negative
+// latency).
+func (r *Recorder) SetupRejected() {
+	r.Setups.Established--
+	r.live.Established.Add(^uint64(0))
+}
+
+// SetupTime records an established setup's duration, when SetupDone did
+// not.
+func (r *Recorder) SetupTime(latencyNs int64) { recordUs(r.SetupLatency, latencyNs) }
+
+// SetupDone records how a started setup ended. An established setup's
+// duration is recorded too, unless latencyNs is negative (SetupTime
+// records it once the connection has proved itself).
 func (r *Recorder) SetupDone(ok bool, timedOut bool, latencyNs int64) {
-	r.Setups.Attempted++
 	switch {
 	case ok:
 		r.Setups.Established++
 		r.live.Established.Add(1)
-		recordUs(r.SetupLatency, latencyNs)
+		if latencyNs >= 0 {
+			recordUs(r.SetupLatency, latencyNs)
+		}
 	case timedOut:
 		r.Setups.TimedOut++
 		r.live.SetupFailed.Add(1)

@@ -18,9 +18,16 @@ func TestMergeAddsAndKeepsMaxima(t *testing.T) {
 	b.Fail(Protocol, 1)
 	b.MaxLatenessNs = 9
 	b.ProtocolReason = "obs_fold"
+	for range 5 {
+		b.SetupStarted()
+	}
 	b.SetupDone(true, false, 500_000)
 	b.SetupDone(false, true, 0)
 	b.SetupDone(false, false, 0)
+	b.SetupDone(true, false, -1) // TLS: timed once the connection proves itself
+	b.SetupRejected()            // a refusal after the client's side of the handshake
+	b.SetupDone(false, false, 0)
+	b.SetupAbandoned()
 
 	p := NewPhase()
 	p.Merge(a)
@@ -38,10 +45,13 @@ func TestMergeAddsAndKeepsMaxima(t *testing.T) {
 	if p.MaxLateness != 9 || p.ProtocolReason != "bad_chunk_size" {
 		t.Fatalf("max lateness %d, first reason %q", p.MaxLateness, p.ProtocolReason)
 	}
-	if p.Setups != (Setups{Attempted: 3, Established: 1, Failed: 1, TimedOut: 1}) {
+	if p.Setups != (Setups{Attempted: 5, Established: 1, Failed: 2, TimedOut: 1, Abandoned: 1}) {
 		t.Fatalf("setups %+v", p.Setups)
 	}
-	if live1.Succeeded.Load() != 2 || live2.Failed[Abandoned].Load() != 2 || live2.SetupFailed.Load() != 2 {
+	if n := p.SetupLatency.TotalCount(); n != 1 {
+		t.Fatalf("setup latency count %d: the rejected setup's was recorded", n)
+	}
+	if live1.Succeeded.Load() != 2 || live2.Failed[Abandoned].Load() != 2 || live2.SetupFailed.Load() != 3 || live2.Established.Load() != 1 {
 		t.Fatal("live counters not updated")
 	}
 }

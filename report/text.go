@@ -75,15 +75,15 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 		if su.Attempted > 0 {
 			pct = 100 * float64(su.Established) / float64(su.Attempted)
 		}
-		fmt.Fprintf(w, "  setups      %d attempted, %d established (%.4f %%), %d failed, %d timed out, %d resumed; %.1f established/s\n",
-			su.Attempted, su.Established, pct, su.Failed, su.TimedOut, su.Resumed, float64(su.Established)/max(s.DurationS, 1e-9))
+		fmt.Fprintf(w, "  setups      %d attempted, %d established (%.4f %%), %d failed, %d timed out%s, %d resumed; %.1f established/s\n",
+			su.Attempted, su.Established, pct, su.Failed, su.TimedOut, abandonedSetups(su), su.Resumed, float64(su.Established)/max(s.DurationS, 1e-9))
 		fmt.Fprintf(w, "  setup time  %d setups: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms (connect through handshake)\n",
 			sl.Count, sl.Mean, sl.P50, sl.P90, sl.P99, sl.P999, sl.Max)
 		fmt.Fprintf(w, "  generator   blocked writes %d; max send delay %.3f ms; max deadline lateness %.3f ms\n",
 			s.BlockedWrites, s.MaxSendDelayMs, s.MaxLatenessMs)
 	} else {
-		fmt.Fprintf(w, "  generator   setups %d attempted, %d established, %d failed, %d timed out (mean %.3f ms); blocked writes %d; max send delay %.3f ms; max deadline lateness %.3f ms\n",
-			s.Setups.Attempted, s.Setups.Established, s.Setups.Failed, s.Setups.TimedOut, s.SetupLatencyMs.Mean,
+		fmt.Fprintf(w, "  generator   setups %d attempted, %d established, %d failed, %d timed out%s (mean %.3f ms); blocked writes %d; max send delay %.3f ms; max deadline lateness %.3f ms\n",
+			s.Setups.Attempted, s.Setups.Established, s.Setups.Failed, s.Setups.TimedOut, abandonedSetups(s.Setups), s.SetupLatencyMs.Mean,
 			s.BlockedWrites, s.MaxSendDelayMs, s.MaxLatenessMs)
 	}
 	mach := "unavailable"
@@ -163,4 +163,13 @@ func failureList(c brk.Counts) string {
 		fmt.Fprintf(&b, "%s %d", name, c.Failure(name))
 	}
 	return b.String()
+}
+
+// abandonedSetups names the setups an interrupt gave up, when there were
+// any.
+func abandonedSetups(s brk.Setups) string {
+	if s.Abandoned == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d abandoned", s.Abandoned)
 }

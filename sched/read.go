@@ -17,12 +17,19 @@ func (w *worker) readAll(o *owner, now int64) bool {
 			return true
 		}
 		if err != nil {
-			w.abrupt(o, now, err)
+			if o.fresh && conn.IsRemoteAlert(err) {
+				w.setupRejected(o, now, err)
+			} else {
+				w.abrupt(o, now, err)
+			}
 			return false
 		}
 		if n == 0 {
 			w.eof(o, now)
 			return false
+		}
+		if o.fresh {
+			w.proved(o)
 		}
 		if !w.consume(o, w.rbuf[:n], w.now()) {
 			return false

@@ -11,6 +11,9 @@ func (w *worker) closeFd(o *owner, reset bool) {
 	if o.fd < len(w.byFd) {
 		w.byFd[o.fd] = 0
 	}
+	if o.fresh {
+		w.proved(o) // it ends without a refusal
+	}
 	if reset {
 		conn.Reset(o.fd)
 	} else {
@@ -18,6 +21,13 @@ func (w *worker) closeFd(o *owner, reset bool) {
 	}
 	o.fd = -1
 	o.tr = nil
+}
+
+// proved records the setup time of a TLS connection that was not refused
+// on its first read.
+func (w *worker) proved(o *owner) {
+	o.fresh = false
+	w.rec.SetupTime(o.setupNs)
 }
 
 // retireConn closes o's connection and queues the owner for a new one

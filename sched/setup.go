@@ -34,12 +34,12 @@ func (w *worker) connect(o *owner, now int64) {
 		}
 	}
 	w.admit(o, now)
+	w.rec.SetupStarted()
+	w.setups++
 	fd, err := w.dialer.Dial()
 	if err != nil {
 		if msg, ok := conn.Exhausted(err); ok {
-			w.clientFailure(msg)
-			o.state = stIdle
-			w.failAll(o, metrics.Abandoned)
+			w.clientSetupFailure(o, now, msg)
 			return
 		}
 		w.setupFailed(o, now, err, false)
@@ -47,9 +47,7 @@ func (w *worker) connect(o *owner, now int64) {
 	}
 	if err := w.p.Add(fd); err != nil {
 		conn.Close(fd)
-		w.clientFailure("poller: " + err.Error())
-		o.state = stIdle
-		w.failAll(o, metrics.Abandoned)
+		w.clientSetupFailure(o, now, "poller: "+err.Error())
 		return
 	}
 	o.fd = fd
@@ -64,6 +62,16 @@ func (w *worker) mapFd(fd int, idx int32) {
 	w.byFd[fd] = idx + 1
 }
 
+// clientSetupFailure ends a setup the client itself could not make (out
+// of descriptors or ports): the run ends inconclusive.
+func (w *worker) clientSetupFailure(o *owner, now int64, msg string) {
+	w.clientFailure(msg)
+	w.rec.SetupDone(false, false, 0)
+	w.setups--
+	o.state = stIdle
+	w.failAll(o, metrics.Abandoned)
+}
+
 func (w *worker) clientFailure(msg string) {
 	if w.rec.ClientError == "" {
 		w.rec.ClientError = msg
@@ -76,6 +84,7 @@ func (w *worker) clientFailure(msg string) {
 // incident. The owner retries after one tick.
 func (w *worker) setupFailed(o *owner, now int64, err error, timedOut bool) {
 	w.rec.SetupDone(false, timedOut, now-o.connStart)
+	w.setups--
 	if w.rec.SetupError == "" && err != nil {
 		w.rec.SetupError = err.Error()
 	}
@@ -118,6 +127,14 @@ func (w *worker) handshakeDone(r hsResult) {
 	if o.state != stHandshaking || o.gen != r.gen {
 		return
 	}
+	if o.hsAbandoned {
+		// An interrupt gave this setup up (counted then): only the
+		// descriptor is left to close.
+		o.hsAbandoned = false
+		w.closeFd(o, true)
+		o.state = stIdle
+		return
+	}
 	if r.err != nil {
 		w.setupFailed(o, now, r.err, r.err == conn.ErrHandshakeTimeout)
 		return
@@ -150,13 +167,36 @@ func (w *worker) handshakeDone(r hsResult) {
 // mode may admit only on an open connection).
 func (w *worker) established(o *owner, now int64) {
 	o.state = stOpen
-	w.rec.SetupDone(true, false, now-o.connStart)
+	o.setupNs = now - o.connStart
+	if w.cfg.TLS != nil {
+		// A TLS 1.3 server may still refuse the connection on its first
+		// read (setupRejected): it is timed once it has proved itself.
+		o.fresh = true
+		w.rec.SetupDone(true, false, -1)
+	} else {
+		w.rec.SetupDone(true, false, o.setupNs)
+	}
+	w.setups--
 	for k := o.head; k != o.tail; k++ {
 		if s := o.slot(k); s.start < 0 {
 			s.start = now
 		}
 	}
 	w.admit(o, now)
+}
+
+// setupRejected handles a server that refused a connection the client
+// had counted as established: a TLS 1.3 server checks the client's
+// certificate after the client's side of the handshake has ended, so its
+// refusal (an alert) comes on the first read. It is a failed setup, as
+// the same refusal is under TLS 1.2, never a request's transport failure.
+func (w *worker) setupRejected(o *owner, now int64, err error) {
+	w.integrate(now)
+	o.fresh = false
+	w.rec.SetupRejected()
+	w.setups++ // setupFailed ends it again, as failed
+	w.setupFailed(o, now, err, false)
+	w.updateTarget(o, now)
 }
 
 var errSetupTimeout = errors.New("connect timed out")

@@ -49,6 +49,10 @@ type owner struct {
 	atTarget  bool
 	reached   uint32 // phase number+1 in which the target was first reached
 	retire    bool   // queued for reconnect after the current event batch
+
+	fresh       bool  // established, and nothing read from it yet
+	setupNs     int64 // how long the current connection's setup took
+	hsAbandoned bool  // an interrupt gave up the handshake in flight
 }
 
 func (o *owner) outstanding() uint32 { return o.inflight }
@@ -98,6 +102,7 @@ type worker struct {
 	activeStart int64
 	outTotal    uint64 // outstanding integral of the phases handed over
 	pending     int64  // admitted and unresolved requests on this worker
+	setups      int    // setups in progress (connect or handshake)
 
 	// time integrals over the admission window
 	last     int64
@@ -244,7 +249,9 @@ func (w *worker) run(ready chan<- error) {
 		w.wheel.Advance(w.now(), w.fireFn)
 		w.reconnect()
 		w.live.OutstandingNs.Store(w.outTotal + w.rec.OutstandingNs)
-		if w.stopping && w.pending == 0 {
+		// The drain ends when every request and every setup started in
+		// the phase has an outcome.
+		if w.stopping && w.pending == 0 && w.setups == 0 {
 			w.stopping = false
 			w.handOver()
 		}
@@ -306,8 +313,17 @@ func (w *worker) abort(now int64) {
 		w.failAll(o, metrics.Abandoned)
 		switch o.state {
 		case stHandshaking:
+			if !o.hsAbandoned {
+				o.hsAbandoned = true
+				w.rec.SetupAbandoned()
+				w.setups--
+			}
 			conn.Shutdown(o.fd)
-		case stOpen, stConnecting, stClosing:
+		case stConnecting:
+			w.rec.SetupAbandoned()
+			w.setups--
+			w.retireConn(o, now, true)
+		case stOpen, stClosing:
 			w.retireConn(o, now, true)
 		default:
 			o.state = stIdle
