@@ -250,9 +250,30 @@ func (t *TLS) Read(b []byte) (int, error) {
 	return 0, err
 }
 
-// Write encrypts b; the socket takes what it can and the rest waits in the
-// transport (Pending). It fails only when the connection is broken.
-func (t *TLS) Write(b []byte) (int, error) { return t.c.Write(b) }
+// maxTLSWrite bounds the plaintext encrypted per Write, and so the
+// ciphertext a connection buffers when its socket is full.
+const maxTLSWrite = 64 << 10
+
+// Write encrypts up to 64 KiB of b; the socket takes what it can and the
+// rest waits in the transport for Flush. While ciphertext waits, Write
+// takes nothing (ErrWouldBlock), so that a large body is never copied
+// whole into a connection's buffer. It fails only when the connection is
+// broken.
+func (t *TLS) Write(b []byte) (int, error) {
+	if len(t.s.out) > 0 {
+		pending, err := t.s.flush()
+		if err != nil {
+			return 0, err
+		}
+		if pending {
+			return 0, ErrWouldBlock
+		}
+	}
+	if len(b) > maxTLSWrite {
+		b = b[:maxTLSWrite]
+	}
+	return t.c.Write(b)
+}
 
 // Flush writes ciphertext the socket did not take before; pending reports
 // whether some is still waiting for write readiness.

@@ -55,6 +55,18 @@ func (r *Request) IsHead() bool { return r.EffectiveMethod() == "HEAD" }
 // Connection: close (with Close), blank line, body. Leading and trailing
 // whitespace of header values is removed.
 func (r *Request) Encode() ([]byte, error) {
+	head, err := r.encodeHead(len(r.Body))
+	if err != nil {
+		return nil, err
+	}
+	return append(head, r.Body...), nil
+}
+
+// EncodeHead renders the request as Encode does, without the body.
+func (r *Request) EncodeHead() ([]byte, error) { return r.encodeHead(0) }
+
+// encodeHead renders the head into a buffer with room for extra bytes.
+func (r *Request) encodeHead(extra int) ([]byte, error) {
 	method := r.EffectiveMethod()
 	if !isToken(method) {
 		return nil, fmt.Errorf("h1: invalid method %q: not a token", method)
@@ -99,7 +111,7 @@ func (r *Request) Encode() ([]byte, error) {
 		}
 	}
 
-	n := len(method) + len(target) + 64 + len(host) + len(r.Body)
+	n := len(method) + len(target) + 64 + len(host) + extra
 	for _, h := range r.Headers {
 		n += len(h.Name) + len(h.Value) + 4
 	}
@@ -134,7 +146,6 @@ func (r *Request) Encode() ([]byte, error) {
 		buf = append(buf, "Connection: close\r\n"...)
 	}
 	buf = append(buf, "\r\n"...)
-	buf = append(buf, r.Body...)
 	return buf, nil
 }
 

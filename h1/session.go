@@ -8,21 +8,36 @@ import (
 )
 
 // Template is a target's requests, encoded once and shared read-only by
-// every Session of a run: the request repeated to fill a 64 KiB buffer (so
-// that any run of queued requests is one contiguous slice), and the
-// variant that asks the server to close (a connection's last request).
+// every Session of a run. A small request is repeated to fill a 64 KiB
+// buffer, so that any run of queued requests is one contiguous slice; a
+// request with a large body is its head followed by the body, which is
+// the caller's one copy, never copied per connection. Each has a variant
+// that asks the server to close (a connection's last request).
 type Template struct {
-	repeated []byte
-	size     int
-	closing  []byte
-	head     bool
-	expect   []byte
-	check    bool
+	repeated  []byte // small requests: whole requests back to back
+	closing   []byte // small requests: the closing request
+	size      int    // bytes of one request
+	closeSize int    // bytes of the closing request
+	segmented bool   // large body: head, then body
+	head      []byte // segmented: the heads
+	closeHead []byte
+	body      []byte
+	isHead    bool
+	expect    []byte
+	check     bool
 }
 
+// inlineBody is the largest body repeated in the template's buffer; a
+// larger one is written from the caller's copy after each head.
+const inlineBody = 8 << 10
+
 // NewTemplate prepares req for sessions. expect/check set the exact body
-// every response must carry.
+// every response must carry. req.Body and expect are kept, not copied.
 func NewTemplate(req Request, expect []byte, check bool) (*Template, error) {
+	t := &Template{isHead: req.IsHead(), expect: expect, check: check}
+	if len(req.Body) > inlineBody {
+		return t, t.segment(req)
+	}
 	one, err := req.Encode()
 	if err != nil {
 		return nil, err
@@ -40,11 +55,33 @@ func NewTemplate(req Request, expect []byte, check bool) (*Template, error) {
 	for i := 0; i < copies; i++ {
 		rep = append(rep, one...)
 	}
-	return &Template{repeated: rep, size: len(one), closing: closing, head: req.IsHead(), expect: expect, check: check}, nil
+	t.repeated, t.size, t.closing, t.closeSize = rep, len(one), closing, len(closing)
+	return t, nil
+}
+
+// segment prepares a request with a large body: two heads and the body.
+func (t *Template) segment(req Request) error {
+	head, err := req.EncodeHead()
+	if err != nil {
+		return err
+	}
+	req.Close = true
+	closeHead, err := req.EncodeHead()
+	if err != nil {
+		return err
+	}
+	t.segmented, t.head, t.closeHead, t.body = true, head, closeHead, req.Body
+	t.size, t.closeSize = len(head)+len(req.Body), len(closeHead)+len(req.Body)
+	return nil
 }
 
 // Request returns the encoded request (tests, reports).
-func (t *Template) Request() []byte { return t.repeated[:t.size] }
+func (t *Template) Request() []byte {
+	if t.segmented {
+		return append(append([]byte(nil), t.head...), t.body...)
+	}
+	return t.repeated[:t.size]
+}
 
 // ErrUnsolicited is a response that answers no request: bytes before any
 // request was sent, or more responses than requests.
@@ -74,7 +111,7 @@ type Session struct {
 func NewSession(t *Template) *Session {
 	s := &Session{t: t, toks: make([]uint32, 8)}
 	s.p.SetExpectBody(t.expect, t.check)
-	s.p.Reset(t.head)
+	s.p.Reset(t.isHead)
 	return s
 }
 
@@ -82,7 +119,7 @@ func NewSession(t *Template) *Session {
 func (s *Session) Reset() {
 	s.queued, s.last, s.partial = 0, false, 0
 	s.ans, s.wr, s.end = 0, 0, 0
-	s.p.Reset(s.t.head)
+	s.p.Reset(s.t.isHead)
 }
 
 // Queue appends one request; last makes it the closing request, which is
@@ -114,6 +151,9 @@ func (s *Session) token(k uint32) uint32 { return s.toks[k&uint32(len(s.toks)-1)
 // fit in the shared buffer, or the closing request once the others are out.
 // The slice is read-only and valid until the next Wrote.
 func (s *Session) Output() []byte {
+	if s.t.segmented {
+		return s.segment()
+	}
 	if s.queued > 0 {
 		left := s.queued*s.t.size - s.partial
 		b := s.t.repeated[s.partial:]
@@ -128,6 +168,24 @@ func (s *Session) Output() []byte {
 	return nil
 }
 
+// segment returns what is left of the first queued request with a large
+// body: its head, or the body from the template's one copy.
+func (s *Session) segment() []byte {
+	var head []byte
+	switch {
+	case s.queued > 0:
+		head = s.t.head
+	case s.last:
+		head = s.t.closeHead
+	default:
+		return nil
+	}
+	if s.partial < len(head) {
+		return head[s.partial:]
+	}
+	return s.t.body[s.partial-len(head):]
+}
+
 // Wrote consumes n bytes of Output and reports the last request it
 // completed.
 func (s *Session) Wrote(n int) (upTo uint32, ok bool) {
@@ -137,7 +195,7 @@ func (s *Session) Wrote(n int) (upTo uint32, ok bool) {
 			if !s.last {
 				break
 			}
-			size = len(s.t.closing)
+			size = s.t.closeSize
 		}
 		k := size - s.partial
 		if n < k {
@@ -186,7 +244,7 @@ func (s *Session) complete(done []proto.Completion, closing bool) []proto.Comple
 		s.wr, s.end = s.ans+1, s.ans+1
 	}
 	s.ans++
-	s.p.Reset(s.t.head)
+	s.p.Reset(s.t.isHead)
 	return append(done, c)
 }
 

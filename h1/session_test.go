@@ -199,3 +199,50 @@ func TestSessionZeroAllocs(t *testing.T) {
 		t.Fatalf("%v allocs per request", allocs)
 	}
 }
+
+// A large body is written from the caller's one copy after each head: the
+// bytes are the same as a whole encoding's, at any split, and no session
+// holds a copy of the body.
+func TestSessionLargeBodyFromOneCopy(t *testing.T) {
+	body := []byte(strings.Repeat("0123456789abcdef", 2048)) // 32 KiB
+	req := Request{Method: "PUT", Host: "h", Target: "/up", Body: body}
+	tpl, err := NewTemplate(req, body, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := req.Encode()
+	req.Close = true
+	closing, _ := req.Encode()
+	want := strings.Repeat(string(one), 2) + string(closing)
+	for _, k := range []int{1, 7, 1000, len(one) - 1, len(one), len(one) + 1, 1 << 20} {
+		s := NewSession(tpl)
+		s.Queue(0, false)
+		s.Queue(1, false)
+		s.Queue(2, true)
+		sawBody := false
+		var out strings.Builder
+		var last []int
+		for {
+			b := s.Output()
+			if len(b) == 0 {
+				break
+			}
+			if len(b) > k {
+				b = b[:k]
+			}
+			if &b[len(b)-1] == &body[len(body)-1] {
+				sawBody = true // the slice is the caller's body itself
+			}
+			out.Write(b)
+			if upTo, ok := s.Wrote(len(b)); ok {
+				last = append(last, int(upTo))
+			}
+		}
+		if out.String() != want {
+			t.Fatalf("k=%d: wrote %d bytes, want %d, or different bytes", k, out.Len(), len(want))
+		}
+		if len(last) == 0 || last[len(last)-1] != 2 || !sawBody {
+			t.Fatalf("k=%d: completions %v, body aliased %v", k, last, sawBody)
+		}
+	}
+}
