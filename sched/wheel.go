@@ -1,10 +1,11 @@
 package sched
 
 // Wheel is a hashed timer wheel over connection-owner indices. Each owner
-// has at most one timer (the deadline of its oldest unresolved request, or
-// of its setup or reconnect back-off), linked intrusively through the
-// owner's fields, so scheduling and cancelling allocate nothing and cost
-// O(1).
+// has at most one timer (the deadline of its oldest unresolved request, of
+// its setup or reconnect back-off, or of the wait for the server's close),
+// kept in the wheel's own per-owner links (a doubly linked list per
+// bucket, indexed by owner), so scheduling and cancelling allocate nothing
+// and cost O(1).
 //
 // The tick is 1 ms. A timer fires when the worker processes the bucket of
 // its tick at or after its instant, so a deadline is observed at most one
