@@ -29,6 +29,18 @@ type Plan struct {
 	Baseline bool
 	// Requests is the connections test's requests per connection (default 1).
 	Requests int
+	// MaxP99 and MaxP999, when set, reject a phase whose latency p99
+	// (p99.9) exceeds them, beside the success share.
+	MaxP99, MaxP999 time.Duration
+	// Refine bisects, after the first rejected phase, between the last
+	// accepted and the first rejected level until they are adjacent; each
+	// probe runs Repeat times (default 1) and is accepted only if every
+	// repetition is.
+	Refine bool
+	Repeat int
+	// ServerPIDs are server processes whose CPU and RSS each phase reports
+	// (Linux).
+	ServerPIDs []int
 }
 
 // Header is one request header.
@@ -172,6 +184,7 @@ type ClientCPU struct {
 // PhaseStats is what one phase measured.
 type PhaseStats struct {
 	Index          int     `json:"index"`
+	Probe          bool    `json:"probe,omitempty"` // a --refine probe
 	Level          int     `json:"level"` // Conns × Depth
 	Depth          int     `json:"depth"`
 	Accepted       bool    `json:"accepted"`
@@ -206,4 +219,20 @@ type PhaseStats struct {
 	SetupError        string    `json:"setup_error,omitempty"`
 	// SetupsPerSec is established setups ÷ duration (connections test).
 	SetupsPerSec float64 `json:"setups_per_sec"`
+	// Server is the CPU and memory of each --server-pid process over the
+	// phase.
+	Server []ServerCPU `json:"server,omitempty"`
+}
+
+// ServerCPU is one server process's CPU and memory over a phase, read from
+// /proc/PID/stat at the phase's start and end (Linux).
+type ServerCPU struct {
+	PID           int     `json:"pid"`
+	UserS         float64 `json:"user_s"`
+	SystemS       float64 `json:"system_s"`
+	UsPerResponse float64 `json:"us_per_response"` // per successful response
+	RSSBytes      uint64  `json:"rss_bytes"`       // at the phase's end
+	// Gone is set when the process could not be read at the phase's end
+	// (it exited); its figures are then zero.
+	Gone bool `json:"gone,omitempty"`
 }

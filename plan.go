@@ -60,6 +60,17 @@ func validatePlan(p Plan, m Mode) (sched.Accept, error) {
 	case p.Conns*max(p.Start, p.Max) > sched.MaxOutstanding:
 		return sched.Accept{}, usage("--conn × --start/--max above %d outstanding requests is not supported", sched.MaxOutstanding)
 	}
+	switch {
+	case p.MaxP99 < 0 || p.MaxP999 < 0:
+		return sched.Accept{}, usage("--max-p99 and --max-p999 must not be negative")
+	case p.Repeat < 0:
+		return sched.Accept{}, usage("--repeat must be at least 1")
+	case p.Repeat > 1 && !p.Refine:
+		return sched.Accept{}, usage("--repeat %d repeats --refine's probes: give --refine", p.Repeat)
+	}
+	if err := checkServerPIDs(p.ServerPIDs); err != nil {
+		return sched.Accept{}, err
+	}
 	acc, err := sched.ParseAccept(p.Accept)
 	if err != nil {
 		return sched.Accept{}, usage("%v", err)

@@ -94,9 +94,34 @@ func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
 }
 
 func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, error) {
+	r, res, err := open(ctx, t, p, obs, m)
+	if r == nil {
+		return res, err
+	}
+	defer r.close()
+	for !r.ramp.Done() {
+		r.ramp.Step(ctx)
+	}
+	return r.finish(), nil
+}
+
+// running is a started run: its engine and its ramp, stepped by run (or
+// in turns with another, by RunAB).
+type running struct {
+	res  *Result
+	eng  *sched.Engine
+	ramp *sched.Ramp
+}
+
+func (r *running) close() { r.eng.Close() }
+
+// open checks a run, starts its engine and observes the baseline. It
+// returns a nil *running with the Result when the run ended before its
+// first phase, and an error only for a bad plan or target.
+func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running, *Result, error) {
 	pr, p, err := check(&t, p, m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mode := m.engine()
 	res := &Result{
@@ -104,13 +129,13 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, 
 		Conns: p.Conns, TimeoutMs: ms(p.Timeout), Accept: pr.accept.String(),
 		Phases: []*PhaseStats{},
 	}
-	inconclusive := func(reason string) (*Result, error) {
+	inconclusive := func(reason string) (*running, *Result, error) {
 		res.Verdict, res.Reason = VerdictInconclusive, reason
-		return res, nil
+		return nil, res, nil
 	}
 	if ctx.Err() != nil {
 		res.Verdict, res.Reason = VerdictInterrupted, "interrupted"
-		return res, nil
+		return nil, res, nil
 	}
 	addrs, err := conn.Resolve(pr.hostport)
 	if err != nil {
@@ -149,7 +174,6 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, 
 		}
 		return inconclusive("client could not start its workers: " + err.Error())
 	}
-	defer eng.Close()
 	if obs == nil {
 		obs = nopObserver{}
 	}
@@ -157,16 +181,24 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, 
 	if p.Baseline {
 		res.Baseline = observeBaseline(ctx, p.Phase)
 		if ctx.Err() != nil {
+			eng.Close()
 			res.Verdict, res.Reason = VerdictInterrupted, "interrupted"
-			return res, nil
+			return nil, res, nil
 		}
 	}
-	h := &hooks{obs: obs, res: res, plan: p, eng: eng}
-	out := sched.Drive(ctx, eng, sched.Plan{
+	h := &hooks{obs: obs, res: res, plan: p, eng: eng, servers: newServerSampler(p.ServerPIDs)}
+	ramp := sched.NewRamp(eng, sched.Plan{
 		Mode: mode, Conns: p.Conns,
 		Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Accept: pr.accept,
-		Addr: addrs[0].String(),
+		Addr:   addrs[0].String(),
+		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Refine: p.Refine, Repeat: p.Repeat,
 	}, h)
+	return &running{res: res, eng: eng, ramp: ramp}, res, nil
+}
+
+// finish turns the ramp's outcome into the Result.
+func (r *running) finish() *Result {
+	res, out := r.res, r.ramp.Outcome()
 	res.Reason = out.Reason
 	switch out.Verdict {
 	case sched.Done:
@@ -186,7 +218,7 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, 
 		v := out.FirstRejected
 		res.FirstRejected = &v
 	}
-	return res, nil
+	return res
 }
 
 type nopObserver struct{}
@@ -202,9 +234,12 @@ type hooks struct {
 	plan Plan
 	eng  *sched.Engine
 	rep  *reporter
+
+	servers *serverSampler
 }
 
 func (h *hooks) PhaseStarted(index, depth, target int) {
+	h.servers.start()
 	h.obs.PhaseStarted(Phase{Index: index, Depth: depth, Target: target})
 	if po, ok := h.obs.(ProgressObserver); ok {
 		h.rep = startReporter(h.eng, po, index, target)
@@ -217,6 +252,7 @@ func (h *hooks) PhaseFinished(j *sched.Judged) {
 		h.rep = nil
 	}
 	s := phaseStats(j)
+	s.Server = h.servers.finish(s.Counts.Succeeded)
 	h.res.Phases = append(h.res.Phases, s)
 	h.obs.PhaseFinished(s)
 }
@@ -226,7 +262,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 	m := r.Stats
 	c := &m.Counts
 	s := &PhaseStats{
-		Index: j.Index, Level: j.Target, Depth: j.Depth,
+		Index: j.Index, Level: j.Target, Depth: j.Depth, Probe: j.Probe,
 		Accepted: j.Accepted, Interrupted: r.Interrupted, Inconclusive: j.Inconclusive, Reason: j.Reason,
 		DurationS: r.Elapsed.Seconds(), ActiveS: r.Active.Seconds(),
 		Counts: Counts{

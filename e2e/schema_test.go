@@ -73,6 +73,13 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 		if p.Max > 0 && depth > p.Max {
 			depth = p.Max
 		}
+		if ph.Probe {
+			// A refinement probe lies between the bracket found so far.
+			depth = ph.Depth
+			if lastAccepted != nil && ph.Level <= *lastAccepted || firstRejected != nil && ph.Level >= *firstRejected {
+				t.Errorf("phase %d: probe at level %d outside the bracket %v..%v", i, ph.Level, deref(lastAccepted), deref(firstRejected))
+			}
+		}
 		if ph.Index != i || ph.Depth != depth || ph.Level != depth*p.Conns {
 			t.Errorf("phase %d: index %d depth %d level %d, want depth %d level %d", i, ph.Index, ph.Depth, ph.Level, depth, depth*p.Conns)
 		}
@@ -90,7 +97,7 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 		case ph.Accepted:
 			l := ph.Level
 			lastAccepted = &l
-		case firstRejected == nil && r.Verdict == brk.VerdictBroken:
+		case r.Verdict == brk.VerdictBroken && (firstRejected == nil || ph.Probe && ph.Level < *firstRejected):
 			l := ph.Level
 			firstRejected = &l
 		}
@@ -104,7 +111,11 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 	if r.Verdict != brk.VerdictBroken && r.FirstRejected != nil {
 		t.Errorf("first_rejected %v on a %s run", *r.FirstRejected, r.Verdict)
 	}
-	if r.LastAccepted != nil && r.FirstRejected != nil && *r.FirstRejected != *r.LastAccepted+p.Pace*p.Conns && (p.Max == 0 || *r.FirstRejected != p.Max*p.Conns) {
+	step := p.Pace * p.Conns
+	if p.Refine {
+		step = p.Conns // refined to adjacent levels
+	}
+	if r.LastAccepted != nil && r.FirstRejected != nil && *r.FirstRejected != *r.LastAccepted+step && (p.Max == 0 || *r.FirstRejected != p.Max*p.Conns) {
 		t.Errorf("bracket %d..%d is not one pace step", *r.LastAccepted, *r.FirstRejected)
 	}
 }
@@ -149,6 +160,9 @@ func TestReportsMatchSchemaAndWhatHappened(t *testing.T) {
 			plan: brk.Plan{Conns: 4, Start: 1, Pace: 2, Max: 4, Phase: 200 * time.Millisecond, Threads: 1, Baseline: true}, verdict: brk.VerdictDone},
 		{name: "inconclusive", target: brk.Target{URL: "http://" + closed + "/"},
 			plan: brk.Plan{Conns: 2, Phase: 2 * time.Second, Threads: 1}, verdict: brk.VerdictInconclusive},
+		{name: "refined, with the server's CPU", target: brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")},
+			plan: brk.Plan{Conns: 8, Start: 1, Pace: 2, Phase: short, Timeout: 140 * time.Millisecond, Threads: 1,
+				Refine: true, ServerPIDs: []int{os.Getpid()}}, verdict: brk.VerdictBroken},
 		{name: "interrupted", target: brk.Target{URL: plain.URL("/plain")},
 			plan: brk.Plan{Conns: 2, Phase: 10 * time.Second, Threads: 1}, verdict: brk.VerdictInterrupted, cancel: 300 * time.Millisecond},
 	}
@@ -171,6 +185,20 @@ func TestReportsMatchSchemaAndWhatHappened(t *testing.T) {
 				last := r.Phases[len(r.Phases)-1]
 				if !last.Interrupted || last.Accepted {
 					t.Errorf("cut-short phase: interrupted %v accepted %v", last.Interrupted, last.Accepted)
+				}
+			}
+			if c.plan.Refine {
+				probes := 0
+				for _, ph := range r.Phases {
+					if ph.Probe {
+						probes++
+					}
+					if len(ph.Server) != 1 || ph.Server[0].Gone || ph.Server[0].UserS+ph.Server[0].SystemS <= 0 {
+						t.Errorf("phase %d: server figures %+v", ph.Index, ph.Server)
+					}
+				}
+				if probes == 0 {
+					t.Errorf("no probe phase in a refined run")
 				}
 			}
 			if c.plan.Baseline && (r.Baseline == nil || r.Baseline.DurationS <= 0) {

@@ -133,6 +133,7 @@ type htmlRow struct {
 	UsPerResp, MachineCPU  string
 	ClientBound            bool
 	Reason, Fault, SetupEr string
+	Server                 string // --server-pid figures
 }
 
 func phaseRow(p *brk.PhaseStats) htmlRow {
@@ -149,6 +150,9 @@ func phaseRow(p *brk.PhaseStats) htmlRow {
 		ClientBound: p.ClientBound,
 		Reason:      p.Reason, Fault: p.ProtocolFault, SetupEr: p.SetupError,
 	}
+	if len(p.Server) > 0 {
+		row.Server = ServerCPU(p.Server)
+	}
 	for _, name := range brk.FailureCategories() {
 		row.Failures = append(row.Failures, p.Counts.Failure(name))
 	}
@@ -157,6 +161,9 @@ func phaseRow(p *brk.PhaseStats) htmlRow {
 		row.State, row.StateClass = "interrupted", "int"
 	case !p.Accepted:
 		row.State, row.StateClass = "rejected", "bad"
+	}
+	if p.Probe {
+		row.State += " (probe)"
 	}
 	if p.MachineCPUPct != nil {
 		row.MachineCPU = fmtF(*p.MachineCPUPct, 1)
@@ -634,7 +641,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 <td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td>
 <td>{{.Outstanding}}</td><td>{{.Coverage}}</td>
 <td>{{.UsPerResp}}</td><td>{{.MachineCPU}}</td><td>{{if .ClientBound}}<span class="cb">yes</span>{{else}}no{{end}}</td>
-<td class="note">{{.Reason}}{{if .Fault}}{{if .Reason}}; {{end}}protocol fault: {{.Fault}}{{end}}{{if .SetupEr}}{{if or .Reason .Fault}}; {{end}}setup error: {{.SetupEr}}{{end}}</td></tr>
+<td class="note">{{.Reason}}{{if .Fault}}{{if .Reason}}; {{end}}protocol fault: {{.Fault}}{{end}}{{if .SetupEr}}{{if or .Reason .Fault}}; {{end}}setup error: {{.SetupEr}}{{end}}{{if .Server}}{{if or .Reason .Fault .SetupEr}}; {{end}}server: {{.Server}}{{end}}</td></tr>
 {{end}}</tbody>
 </table></div>{{else}}<p>no phases ran</p>{{end}}
 <h2>Run conditions</h2>

@@ -52,6 +52,9 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	case !s.Accepted:
 		state = "REJECTED"
 	}
+	if s.Probe {
+		state += " (refinement probe)"
+	}
 	if conns {
 		fmt.Fprintf(w, "\nphase %d  level %d concurrent connections  %s\n", s.Index, s.Level, state)
 	} else {
@@ -59,6 +62,9 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	}
 	if s.Reason != "" {
 		fmt.Fprintf(w, "  reason      %s\n", s.Reason)
+	}
+	if len(s.Server) > 0 {
+		fmt.Fprintf(w, "  server      %s\n", ServerCPU(s.Server))
 	}
 	c := s.Counts
 	fmt.Fprintf(w, "  requests    %d attempted, %d succeeded (%.4f %%), %.1f successful req/s over %.2f s (admission %.2f s + drain)\n",
@@ -172,4 +178,65 @@ func abandonedSetups(s brk.Setups) string {
 		return ""
 	}
 	return fmt.Sprintf(", %d abandoned", s.Abandoned)
+}
+
+// WriteAB writes an A/B run's side-by-side summary: both ramps, both
+// breaks, and each side's final line.
+func WriteAB(w io.Writer, r *brk.ABResult) {
+	side := func(f func(*brk.Result) string) [2]string {
+		return [2]string{f(r.A), f(r.B)}
+	}
+	level := func(p *int, unit string) string {
+		if p == nil {
+			return "none"
+		}
+		return fmt.Sprintf("%d %s", *p, unit)
+	}
+	rows := []struct {
+		name string
+		v    [2]string
+	}{
+		{"url", side(func(x *brk.Result) string { return x.URL })},
+		{"verdict", side(func(x *brk.Result) string { return string(x.Verdict) })},
+		{"phases", side(func(x *brk.Result) string { return fmt.Sprint(len(x.Phases)) })},
+		{"last accepted", side(func(x *brk.Result) string { return level(x.LastAccepted, x.Test.Unit()) })},
+		{"first rejected", side(func(x *brk.Result) string { return level(x.FirstRejected, x.Test.Unit()) })},
+		{"best req/s", side(func(x *brk.Result) string {
+			best := 0.0
+			for _, p := range x.Phases {
+				if p.Accepted {
+					best = max(best, p.RequestsPerSec)
+				}
+			}
+			return fmt.Sprintf("%.0f", best)
+		})},
+		{"reason", side(func(x *brk.Result) string { return x.Reason })},
+	}
+	width := len("A")
+	for _, row := range rows {
+		width = max(width, len(row.v[0]))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-15s %-*s  %s\n", "", width, "A", "B")
+	for _, row := range rows {
+		fmt.Fprintf(w, "%-15s %-*s  %s\n", row.name, width, row.v[0], row.v[1])
+	}
+	fmt.Fprintf(w, "A: %s\nB: %s\n", FinalLine(r.A), FinalLine(r.B))
+}
+
+// ServerCPU describes each --server-pid process's use over a phase.
+func ServerCPU(procs []brk.ServerCPU) string {
+	var b strings.Builder
+	for i, p := range procs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		if p.Gone {
+			fmt.Fprintf(&b, "pid %d gone (could not be read at the phase's start or end)", p.PID)
+			continue
+		}
+		fmt.Fprintf(&b, "pid %d user %.2f s, system %.2f s, %.1f µs per successful response, RSS %.1f MB",
+			p.PID, p.UserS, p.SystemS, p.UsPerResponse, float64(p.RSSBytes)/1e6)
+	}
+	return b.String()
 }

@@ -2,6 +2,8 @@ package sched
 
 import (
 	"fmt"
+	"strconv"
+	"time"
 
 	"brk/metrics"
 )
@@ -64,6 +66,9 @@ func Judge(m *Measurement, plan Plan, index, depth int) Judgement {
 		return broken(fmt.Sprintf("%ssuccess %.4g%% (%d of %d) is below --accept %s%% at %d %s",
 			prefix, pct(c.Succeeded, c.Attempted), c.Succeeded, c.Attempted, plan.Accept, target, plan.Mode.Unit()))
 	}
+	if reason := latencyRule(s, plan); reason != "" {
+		return broken(reason)
+	}
 	if owners := uint64(plan.Mode.owners(depth, plan.Conns)); s.ReachedOnce < owners {
 		if plan.Mode == Connections {
 			return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d concurrent connections never carried a request",
@@ -73,6 +78,31 @@ func Judge(m *Measurement, plan Plan, index, depth int) Judgement {
 			owners-s.ReachedOnce, owners, plan.Mode.perConn(depth)))
 	}
 	return Judgement{Accepted: true, Judged: true}
+}
+
+// latencyRule names the latency limit a phase broke, if any: its p99 or
+// p99.9 above --max-p99 or --max-p999.
+func latencyRule(s *metrics.Phase, plan Plan) string {
+	for _, r := range []struct {
+		q     float64
+		limit time.Duration
+		name  string
+		flag  string
+	}{{99, plan.MaxP99, "p99", "--max-p99"}, {99.9, plan.MaxP999, "p99.9", "--max-p999"}} {
+		if r.limit <= 0 || s.Latency.TotalCount() == 0 {
+			continue
+		}
+		if v := time.Duration(s.Latency.ValueAtQuantile(r.q)) * time.Microsecond; v > r.limit {
+			return fmt.Sprintf("%s %s above %s %s", r.name, fmtMs(v), r.flag, r.limit)
+		}
+	}
+	return ""
+}
+
+// fmtMs formats a latency in milliseconds with up to 3 significant
+// decimals ("183 ms", "1.25 ms").
+func fmtMs(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/1e6, 'g', 4, 64) + " ms"
 }
 
 func inconclusive(reason string) Judgement {

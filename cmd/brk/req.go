@@ -36,6 +36,12 @@ type loadFlags struct {
 	JSON  string `name:"json" help:"Write the JSON report to PATH; - writes it to stdout and the human text to stderr." placeholder:"PATH|-"`
 	Quiet bool   `help:"No live progress (shown once a second on stderr when it is a terminal)."`
 
+	Refine    bool          `help:"After the first rejected phase, bisect between the last accepted and the first rejected level until they are adjacent; each probe is a phase."`
+	Repeat    int           `default:"1" help:"With --refine, run each probe this many times; a probe is accepted only if every run is."`
+	MaxP99    time.Duration `name:"max-p99" help:"Also reject a phase whose latency p99 exceeds this." placeholder:"DURATION"`
+	MaxP999   time.Duration `name:"max-p999" help:"Also reject a phase whose latency p99.9 exceeds this." placeholder:"DURATION"`
+	ServerPID []int         `name:"server-pid" help:"Report this server process's CPU and RSS per phase (Linux; repeatable)." placeholder:"PID"`
+
 	Baseline   bool   `help:"Observe machine CPU for one idle --phase before the load (Linux)."`
 	Report     string `help:"Write a self-contained HTML report with charts to PATH.html." placeholder:"PATH.html"`
 	HTTP2      bool   `name:"http2" help:"Use HTTP/2 (not in this build yet)."`
@@ -72,6 +78,8 @@ func (f *loadFlags) refuseUnserved() error {
 		return refuse("--timeout must be at least 1ms")
 	case strings.TrimSpace(f.Accept) == "":
 		return refuse("--accept needs a percentage such as 99.99")
+	case f.Repeat < 1:
+		return refuse("--repeat must be at least 1")
 	case f.Cacert != "" && f.Insecure:
 		return refuse("--cacert and --insecure cannot be combined")
 	case f.HTTP2:
@@ -85,6 +93,7 @@ func (f *loadFlags) plan() brk.Plan {
 		Conns: f.Conn, Start: f.Start, Pace: f.Pace, Max: f.Max,
 		Phase: f.Phase, Timeout: f.Timeout, Accept: f.Accept, Threads: f.Threads,
 		Baseline: f.Baseline,
+		Refine:   f.Refine, Repeat: f.Repeat, MaxP99: f.MaxP99, MaxP999: f.MaxP999, ServerPIDs: f.ServerPID,
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -269,4 +270,32 @@ func (n *Nginx) WaitRequests(tb testing.TB, want int, timeout time.Duration) int
 func (n *Nginx) ErrorLog() string {
 	b, _ := os.ReadFile(filepath.Join(n.Prefix, "error.log"))
 	return string(b)
+}
+
+// WorkerPIDs returns the PIDs of nginx's worker processes (the master's
+// children), read from /proc.
+func (n *Nginx) WorkerPIDs(tb testing.TB) []int {
+	tb.Helper()
+	master := n.cmd.Process.Pid
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		tb.Fatalf("testenv: /proc: %v", err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		f := bytes.Fields(b[i+1:])
+		if len(f) > 1 && string(f[1]) == strconv.Itoa(master) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

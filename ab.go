@@ -1,0 +1,67 @@
+package brk
+
+import "context"
+
+// ABResult is an A/B run: one plan against two targets, phases taken in
+// turns (A0, B0, A1, B1, …) so that both see the same machine conditions,
+// each ramp judged on its own.
+type ABResult struct {
+	A *Result `json:"a"`
+	B *Result `json:"b"`
+}
+
+// ExitCode is 0 only when both ramps are Done; otherwise the most serious
+// of the two: interrupted (130), then inconclusive (3), then broken (1).
+func (r *ABResult) ExitCode() int {
+	a, b := r.A.Verdict.ExitCode(), r.B.Verdict.ExitCode()
+	for _, code := range []int{130, 3, 1} {
+		if a == code || b == code {
+			return code
+		}
+	}
+	return 0
+}
+
+// RunAB runs the test of mode m with plan p against a and b in turns, one
+// phase each, until both ramps have ended; a ramp that ends first leaves
+// the other to go on alone. obsA and obsB observe each side. The error is
+// non-nil only for a bad plan or target, found before any traffic.
+func RunAB(ctx context.Context, m Mode, a, b Target, p Plan, obsA, obsB Observer) (*ABResult, error) {
+	if err := Check(a, p, m); err != nil {
+		return nil, err
+	}
+	if err := Check(b, p, m); err != nil {
+		return nil, err
+	}
+	ra, resA, err := open(ctx, a, p, obsA, m)
+	if err != nil {
+		return nil, err
+	}
+	if ra != nil {
+		defer ra.close()
+	}
+	rb, resB, err := open(ctx, b, p, obsB, m)
+	if err != nil {
+		return nil, err
+	}
+	if rb != nil {
+		defer rb.close()
+	}
+	for stepping(ra) || stepping(rb) {
+		if stepping(ra) {
+			ra.ramp.Step(ctx)
+		}
+		if stepping(rb) {
+			rb.ramp.Step(ctx)
+		}
+	}
+	if ra != nil {
+		resA = ra.finish()
+	}
+	if rb != nil {
+		resB = rb.finish()
+	}
+	return &ABResult{A: resA, B: resB}, nil
+}
+
+func stepping(r *running) bool { return r != nil && !r.ramp.Done() }

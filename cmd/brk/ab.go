@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"brk"
+	"brk/report"
+)
+
+type abCmd struct {
+	URLA string `arg:"" name:"url-a" help:"http(s)://host[:port]/path of side A"`
+	URLB string `arg:"" name:"url-b" help:"http(s)://host[:port]/path of side B"`
+	loadFlags
+	Connections bool `help:"Run the connections test on both sides instead of the requests test."`
+	Requests    int  `default:"1" help:"With --connections: requests per connection."`
+}
+
+// Run runs the same plan against two targets, a phase of each in turn.
+func (c *abCmd) Run(e *env) error {
+	if err := c.refuseUnserved(); err != nil {
+		return err
+	}
+	if c.Report != "" {
+		return refuse("brk ab writes no HTML report; use --json for both sides' reports")
+	}
+	mode, p := brk.ModeRequests, c.plan()
+	if c.Connections {
+		mode, p.Requests = brk.ModeConnections, c.Requests
+	}
+	a, err := c.target(c.URLA, os.Stdin)
+	if err != nil {
+		return err
+	}
+	b, err := c.target(c.URLB, bytes.NewReader(nil))
+	if err != nil {
+		return err
+	}
+	b.Body = a.Body // --body-file - was read once, for both sides
+	for _, t := range []brk.Target{a, b} {
+		if err := brk.Check(t, p, mode); err != nil {
+			return refuse("%v", err)
+		}
+	}
+	text := e.stdout
+	if c.JSON == "-" {
+		text = e.stderr
+	}
+	var jsonFile *os.File
+	if c.JSON != "" && c.JSON != "-" {
+		f, err := os.Create(c.JSON)
+		if err != nil {
+			return refuse("--json: %v", err)
+		}
+		defer f.Close()
+		jsonFile = f
+	}
+	side := func(name string, t brk.Target) brk.Observer {
+		return &report.Text{W: &prefixWriter{w: text, prefix: name + "│ ", bol: true}, Test: mode, Target: t, Plan: p}
+	}
+	res, err := brk.RunAB(e.ctx, mode, a, b, p, side("A", a), side("B", b))
+	if err != nil {
+		return refuse("%v", err)
+	}
+	report.WriteAB(text, res)
+	e.code = res.ExitCode()
+	if c.JSON != "" {
+		out := io.Writer(e.stdout)
+		if jsonFile != nil {
+			out = jsonFile
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		err := enc.Encode(res)
+		if err == nil && jsonFile != nil {
+			err = jsonFile.Close()
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "brk: the --json report %s could not be written: %v\n", c.JSON, err)
+			if e.code != exitInterrupted {
+				e.code = exitReportFailed
+			}
+		}
+	}
+	return nil
+}
+
+// prefixWriter starts every line with prefix.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+	bol    bool // at the beginning of a line
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	var out []byte
+	for _, c := range b {
+		if p.bol {
+			out = append(out, p.prefix...)
+			p.bol = false
+		}
+		out = append(out, c)
+		if c == '\n' {
+			p.bol = true
+		}
+	}
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
