@@ -185,7 +185,7 @@ type ClientCPU struct {
 type PhaseStats struct {
 	Index          int     `json:"index"`
 	Probe          bool    `json:"probe,omitempty"` // a --refine probe
-	Level          int     `json:"level"` // Conns × Depth
+	Level          int     `json:"level"`           // Conns × Depth
 	Depth          int     `json:"depth"`
 	Accepted       bool    `json:"accepted"`
 	Interrupted    bool    `json:"interrupted"`

@@ -108,4 +108,3 @@ func checkServerPIDs(pids []int) error {
 	}
 	return nil
 }
-

@@ -56,8 +56,8 @@ type Phaser interface {
 type Judged struct {
 	Judgement
 	Index  int
-	Depth  int // per connection
-	Target int // the level
+	Depth  int  // per connection
+	Target int  // the level
 	Probe  bool // a refinement probe (Plan.Refine)
 	Run    *Measurement
 }
