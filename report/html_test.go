@@ -430,3 +430,18 @@ func TestHTMLConnectionsUnits(t *testing.T) {
 		t.Fatal("a connections report names its levels in requests")
 	}
 }
+
+// A refined run's probes and the --server-pid figures reach the HTML table.
+func TestHTMLProbeAndServerFigures(t *testing.T) {
+	r := htmlResult()
+	r.Phases[len(r.Phases)-1].Probe = true
+	r.Phases[0].Server = []brk.ServerCPU{{PID: 4242, UserS: 0.5, SystemS: 0.25, UsPerResponse: 37.5, RSSBytes: 12_300_000}}
+	r.Phases[1].Server = []brk.ServerCPU{{PID: 4242, Gone: true}}
+	doc := writeHTML(t, r)
+	checkWellFormed(t, doc)
+	for _, want := range []string{"(probe)", "server: pid 4242 user 0.50 s, system 0.25 s, 37.5 µs per successful response, RSS 12.3 MB", "pid 4242 gone"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}
