@@ -5,12 +5,16 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // parseTargetURL parses an http:// or https:// target URL and, for https,
 // builds its TLS configuration; TLS options on an http:// URL are refused.
 // The TLS configuration is nil for http://.
 func parseTargetURL(raw string, opts TLSOptions) (*url.URL, *tls.Config, error) {
+	if !strings.Contains(raw, "://") {
+		return nil, nil, usage("bad URL %q: no scheme: give http://%s or https://%s", raw, raw, raw)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, nil, usage("bad URL %q: %v", raw, err)

@@ -21,12 +21,20 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 		if p.Requests == 0 {
 			p.Requests = 1
 		}
-		fmt.Fprintf(w, "  concurrent connections: start %d, pace %d, max %s; %d requests per connection; phase %s, timeout %s, accept %s %%; %d worker threads\n",
-			p.Start, p.Pace, maxs, p.Requests, p.Phase, p.Timeout, p.Accept, threads)
+		fmt.Fprintf(w, "  concurrent connections: start %d, pace %d, max %s; %s per connection; phase %s, timeout %s, accept %s %%; %s\n",
+			p.Start, p.Pace, maxs, plural(p.Requests, "request"), p.Phase, p.Timeout, p.Accept, plural(threads, "worker thread"))
 		return
 	}
-	fmt.Fprintf(w, "  %d connections, start %d, pace %d, max %s per connection; phase %s, timeout %s, accept %s %%; %d worker threads\n",
-		p.Conns, p.Start, p.Pace, maxs, p.Phase, p.Timeout, p.Accept, threads)
+	fmt.Fprintf(w, "  %s, start %d, pace %d, max %s per connection; phase %s, timeout %s, accept %s %%; %s\n",
+		plural(p.Conns, "connection"), p.Start, p.Pace, maxs, p.Phase, p.Timeout, p.Accept, plural(threads, "worker thread"))
+}
+
+// plural is "1 thing" or "N things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // WriteBaseline writes the idle observation made before the load.

@@ -24,6 +24,7 @@ func (c *abCmd) Run(e *env) error {
 	if err := c.refuseUnserved(); err != nil {
 		return err
 	}
+	c.warn(e.stderr)
 	if c.Report != "" {
 		return refuse("brk ab writes no HTML report; use --json for both sides' reports")
 	}

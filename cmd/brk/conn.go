@@ -19,6 +19,7 @@ func (c *connCmd) Run(e *env) error {
 	if err := c.refuseUnserved(); err != nil {
 		return err
 	}
+	c.warn(e.stderr)
 	t, err := c.target(c.URL, os.Stdin)
 	if err != nil {
 		return err

@@ -266,6 +266,15 @@ func TestUserErrors(t *testing.T) {
 		{name: "accept empty", url: true, args: []string{"--accept="}},
 		{name: "url bad port", args: []string{"http://127.0.0.1:99999/"}},
 		{name: "connect bad port", url: true, args: []string{"--connect", "127.0.0.1:99999"}},
+		{name: "max 0", url: true, args: []string{"--max", "0"}},
+		{name: "threads 0", url: true, args: []string{"--threads", "0"}},
+		{name: "start 0", url: true, args: []string{"--start", "0"}},
+		{name: "timeout without unit", url: true, args: []string{"--timeout", "100"}},
+		{name: "report to stdout", url: true, args: []string{"--report", "-"}},
+		{name: "no scheme", args: []string{strings.TrimPrefix(fx.URL("/plain"), "http://")}},
+		{name: "conn --conn", args: []string{"conn", fx.URL("/plain"), "--conn", "5"}},
+		{name: "repeat without refine", url: true, args: []string{"--repeat", "2"}},
+		{name: "server-pid missing", url: true, args: []string{"--server-pid", "999999999"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

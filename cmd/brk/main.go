@@ -13,7 +13,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -42,6 +44,8 @@ func refuse(format string, args ...any) error {
 }
 
 type cli struct {
+	Version kong.VersionFlag `help:"Print brk's version and exit."`
+
 	Req     reqCmd     `cmd:"" default:"withargs" help:"Requests test (default): raise concurrent requests per connection."`
 	Conn    connCmd    `cmd:"" help:"Connections test: raise concurrent connections."`
 	Rate    rateCmd    `cmd:"" help:"Open-model test: raise the offered arrival rate (not in this build yet)."`
@@ -107,6 +111,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exited = code; panic(kongExit{}) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": version()},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "brk: %v\n", err)
@@ -120,7 +125,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error())+durationHint(err.Error()))
+		return exitUsage
+	}
+	if err := refuseTypedZeros(kctx); err != nil {
+		fmt.Fprintf(stderr, "brk: %v\n", err)
 		return exitUsage
 	}
 	// On a platform brk compiles for but cannot run on, every command is
@@ -169,4 +178,56 @@ func oneLine(s string) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// version is the module version and VCS revision the binary was built
+// from, as the Go toolchain recorded them.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "brk (unknown version)"
+	}
+	v := "brk " + bi.Main.Version
+	for _, st := range bi.Settings {
+		if st.Key == "vcs.revision" && len(st.Value) >= 12 {
+			v += " (" + st.Value[:12] + ")"
+		}
+	}
+	return v + " " + bi.GoVersion
+}
+
+var missingUnitRE = regexp.MustCompile(`missing unit in duration "([0-9.]+)"`)
+
+// durationHint suggests a unit for a duration typed without one.
+func durationHint(msg string) string {
+	if m := missingUnitRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf(" (did you mean %sms or %ss?)", m[1], m[1])
+	}
+	return ""
+}
+
+// zeroRefused are the flags whose omission means a default: a typed 0 is
+// refused rather than silently read as "use the default".
+var zeroRefused = map[string]string{
+	"start":   "leave it out to start at --pace",
+	"max":     "leave it out for no ceiling",
+	"threads": "leave it out for the CPUs usable by the process",
+}
+
+func refuseTypedZeros(kctx *kong.Context) error {
+	for _, p := range kctx.Path {
+		f := p.Flag // a flag typed on the command line
+		if f == nil {
+			continue
+		}
+		if f.Name == "conn" && strings.HasPrefix(kctx.Command(), "conn") {
+			return fmt.Errorf("--conn does not apply to the connections test: --start, --pace and --max count its connections")
+		}
+		why, ok := zeroRefused[f.Name]
+		if !ok || !f.Target.CanInt() || f.Target.Int() != 0 {
+			continue
+		}
+		return fmt.Errorf("--%s 0: must be at least 1 (%s)", f.Name, why)
+	}
+	return nil
 }

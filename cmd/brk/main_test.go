@@ -492,7 +492,7 @@ func TestInterrupted(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "report.json")
 			p := startBrk(t, nil, fx.URL("/plain"), "--conn", "4", "--threads", "1", "--phase", "10s",
 				"--json", path)
-			p.waitFor("worker threads", 10*time.Second) // the header: workers are running
+			p.waitFor("worker thread", 10*time.Second) // the header: workers are running
 			time.Sleep(400 * time.Millisecond)
 			sent := time.Now()
 			if err := p.cmd.Process.Signal(sig); err != nil {

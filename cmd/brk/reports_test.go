@@ -81,7 +81,7 @@ func TestReportWriteFailedInterrupted(t *testing.T) {
 	full := devFull(t)
 	fx := startFixture(t, bench.FixtureConfig{})
 	p := startBrk(t, nil, fx.URL("/plain"), "--conn", "2", "--threads", "1", "--phase", "10s", "--json", full)
-	p.waitFor("worker threads", 10*time.Second)
+	p.waitFor("worker thread", 10*time.Second)
 	time.Sleep(200 * time.Millisecond)
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)

@@ -16,17 +16,17 @@ import (
 
 // loadFlags are the flags every load test shares.
 type loadFlags struct {
-	Conn    int           `default:"64" help:"Connections, opened once and replaced when closed."`
+	Conn    int           `short:"c" default:"64" help:"Connections, opened once and replaced when closed."`
 	Start   int           `help:"Outstanding requests per connection in phase 0 (default: --pace)."`
 	Pace    int           `default:"1" help:"Outstanding requests per connection added each phase."`
 	Max     int           `help:"Ceiling per connection; reaching it ends the run Done."`
 	Phase   time.Duration `default:"10s" help:"Admission time of each phase."`
 	Timeout time.Duration `default:"1s" help:"Request budget through the complete response (includes setup for a connection's first request)."`
 	Accept  string        `default:"99.99" aliases:"sla" help:"Minimum success percentage of a phase."`
-	Threads int           `help:"Worker threads (default: CPUs usable by the process, never more than --conn)."`
+	Threads int           `short:"t" help:"Worker threads (default: CPUs usable by the process, never more than --conn)."`
 	Connect string        `help:"Dial HOST:PORT instead of the URL's host; the URL still gives Host." placeholder:"HOST:PORT"`
 
-	Header       []string `short:"H" help:"Extra request header \"Name: value\" (repeatable)."`
+	Header       []string `short:"H" sep:"none" help:"Extra request header \"Name: value\" (repeatable; a value may hold commas)."`
 	Method       string   `help:"Request method (default GET, or POST with --body-file)."`
 	BodyFile     string   `help:"Send this file's bytes as the request body (POST, application/octet-stream); - reads stdin." placeholder:"PATH"`
 	ExpectBody   *string  `help:"Require this exact response body."`
@@ -78,6 +78,8 @@ func (f *loadFlags) refuseUnserved() error {
 		return refuse("--timeout must be at least 1ms")
 	case strings.TrimSpace(f.Accept) == "":
 		return refuse("--accept needs a percentage such as 99.99")
+	case f.Report == "-":
+		return refuse("--report needs a file path: the HTML report is not written to stdout (use --json - for a report on stdout)")
 	case f.Repeat < 1:
 		return refuse("--repeat must be at least 1")
 	case f.Cacert != "" && f.Insecure:
@@ -145,6 +147,7 @@ func (c *reqCmd) Run(e *env) error {
 	if err := c.refuseUnserved(); err != nil {
 		return err
 	}
+	c.warn(e.stderr)
 	if c.RateDepth != 0 {
 		return refuse("--rate-depth applies to the rate test only")
 	}
@@ -240,4 +243,11 @@ func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPa
 		e.code = exitReportFailed
 	}
 	return nil
+}
+
+// warn notes on stderr what the flags allow but probably do not mean.
+func (f *loadFlags) warn(w io.Writer) {
+	if v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f.Accept), "%"), 64); err == nil && v > 0 && v < 1 {
+		fmt.Fprintf(w, "brk: warning: --accept %s means %s %% of requests must succeed, not %g %%; --accept is a percentage\n", f.Accept, f.Accept, v*100)
+	}
 }

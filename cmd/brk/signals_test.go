@@ -54,7 +54,7 @@ func runSignalled(t *testing.T, fx *bench.Fixture, sig syscall.Signal, after tim
 	before := fx.Requests()
 	p := startBrk(t, nil, fx.URL(fmt.Sprintf("/delay?ms=%d", sigDelayMS)), "--timeout", "2s", "--phase", "300ms", "--conn", "4",
 		"--threads", "1", "--json", path)
-	p.waitFor("worker threads", 10*time.Second) // the header: phase 0 starts now
+	p.waitFor("worker thread", 10*time.Second) // the header: phase 0 starts now
 	seen := time.Now()
 	time.Sleep(after)
 	sent := time.Now()
