@@ -19,7 +19,7 @@ var Columns = []string{
 	"status", "body", "protocol_error", "all_ok",
 	"successes_per_s",
 	"client_user_s", "client_system_s", "client_cpu_us_per_attempt", "client_cpu_us_per_success",
-	"target_coverage_pct", "worker_busy_pct", "client_bound",
+	"target_coverage_pct", "worker_busy_pct", "client_bound", "machine_cpu_pct",
 	"responder_user_s", "responder_system_s", "responder_cpu_us_per_response",
 	"latency_p50_ms", "latency_p99_ms",
 	"responder",
@@ -102,6 +102,9 @@ func (r *Row) Record() []string {
 	if s.WorkerBusyPct != nil {
 		rec["worker_busy_pct"] = f(*s.WorkerBusyPct, 1)
 		rec["client_bound"] = strconv.FormatBool(s.ClientBound)
+	}
+	if s.MachineCPUPct != nil {
+		rec["machine_cpu_pct"] = f(*s.MachineCPUPct, 1)
 	}
 	if r.Responder != nil {
 		rec["responder_user_s"] = secs(r.Responder.User)
