@@ -12,6 +12,8 @@ import (
 	"time"
 )
 
+var errClosed = errors.New("the child closed its stdout (exited?)")
+
 // StartTimeout bounds the wait for a child's Hello.
 const StartTimeout = 10 * time.Second
 
@@ -60,16 +62,20 @@ func Start(name string, args []string, cfg Config, stderr io.Writer) (*Child, er
 		c.done <- cmd.Wait()
 	}()
 	line, err := json.Marshal(cfg)
-	if err == nil {
-		_, err = stdin.Write(append(line, '\n'))
-	}
 	if err != nil {
 		c.kill()
-		return nil, fmt.Errorf("fixture child %s: writing its configuration: %w", name, err)
+		return nil, err
 	}
+	// A child that exits at once fails the write or the hello; either way
+	// its exit status says more than the pipe's error.
+	_, werr := stdin.Write(append(line, '\n'))
 	reply, err := c.next(StartTimeout)
 	if err != nil {
-		c.kill()
+		if exit := c.kill(); exit != nil && err == errClosed {
+			err = exit
+		} else if werr != nil {
+			err = werr
+		}
 		return nil, fmt.Errorf("fixture child %s: no hello: %w", name, err)
 	}
 	if err := json.Unmarshal(reply, &c.Hello); err != nil {
@@ -94,7 +100,7 @@ func (c *Child) next(within time.Duration) ([]byte, error) {
 	select {
 	case l, ok := <-c.lines:
 		if !ok {
-			return nil, errors.New("the child closed its stdout (exited?)")
+			return nil, errClosed
 		}
 		return l, nil
 	case <-t.C:
@@ -154,8 +160,8 @@ func (c *Child) Stop() error {
 	return c.err
 }
 
-// kill ends a child that failed to start.
-func (c *Child) kill() {
+// kill ends a child that failed to start and returns its exit error.
+func (c *Child) kill() error {
 	c.once.Do(func() {
 		c.stdin.Close()
 		c.cmd.Process.Kill()
@@ -163,6 +169,7 @@ func (c *Child) kill() {
 			for range c.lines {
 			}
 		}()
-		<-c.done
+		c.err = <-c.done
 	})
+	return c.err
 }
