@@ -1,5 +1,7 @@
-// Package bench holds brk's fixture responder, the demo wiring and (later)
-// the client self-benchmark.
+// Package bench holds brk's fixture responder, the demo wiring and the
+// client self-benchmark (`brk bench`: Matrix, Run, the CSV in csv.go), whose
+// responder child speaks the fixture contract of package bench/contract
+// (ServeChild is the built-in side, `brk fixture --child`).
 //
 // The fixture responder (StartFixture, ServeFixture) is a small net/http
 // HTTP/1.1 server with a fixed set of routes (/plain, /hello, /json, /echo,

@@ -16,9 +16,13 @@ type fixtureCmd struct {
 	DelayDist string        `help:"Draw each service time from uniform:A-B (a slow upstream)." placeholder:"uniform:A-B"`
 	TLS       bool          `name:"tls" help:"Serve HTTPS (HTTP/1.1) with an ephemeral self-signed certificate."`
 	CAOut     string        `name:"ca-out" help:"With --tls, write the certificate (its own CA) as PEM to PATH, for --cacert." placeholder:"PATH"`
+	Child     bool          `help:"Speak the fixture contract on stdin/stdout (brk bench's child); the configuration comes from stdin."`
 }
 
 func (c *fixtureCmd) Run(e *env) error {
+	if c.Child {
+		return c.serveChild(e)
+	}
 	err := bench.ServeFixture(e.ctx, bench.FixtureConfig{
 		Addr: c.Listen, Capacity: c.Capacity, Service: c.Service, DelayDist: c.DelayDist,
 		TLS: c.TLS, CAPath: c.CAOut,

@@ -52,7 +52,7 @@ type cli struct {
 	Fixture fixtureCmd `cmd:"" help:"Run the built-in fixture responder."`
 	Demo    demoCmd    `cmd:"" help:"Find the break of a capacity-limited fixture started as a child process (~15 s)."`
 	Ab      abCmd      `cmd:"" name:"ab" help:"A/B: the same plan against two URLs, a phase of each in turn, each ramp judged on its own."`
-	Bench   benchCmd   `cmd:"" help:"Client self-benchmark against a fixture child process (not in this build yet)."`
+	Bench   benchCmd   `cmd:"" help:"Benchmark the client itself against a fixture child process: CPU per response and coverage at fixed loads, as CSV."`
 }
 
 // env is what a command needs from the process.

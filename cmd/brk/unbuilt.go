@@ -1,8 +1,8 @@
 package main
 
-// brk rate and brk bench are parsed so that they are refused with exit 2
-// before any traffic: this build does not serve them yet (nor --http2,
-// refused in refuseUnserved).
+// brk rate is parsed so that it is refused with exit 2 before any traffic:
+// this build does not serve it yet (nor --http2, refused in
+// refuseUnserved).
 
 type rateCmd struct {
 	URL string `arg:""`
@@ -12,10 +12,4 @@ type rateCmd struct {
 
 func (c *rateCmd) Run(e *env) error {
 	return refuse("the rate test (brk rate) is not supported by this build yet")
-}
-
-type benchCmd struct{}
-
-func (c *benchCmd) Run(e *env) error {
-	return refuse("brk bench is not supported by this build yet")
 }

@@ -1,0 +1,42 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Protocols are the protocols a bench matrix can name, in the order they
+// are listed: "h1" (HTTP/1.1), "h2c" (HTTP/2 with prior knowledge) and
+// "h2-tls" (HTTP/2 over TLS).
+var Protocols = []string{"h1", "h2c", "h2-tls"}
+
+// protocolBuilt reports whether this build can benchmark protocol p. This
+// is the one switch the HTTP/2 work turns on for "h2c" and "h2-tls".
+func protocolBuilt(p string) bool {
+	return p == "h1"
+}
+
+// CheckProtocols refuses an unknown protocol and one this build lacks,
+// with one line naming it; `brk bench` exits 2 with it.
+func CheckProtocols(ps []string) error {
+	if len(ps) == 0 {
+		return fmt.Errorf("no protocol: want one or more of %s", strings.Join(Protocols, ","))
+	}
+	seen := map[string]bool{}
+	for _, p := range ps {
+		known := false
+		for _, q := range Protocols {
+			known = known || p == q
+		}
+		switch {
+		case !known:
+			return fmt.Errorf("unknown protocol %q: want one or more of %s", p, strings.Join(Protocols, ","))
+		case !protocolBuilt(p):
+			return fmt.Errorf("protocol %s is not in this build (HTTP/2 is not built yet); this build benchmarks h1 only", p)
+		case seen[p]:
+			return fmt.Errorf("protocol %s is named twice", p)
+		}
+		seen[p] = true
+	}
+	return nil
+}
