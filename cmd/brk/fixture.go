@@ -7,6 +7,7 @@ import (
 
 	"brk"
 	"brk/bench"
+	"brk/report"
 )
 
 type fixtureCmd struct {
@@ -62,5 +63,22 @@ func (c *demoCmd) Run(e *env) error {
 	p := d.Plan
 	p.Phase = c.Phase
 	p.Threads = c.Threads
-	return runTest(e, brk.ModeRequests, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, p, "", "", false)
+	res, err := runTestResult(e, brk.ModeRequests, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, p, "", "", false)
+	if err != nil || res.Verdict == brk.VerdictInterrupted {
+		return err
+	}
+	// The demo's answer is whether brk found the break the model
+	// predicts: exit 0 when it did, 1 (or 3) with the reason when not.
+	lo, hi := d.Plan.Conns*d.LastPass, d.Plan.Conns*(d.LastPass+1)
+	if res.Verdict == brk.VerdictBroken && res.LastAccepted != nil && *res.LastAccepted == lo && res.FirstRejected != nil && *res.FirstRejected == hi {
+		fmt.Fprintf(e.stderr, "demo: brk found the predicted break, between %d and %d concurrent requests (exit 0)\n", lo, hi)
+		e.code = exitDone
+		return nil
+	}
+	fmt.Fprintf(e.stderr, "demo: the break was predicted between %d and %d concurrent requests; this run ended %s (a loaded machine breaks early; run again with the machine idle)\n",
+		lo, hi, report.FinalLine(res))
+	if e.code == exitDone {
+		e.code = exitBroken
+	}
+	return nil
 }

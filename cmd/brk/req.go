@@ -161,19 +161,26 @@ func (c *reqCmd) Run(e *env) error {
 // runTest runs a requests or connections test and prints it; shared with
 // demo.
 func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet bool) error {
+	_, err := runTestResult(e, mode, t, p, jsonPath, reportPath, quiet)
+	return err
+}
+
+// runTestResult is runTest that also returns the run's result (nil when
+// the run was refused).
+func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet bool) (*brk.Result, error) {
 	text := e.stdout
 	if jsonPath == "-" {
 		text = e.stderr
 	}
 	// Validate everything before creating (and truncating) report files.
 	if err := brk.Check(t, p, mode); err != nil {
-		return refuse("%v", err)
+		return nil, refuse("%v", err)
 	}
 	var jsonFile *os.File
 	if jsonPath != "" && jsonPath != "-" {
 		f, err := os.Create(jsonPath)
 		if err != nil {
-			return refuse("--json: %v", err)
+			return nil, refuse("--json: %v", err)
 		}
 		defer f.Close()
 		jsonFile = f
@@ -182,7 +189,7 @@ func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPa
 	if reportPath != "" {
 		f, err := os.Create(reportPath)
 		if err != nil {
-			return refuse("--report: %v", err)
+			return nil, refuse("--report: %v", err)
 		}
 		defer f.Close()
 		reportFile = f
@@ -191,7 +198,7 @@ func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPa
 	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p}, e.stderr, quiet)
 	res, err := brk.RunMode(e.ctx, mode, t, p, obs)
 	if err != nil {
-		return refuse("%v", err)
+		return nil, refuse("%v", err)
 	}
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
 		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.URL)
@@ -242,7 +249,7 @@ func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPa
 	if reportFailed && e.code != exitInterrupted {
 		e.code = exitReportFailed
 	}
-	return nil
+	return res, nil
 }
 
 // warn notes on stderr what the flags allow but probably do not mean.
