@@ -23,12 +23,6 @@ func usage(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// clientBoundShare is the share of wall time the worker threads must have
-// been running or waiting for a CPU for a phase to be marked client_bound.
-// At 90 % the client had no slack left to notice arrivals on time, so the
-// phase's requests/s describes the client rather than the server.
-const clientBoundShare = 0.90
-
 // Run runs the requests test: --conn connections opened once, each phase
 // raising the outstanding requests per connection, until a phase is
 // rejected, the max is reached, the run turns inconclusive, or ctx ends.
@@ -318,7 +312,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 	if r.WorkerBusyOK {
 		v := 100 * r.WorkerBusy
 		s.WorkerBusyPct = &v
-		s.ClientBound = r.WorkerBusy >= clientBoundShare
+		s.ClientBound = r.WorkerBusy >= sched.ClientBoundShare
 	}
 	return s
 }

@@ -164,6 +164,23 @@ func WriteSummary(w io.Writer, r *brk.Result) {
 	if r.Reason != "" && r.Verdict != brk.VerdictInconclusive {
 		fmt.Fprintf(w, "reason: %s\n", r.Reason)
 	}
+	if n := clientBoundPhases(r); n > 0 && r.Verdict == brk.VerdictDone {
+		were := fmt.Sprintf("%d phases were", n)
+		if n == 1 {
+			were = "1 phase was"
+		}
+		fmt.Fprintf(w, "note: %s client_bound: their req/s describes the client, not the server\n", were)
+	}
+}
+
+func clientBoundPhases(r *brk.Result) int {
+	n := 0
+	for _, p := range r.Phases {
+		if p.ClientBound {
+			n++
+		}
+	}
+	return n
 }
 
 // failureList is "timeout N, transport N, …": every failure category of c

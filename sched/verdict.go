@@ -58,6 +58,8 @@ func Judge(m *Measurement, plan Plan, index, depth int) Judgement {
 		return broken(fmt.Sprintf("setups: %.4g%% established (%d of %d; %d failed, %d timed out) is below --accept %s%% at %d %s",
 			pct(s.Setups.Established, s.Setups.Attempted), s.Setups.Established, s.Setups.Attempted,
 			s.Setups.Failed, s.Setups.TimedOut, plan.Accept, target, plan.Mode.Unit()))
+	case !plan.Accept.Met(c.Succeeded, c.Attempted) && clientSaturated(m):
+		return inconclusive(saturatedReason(m))
 	case !plan.Accept.Met(c.Succeeded, c.Attempted):
 		prefix := ""
 		if plan.Mode == Connections {
@@ -67,6 +69,9 @@ func Judge(m *Measurement, plan Plan, index, depth int) Judgement {
 			prefix, pct(c.Succeeded, c.Attempted), c.Succeeded, c.Attempted, plan.Accept, target, plan.Mode.Unit()))
 	}
 	if reason := latencyRule(s, plan); reason != "" {
+		if m.WorkerBusyOK && m.WorkerBusy >= ClientBoundShare {
+			return inconclusive(saturatedReason(m) + " (" + reason + ")")
+		}
 		return broken(reason)
 	}
 	if owners := uint64(plan.Mode.owners(depth, plan.Conns)); s.ReachedOnce < owners {
@@ -103,6 +108,29 @@ func latencyRule(s *metrics.Phase, plan Plan) string {
 // decimals ("183 ms", "1.25 ms").
 func fmtMs(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/1e6, 'g', 4, 64) + " ms"
+}
+
+// ClientBoundShare is the share of wall time the worker threads must have
+// been running or waiting for a CPU for a phase to be client_bound: at 90 %
+// the client had no slack left to notice arrivals on time, so the phase's
+// requests/s describes the client rather than the server.
+const ClientBoundShare = 0.90
+
+// clientSaturated reports whether a phase's failures are all timing
+// failures (timeout, transport, abandoned) while its workers were
+// saturated: then the client, not the server, may have missed the
+// deadlines. Status, body and protocol failures are the server's.
+func clientSaturated(m *Measurement) bool {
+	if !m.WorkerBusyOK || m.WorkerBusy < ClientBoundShare {
+		return false
+	}
+	f := &m.Stats.Counts.Failed
+	timing := f[metrics.Timeout] + f[metrics.Transport] + f[metrics.Abandoned]
+	return timing > 0 && timing == m.Stats.Counts.FailedTotal()
+}
+
+func saturatedReason(m *Measurement) string {
+	return fmt.Sprintf("the client was saturated: workers %.0f %% busy — give more --threads or a bigger load box", 100*m.WorkerBusy)
 }
 
 func inconclusive(reason string) Judgement {

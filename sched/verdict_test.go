@@ -37,6 +37,7 @@ var (
 	interrupt  = func(m *Measurement) *Measurement { m.Interrupted = true; return m }
 	clientFail = func(m *Measurement) *Measurement { m.ClientError = "client ran out of local ports"; return m }
 	failFast   = func(m *Measurement) *Measurement { m.SetupFailed = true; return m }
+	saturated  = func(m *Measurement) *Measurement { m.WorkerBusy, m.WorkerBusyOK = 0.96, true; return m }
 )
 
 func TestJudgeEveryBranch(t *testing.T) {
@@ -61,6 +62,9 @@ func TestJudgeEveryBranch(t *testing.T) {
 		{"setups fail later: a server verdict", measured(0, 4, 0, metrics.Setups{Attempted: 4, Failed: 4}, 0), reqPlan, 1, 1, Broken, true, "success 0%"},
 		{"interrupted", interrupt(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Interrupted, true, ""},
 		{"client failure", clientFail(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "client ran out of local ports"},
+		{"client saturated, timing failures: not a server verdict", saturated(measured(9998, 2, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "the client was saturated: workers 96 % busy"},
+		{"client saturated, protocol failure: still broken", saturated(measured(9999, 0, 1, okSetups, 4)), reqPlan, 1, 2, Broken, true, "protocol faults"},
+		{"client saturated, accepted phase stays accepted", saturated(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Done, false, ""},
 		{"connections accepted", measured(4, 0, 0, okSetups, 4), connsPlan, 1, 4, Done, false, ""},
 		{"connections: setups below accept", measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, Failed: 1}, 4), connsPlan, 1, 4,
 			Broken, true, "setups: 80% established (4 of 5; 1 failed, 0 timed out) is below --accept 99.99% at 4 concurrent connections"},
