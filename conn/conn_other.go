@@ -70,6 +70,9 @@ func Exhausted(err error) (string, bool) { return "", false }
 // IsRemoteAlert reports false.
 func IsRemoteAlert(err error) bool { return false }
 
+// IsPlainAnswer reports false.
+func IsPlainAnswer(err error) bool { return false }
+
 // IsTimeout reports false.
 func IsTimeout(err error) bool { return false }
 

@@ -219,6 +219,13 @@ func IsRemoteAlert(err error) bool {
 	return errors.As(err, &oe) && oe.Op == "remote error"
 }
 
+// IsPlainAnswer reports whether a handshake failed because the server
+// answered with something that is not TLS (plain HTTP).
+func IsPlainAnswer(err error) bool {
+	var rh tls.RecordHeaderError
+	return errors.As(err, &rh)
+}
+
 // ErrHandshakeTimeout is a handshake that did not finish by its deadline.
 var ErrHandshakeTimeout = errors.New("TLS handshake timed out")
 

@@ -29,6 +29,10 @@ func (w *worker) readAll(o *owner, now int64) bool {
 			return false
 		}
 		if o.fresh {
+			if w.cfg.TLS == nil && looksLikeTLS(w.rbuf[:n]) {
+				w.setupRejected(o, now, errTLSAnswer)
+				return false
+			}
 			w.proved(o)
 		}
 		if !w.consume(o, w.rbuf[:n], w.now()) {

@@ -136,7 +136,11 @@ func (w *worker) handshakeDone(r hsResult) {
 		return
 	}
 	if r.err != nil {
-		w.setupFailed(o, now, r.err, r.err == conn.ErrHandshakeTimeout)
+		err := r.err
+		if conn.IsPlainAnswer(err) {
+			err = errPlainAnswer
+		}
+		w.setupFailed(o, now, err, r.err == conn.ErrHandshakeTimeout)
 		return
 	}
 	o.tr = r.t
@@ -168,14 +172,11 @@ func (w *worker) handshakeDone(r hsResult) {
 func (w *worker) established(o *owner, now int64) {
 	o.state = stOpen
 	o.setupNs = now - o.connStart
-	if w.cfg.TLS != nil {
-		// A TLS 1.3 server may still refuse the connection on its first
-		// read (setupRejected): it is timed once it has proved itself.
-		o.fresh = true
-		w.rec.SetupDone(true, false, -1)
-	} else {
-		w.rec.SetupDone(true, false, o.setupNs)
-	}
+	// The server may still refuse the connection on its first read (a
+	// TLS 1.3 alert; a TLS server answering http://): it is timed once it
+	// has proved itself (proved).
+	o.fresh = true
+	w.rec.SetupDone(true, false, -1)
 	w.setups--
 	for k := o.head; k != o.tail; k++ {
 		if s := o.slot(k); s.start < 0 {
@@ -199,4 +200,15 @@ func (w *worker) setupRejected(o *owner, now int64, err error) {
 	w.updateTarget(o, now)
 }
 
-var errSetupTimeout = errors.New("connect timed out")
+var (
+	errSetupTimeout = errors.New("connect timed out")
+	errTLSAnswer    = errors.New("the server answered with TLS: use https://")
+	errPlainAnswer  = errors.New("the server answered plain HTTP, not TLS: use http://")
+)
+
+// looksLikeTLS reports whether b starts a TLS record (change_cipher_spec,
+// alert, handshake or application_data, version 3.x): what a TLS server
+// answers to bytes that are not TLS.
+func looksLikeTLS(b []byte) bool {
+	return len(b) >= 2 && b[0] >= 0x14 && b[0] <= 0x17 && b[1] == 0x03
+}
