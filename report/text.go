@@ -71,6 +71,12 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	if s.Reason != "" {
 		fmt.Fprintf(w, "  reason      %s\n", s.Reason)
 	}
+	if s.Inconclusive && s.Setups.Established == 0 && s.Counts.Succeeded == 0 {
+		// Nothing was set up: a block of zeros would say nothing more.
+		fmt.Fprintf(w, "  setups      %d attempted, none established (%d failed, %d timed out)\n",
+			s.Setups.Attempted, s.Setups.Failed, s.Setups.TimedOut)
+		return
+	}
 	if len(s.Server) > 0 {
 		fmt.Fprintf(w, "  server      %s\n", ServerCPU(s.Server))
 	}
