@@ -194,6 +194,9 @@ type PhaseStats struct {
 	DurationS      float64 `json:"duration_s"` // admission plus drain
 	ActiveS        float64 `json:"active_s"`   // admission window
 	Counts         Counts  `json:"counts"`
+	// StatusCodes counts complete responses by status code ("other" for
+	// a code outside 100..599), whatever their outcome.
+	StatusCodes map[string]uint64 `json:"status_codes"`
 	SuccessPct     float64 `json:"success_pct"`
 	RequestsPerSec float64 `json:"requests_per_sec"` // successes ÷ duration (drain included)
 	LatencyMs      Latency `json:"latency_ms"`

@@ -270,6 +270,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 			Body:           c.Failed[metrics.Body],
 			Protocol:       c.Failed[metrics.Protocol],
 		},
+		StatusCodes:       m.Statuses.Map(),
 		LatencyMs:         latency(m.Latency.TotalCount(), m.LatencySumNs, m),
 		SetupLatencyMs:    setupLatency(m),
 		LatencyHdr:        encodeHist(m),

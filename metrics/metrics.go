@@ -9,6 +9,7 @@ package metrics
 
 import (
 	"encoding/json"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -141,6 +142,10 @@ type Recorder struct {
 	// no request to charge them to.
 	ProtocolUnattributed uint64
 
+	// Statuses counts complete responses by status code (100..599; other
+	// codes in slot 0).
+	Statuses StatusCounts
+
 	live *Live
 }
 
@@ -184,6 +189,62 @@ func recordUs(h *hdrhistogram.Histogram, ns int64) {
 		us = histHighest
 	}
 	h.RecordValue(us)
+}
+
+// StatusCounts counts responses per status code: index = code for
+// 100..599, 0 for anything else.
+type StatusCounts [600]uint64
+
+// Add records one response with status code.
+func (c *StatusCounts) Add(code int) {
+	if code < 100 || code >= len(c) {
+		code = 0
+	}
+	c[code]++
+}
+
+// Merge adds o.
+func (c *StatusCounts) Merge(o *StatusCounts) {
+	for i, v := range o {
+		c[i] += v
+	}
+}
+
+// Map returns the non-zero counts keyed by status code ("other" for codes
+// outside 100..599).
+func (c *StatusCounts) Map() map[string]uint64 {
+	m := map[string]uint64{}
+	for i, v := range c {
+		if v == 0 {
+			continue
+		}
+		if i == 0 {
+			m["other"] = v
+		} else {
+			m[strconv.Itoa(i)] = v
+		}
+	}
+	return m
+}
+
+// MarshalJSON writes the non-zero counts as an object.
+func (c *StatusCounts) MarshalJSON() ([]byte, error) { return json.Marshal(c.Map()) }
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (c *StatusCounts) UnmarshalJSON(b []byte) error {
+	var m map[string]uint64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*c = StatusCounts{}
+	for k, v := range m {
+		code, err := strconv.Atoi(k)
+		if err != nil || code < 100 || code >= len(c) {
+			code = 0
+		}
+		c[code] += v
+	}
+	return nil
 }
 
 // Fail records n failed requests of category c.
@@ -275,6 +336,7 @@ type Phase struct {
 	SetupError           string                  `json:"setup_error,omitempty"`
 	ClientError          string                  `json:"client_error,omitempty"`
 	ProtocolUnattributed uint64                  `json:"protocol_unattributed"`
+	Statuses             StatusCounts            `json:"statuses"`
 	TLS                  TLSInfo                 `json:"tls"`
 }
 
@@ -313,6 +375,7 @@ func (p *Phase) Add(q *Phase) {
 	p.MaxSendDelay = max(p.MaxSendDelay, q.MaxSendDelay)
 	p.MaxLateness = max(p.MaxLateness, q.MaxLateness)
 	p.ProtocolUnattributed += q.ProtocolUnattributed
+	p.Statuses.Merge(&q.Statuses)
 	p.firsts(q.TLS, q.ProtocolReason, q.SetupError, q.ClientError)
 }
 
@@ -417,5 +480,6 @@ func (p *Phase) Merge(r *Recorder) {
 		p.MaxLateness = r.MaxLatenessNs
 	}
 	p.ProtocolUnattributed += r.ProtocolUnattributed
+	p.Statuses.Merge(&r.Statuses)
 	p.firsts(r.TLS, r.ProtocolReason, r.SetupError, r.ClientError)
 }

@@ -93,3 +93,19 @@ func TestCategoryNames(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusCountsJSON(t *testing.T) {
+	var c StatusCounts
+	c.Add(200)
+	c.Add(200)
+	c.Add(404)
+	c.Add(999)
+	b, err := c.MarshalJSON()
+	if err != nil || string(b) != `{"200":2,"404":1,"other":1}` {
+		t.Fatalf("%s %v", b, err)
+	}
+	var back StatusCounts
+	if err := back.UnmarshalJSON(b); err != nil || back != c {
+		t.Fatalf("round trip: %v", err)
+	}
+}

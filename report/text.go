@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"brk"
@@ -84,6 +85,9 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	fmt.Fprintf(w, "  requests    %d attempted, %d succeeded (%.4f %%), %.1f successful req/s over %.2f s (admission %.2f s + drain)\n",
 		c.Attempted, c.Succeeded, s.SuccessPct, s.RequestsPerSec, s.DurationS, s.ActiveS)
 	fmt.Fprintf(w, "  failures    %s\n", failureList(c))
+	if len(s.StatusCodes) > 0 {
+		fmt.Fprintf(w, "  statuses    %s\n", StatusList(s.StatusCodes))
+	}
 	l := s.LatencyMs
 	fmt.Fprintf(w, "  latency     %d responses: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms\n",
 		l.Count, l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max)
@@ -268,6 +272,24 @@ func ServerCPU(procs []brk.ServerCPU) string {
 		}
 		fmt.Fprintf(&b, "pid %d user %.2f s, system %.2f s, %.1f µs per successful response, RSS %.1f MB",
 			p.PID, p.UserS, p.SystemS, p.UsPerResponse, float64(p.RSSBytes)/1e6)
+	}
+	return b.String()
+}
+
+// StatusList is "200×49745, 404×101": the responses per status code, in
+// code order.
+func StatusList(m map[string]uint64) string {
+	codes := make([]string, 0, len(m))
+	for k := range m {
+		codes = append(codes, k)
+	}
+	sort.Strings(codes) // three-digit codes sort as numbers; "other" last
+	var b strings.Builder
+	for i, k := range codes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s×%d", k, m[k])
 	}
 	return b.String()
 }

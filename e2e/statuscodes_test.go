@@ -1,0 +1,26 @@
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	"brk"
+	"brk/bench"
+)
+
+// TestStatusCodeBreakdown: every phase counts its responses per status
+// code, so a status failure says which status it was.
+func TestStatusCodeBreakdown(t *testing.T) {
+	fx := startFixtureT(t, bench.FixtureConfig{})
+	res := runBrk(t, brk.Target{URL: fx.URL("/missing")}, shortPlan(2, 1, 300*time.Millisecond))
+	checkAccounting(t, res)
+	for _, ph := range res.Phases {
+		if ph.Counts.Status == 0 || len(ph.StatusCodes) != 1 || ph.StatusCodes["404"] != ph.Counts.Status {
+			t.Fatalf("phase %d: counts %+v, status codes %v", ph.Index, ph.Counts, ph.StatusCodes)
+		}
+	}
+	res = runBrk(t, brk.Target{URL: fx.URL("/plain")}, shortPlan(2, 1, 300*time.Millisecond))
+	if sc := res.Phases[0].StatusCodes; sc["200"] != res.Phases[0].Counts.Succeeded || len(sc) != 1 {
+		t.Fatalf("status codes %v, counts %+v", sc, res.Phases[0].Counts)
+	}
+}
