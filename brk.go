@@ -183,23 +183,23 @@ type ClientCPU struct {
 
 // PhaseStats is what one phase measured.
 type PhaseStats struct {
-	Index          int     `json:"index"`
-	Probe          bool    `json:"probe,omitempty"` // a --refine probe
-	Level          int     `json:"level"`           // Conns × Depth
-	Depth          int     `json:"depth"`
-	Accepted       bool    `json:"accepted"`
-	Interrupted    bool    `json:"interrupted"`
-	Inconclusive   bool    `json:"inconclusive"` // the phase ended the run inconclusive (no server verdict)
-	Reason         string  `json:"reason,omitempty"`
-	DurationS      float64 `json:"duration_s"` // admission plus drain
-	ActiveS        float64 `json:"active_s"`   // admission window
-	Counts         Counts  `json:"counts"`
+	Index        int     `json:"index"`
+	Probe        bool    `json:"probe,omitempty"` // a --refine probe
+	Level        int     `json:"level"`           // Conns × Depth
+	Depth        int     `json:"depth"`
+	Accepted     bool    `json:"accepted"`
+	Interrupted  bool    `json:"interrupted"`
+	Inconclusive bool    `json:"inconclusive"` // the phase ended the run inconclusive (no server verdict)
+	Reason       string  `json:"reason,omitempty"`
+	DurationS    float64 `json:"duration_s"` // admission plus drain
+	ActiveS      float64 `json:"active_s"`   // admission window
+	Counts       Counts  `json:"counts"`
 	// StatusCodes counts complete responses by status code ("other" for
 	// a code outside 100..599), whatever their outcome.
-	StatusCodes map[string]uint64 `json:"status_codes"`
-	SuccessPct     float64 `json:"success_pct"`
-	RequestsPerSec float64 `json:"requests_per_sec"` // successes ÷ duration (drain included)
-	LatencyMs      Latency `json:"latency_ms"`
+	StatusCodes    map[string]uint64 `json:"status_codes"`
+	SuccessPct     float64           `json:"success_pct"`
+	RequestsPerSec float64           `json:"requests_per_sec"` // successes ÷ duration (drain included)
+	LatencyMs      Latency           `json:"latency_ms"`
 	// LatencyHdr is the phase's merged latency histogram (µs, 1..60e6, 3
 	// digits) in HdrHistogram's base64 V2 compressed encoding, so reports
 	// from several load boxes can be merged (hdrhistogram.Decode).
