@@ -134,6 +134,7 @@ type htmlRow struct {
 	ClientBound            bool
 	Reason, Fault, SetupEr string
 	Server                 string // --server-pid figures
+	Statuses               string // responses per status code
 }
 
 func phaseRow(p *brk.PhaseStats) htmlRow {
@@ -152,6 +153,9 @@ func phaseRow(p *brk.PhaseStats) htmlRow {
 	}
 	if len(p.Server) > 0 {
 		row.Server = ServerCPU(p.Server)
+	}
+	if len(p.StatusCodes) > 0 {
+		row.Statuses = StatusList(p.StatusCodes)
 	}
 	for _, name := range brk.FailureCategories() {
 		row.Failures = append(row.Failures, p.Counts.Failure(name))
@@ -641,7 +645,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 <td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td>
 <td>{{.Outstanding}}</td><td>{{.Coverage}}</td>
 <td>{{.UsPerResp}}</td><td>{{.MachineCPU}}</td><td>{{if .ClientBound}}<span class="cb">yes</span>{{else}}no{{end}}</td>
-<td class="note">{{.Reason}}{{if .Fault}}{{if .Reason}}; {{end}}protocol fault: {{.Fault}}{{end}}{{if .SetupEr}}{{if or .Reason .Fault}}; {{end}}setup error: {{.SetupEr}}{{end}}{{if .Server}}{{if or .Reason .Fault .SetupEr}}; {{end}}server: {{.Server}}{{end}}</td></tr>
+<td class="note">{{.Reason}}{{if .Fault}}{{if .Reason}}; {{end}}protocol fault: {{.Fault}}{{end}}{{if .SetupEr}}{{if or .Reason .Fault}}; {{end}}setup error: {{.SetupEr}}{{end}}{{if .Server}}{{if or .Reason .Fault .SetupEr}}; {{end}}server: {{.Server}}{{end}}{{if .Statuses}}{{if or .Reason .Fault .SetupEr .Server}}; {{end}}statuses: {{.Statuses}}{{end}}</td></tr>
 {{end}}</tbody>
 </table></div>{{else}}<p>no phases ran</p>{{end}}
 <h2>Run conditions</h2>

@@ -437,9 +437,10 @@ func TestHTMLProbeAndServerFigures(t *testing.T) {
 	r.Phases[len(r.Phases)-1].Probe = true
 	r.Phases[0].Server = []brk.ServerCPU{{PID: 4242, UserS: 0.5, SystemS: 0.25, UsPerResponse: 37.5, RSSBytes: 12_300_000}}
 	r.Phases[1].Server = []brk.ServerCPU{{PID: 4242, Gone: true}}
+	r.Phases[1].StatusCodes = map[string]uint64{"200": 7, "404": 3}
 	doc := writeHTML(t, r)
 	checkWellFormed(t, doc)
-	for _, want := range []string{"(probe)", "server: pid 4242 user 0.50 s, system 0.25 s, 37.5 µs per successful response, RSS 12.3 MB", "pid 4242 gone"} {
+	for _, want := range []string{"(probe)", "server: pid 4242 user 0.50 s, system 0.25 s, 37.5 µs per successful response, RSS 12.3 MB", "pid 4242 gone", "statuses: 200×7, 404×3"} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("HTML lacks %q", want)
 		}
