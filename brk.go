@@ -104,22 +104,50 @@ func (v Verdict) ExitCode() int {
 // Result is a run's verdict and every phase's stats. Its JSON form is the
 // report of SPEC §6, schema 1.
 type Result struct {
-	Schema        int           `json:"schema"`
-	Test          Mode          `json:"test"`
-	URL           string        `json:"url"`
-	Protocol      string        `json:"protocol"`
-	TLS           bool          `json:"tls"`
-	Verdict       Verdict       `json:"verdict"`
-	Reason        string        `json:"reason"`
-	LastAccepted  *int          `json:"last_accepted"`
-	FirstRejected *int          `json:"first_rejected"`
-	Threads       int           `json:"threads"`
-	Conns         int           `json:"conns,omitempty"`
-	Requests      int           `json:"requests_per_connection,omitempty"`
-	TimeoutMs     float64       `json:"timeout_ms"`
-	Accept        string        `json:"accept_pct"`
-	Baseline      *Baseline     `json:"baseline,omitempty"`
-	Phases        []*PhaseStats `json:"phases"`
+	Schema        int       `json:"schema"`
+	Test          Mode      `json:"test"`
+	URL           string    `json:"url"`
+	Protocol      string    `json:"protocol"`
+	TLS           bool      `json:"tls"`
+	Verdict       Verdict   `json:"verdict"`
+	Reason        string    `json:"reason"`
+	LastAccepted  *int      `json:"last_accepted"`
+	FirstRejected *int      `json:"first_rejected"`
+	Threads       int       `json:"threads"`
+	Conns         int       `json:"conns,omitempty"`
+	Requests      int       `json:"requests_per_connection,omitempty"`
+	TimeoutMs     float64   `json:"timeout_ms"`
+	Accept        string    `json:"accept_pct"`
+	Baseline      *Baseline `json:"baseline,omitempty"`
+	// Plan is the plan as run, defaults filled in, so that a script can
+	// reproduce the run.
+	Plan ResultPlan `json:"plan"`
+	// Version is brk's version as the Go toolchain recorded it.
+	Version string `json:"version"`
+	// Command is the command line that ran the test (set by the CLI).
+	Command string `json:"command,omitempty"`
+	// StartedAt is when the run started (RFC 3339, UTC).
+	StartedAt string        `json:"started_at"`
+	Phases    []*PhaseStats `json:"phases"`
+}
+
+// ResultPlan is a report's plan: what was asked, with defaults filled in.
+type ResultPlan struct {
+	Test        Mode    `json:"test"`
+	Protocol    string  `json:"protocol"`
+	Connections int     `json:"connections,omitempty"` // requests test
+	Start       int     `json:"start"`
+	Pace        int     `json:"pace"`
+	Max         int     `json:"max"` // 0: none
+	PhaseS      float64 `json:"phase_s"`
+	TimeoutMs   float64 `json:"timeout_ms"`
+	AcceptPct   float64 `json:"accept_pct"` // a number, unlike the top level's text
+	Threads     int     `json:"threads"`
+	Requests    int     `json:"requests_per_connection,omitempty"` // connections test
+	MaxP99Ms    float64 `json:"max_p99_ms,omitempty"`
+	MaxP999Ms   float64 `json:"max_p999_ms,omitempty"`
+	Refine      bool    `json:"refine,omitempty"`
+	Repeat      int     `json:"repeat,omitempty"`
 }
 
 // Baseline is the idle observation made before the load (--baseline). It

@@ -121,7 +121,8 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	res := &Result{
 		Schema: 1, Test: m, URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
 		Conns: p.Conns, TimeoutMs: ms(p.Timeout), Accept: pr.accept.String(),
-		Phases: []*PhaseStats{},
+		Phases:  []*PhaseStats{},
+		Version: Version(), StartedAt: time.Now().UTC().Format(time.RFC3339),
 	}
 	inconclusive := func(reason string) (*running, *Result, error) {
 		res.Verdict, res.Reason = VerdictInconclusive, reason
@@ -150,6 +151,19 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		}
 	}
 	res.Threads = threads
+	res.Plan = ResultPlan{
+		Test: m, Protocol: res.Protocol, Start: p.Start, Pace: p.Pace, Max: p.Max,
+		PhaseS: p.Phase.Seconds(), TimeoutMs: ms(p.Timeout), AcceptPct: pr.accept.Pct(), Threads: threads,
+		MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine,
+	}
+	if p.Refine {
+		res.Plan.Repeat = max(p.Repeat, 1)
+	}
+	if m == ModeConnections {
+		res.Plan.Requests = p.Requests
+	} else {
+		res.Plan.Connections = p.Conns
+	}
 	limit, _ := conn.RaiseNoFile()
 	if need := uint64(p.Conns + 2*threads + 64); limit > 0 && need > limit {
 		return inconclusive(fmt.Sprintf("client needs about %d file descriptors for %d connections but RLIMIT_NOFILE is %d: raise `ulimit -n` or use fewer connections", need, p.Conns, limit))

@@ -66,6 +66,7 @@ func (c *abCmd) Run(e *env) error {
 	if err != nil {
 		return refuse("%v", err)
 	}
+	res.A.Command, res.B.Command = commandLine(), commandLine()
 	report.WriteAB(text, res)
 	e.code = res.ExitCode()
 	if c.JSON != "" {

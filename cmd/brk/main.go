@@ -15,7 +15,6 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -111,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exited = code; panic(kongExit{}) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"version": version()},
+		kong.Vars{"version": brk.Version()},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "brk: %v\n", err)
@@ -178,22 +177,6 @@ func oneLine(s string) string {
 		s = s[:i]
 	}
 	return s
-}
-
-// version is the module version and VCS revision the binary was built
-// from, as the Go toolchain recorded them.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "brk (unknown version)"
-	}
-	v := "brk " + bi.Main.Version
-	for _, st := range bi.Settings {
-		if st.Key == "vcs.revision" && len(st.Value) >= 12 {
-			v += " (" + st.Value[:12] + ")"
-		}
-	}
-	return v + " " + bi.GoVersion
 }
 
 var missingUnitRE = regexp.MustCompile(`missing unit in duration "([0-9.]+)"`)

@@ -200,6 +200,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
+	res.Command = commandLine()
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
 		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.URL)
 	}
@@ -257,4 +258,9 @@ func (f *loadFlags) warn(w io.Writer) {
 	if v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f.Accept), "%"), 64); err == nil && v > 0 && v < 1 {
 		fmt.Fprintf(w, "brk: warning: --accept %s means %s %% of requests must succeed, not %g %%; --accept is a percentage\n", f.Accept, f.Accept, v*100)
 	}
+}
+
+// commandLine is the command as typed, for the reports.
+func commandLine() string {
+	return strings.Join(append([]string{"brk"}, os.Args[1:]...), " ")
 }
