@@ -49,6 +49,10 @@ type Target struct {
 	ExpectEcho bool
 	// TLS configures https:// targets.
 	TLS TLSOptions
+	// HTTP2 speaks HTTP/2: over https:// ALPN offers only h2 (a server
+	// that does not select it fails the setup); over http:// each
+	// connection starts with the prior-knowledge preface (h2c).
+	HTTP2 bool
 }
 
 // Phase identifies a phase as it starts.

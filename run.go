@@ -10,6 +10,7 @@ import (
 
 	"brk/conn"
 	"brk/h1"
+	"brk/h2"
 	"brk/metrics"
 	"brk/sched"
 )
@@ -105,6 +106,15 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, 
 		Conns: p.Conns, TimeoutMs: ms(p.Timeout), Accept: pr.accept.String(),
 		Phases: []*PhaseStats{},
 	}
+	newSession := func() sched.Session { return h1.NewSession(pr.template) }
+	alpn := ""
+	if pr.h2 != nil {
+		res.Protocol = "h2"
+		newSession = func() sched.Session { return h2.NewSession(pr.h2) }
+		if pr.tls != nil {
+			alpn = "h2"
+		}
+	}
 	inconclusive := func(reason string) (*Result, error) {
 		res.Verdict, res.Reason = VerdictInconclusive, reason
 		return res, nil
@@ -140,9 +150,9 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, 
 		Threads: threads, Conns: p.Conns, Addr: addrs[0],
 		Replay:  pr.replay,
 		Timeout: p.Timeout, StatusOK: pr.statusOK,
-		TLS: pr.tls, NoResume: t.TLS.NoResume,
+		TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
 		Mode: mode, PerConn: p.Requests,
-		NewSession: func() sched.Session { return h1.NewSession(pr.template) },
+		NewSession: newSession,
 	})
 	if err != nil {
 		if msg, ok := conn.Exhausted(err); ok {
