@@ -265,6 +265,12 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		TLS:           tlsStats(j),
 		ProtocolFault: m.ProtocolReason,
 		SetupError:    m.SetupError,
+
+		ResetsSent: m.ResetsSent, GoAwaysReceived: m.GoAwaysReceived, StreamsReplayed: m.Replayed,
+	}
+	if m.PeerMaxKnown {
+		v := m.PeerMaxStreams
+		s.PeerMaxStreams = &v
 	}
 	if c.Attempted > 0 {
 		s.SuccessPct = 100 * float64(c.Succeeded) / float64(c.Attempted)

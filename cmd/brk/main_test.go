@@ -433,7 +433,6 @@ func TestUsage(t *testing.T) {
 		"conn without URL":       {"conn"},
 		"conn requests 0":        {"conn", u, "--requests", "0"},
 		"no-resume on req":       {u, "--no-resume"},
-		"http2":                  {u, "--http2"},
 		"accept abc":             {u, "--accept", "abc"},
 		"accept 101":             {u, "--accept", "101"},
 		"sla 101":                {u, "--sla", "101"},

@@ -1,8 +1,7 @@
 package main
 
 // brk rate and brk bench are parsed so that they are refused with exit 2
-// before any traffic: this build does not serve them yet (nor --http2,
-// refused in refuseUnserved).
+// before any traffic: this build does not serve them yet.
 
 type rateCmd struct {
 	URL string `arg:""`
