@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -120,6 +121,10 @@ func TestH2O(t *testing.T) {
 			target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", HTTP2: true, ExpectBody: []byte("ok")}
 			target.TLS.Insecure = true
 			res := runBrk(t, target, shortPlan(4, d, 500*time.Millisecond))
+			if res.Verdict != brk.VerdictDone {
+				b, _ := os.ReadFile(h.ErrorLog)
+				t.Logf("h2o error log:\n%s", b)
+			}
 			checkH2Exact(t, res, func(want int) int { return h.WaitRequests(t, want, 5*time.Second) })
 		})
 		t.Run(fmt.Sprintf("connections/conns=%d", d), func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 type H2O struct {
 	Addr      string // "127.0.0.1:PORT"
 	AccessLog string
+	ErrorLog  string
 	cmd       *exec.Cmd
 	exited    chan struct{}
 }
@@ -45,11 +46,17 @@ func StartH2O(tb testing.TB, leaf *Leaf, extra string) *H2O {
 	if err := os.WriteFile(filepath.Join(docs, "ok.txt"), []byte("ok"), 0o644); err != nil {
 		tb.Fatal(err)
 	}
+	user := ""
+	if os.Geteuid() == 0 {
+		// As root h2o would switch to nobody, who cannot read the test's
+		// temp dir.
+		user = "user: root\n"
+	}
 	var lastErr error
 	for range 5 {
 		addr := FreePort(tb)
 		_, port, _ := net.SplitHostPort(addr)
-		h := &H2O{Addr: addr, AccessLog: filepath.Join(dir, "access.log"), exited: make(chan struct{})}
+		h := &H2O{Addr: addr, AccessLog: filepath.Join(dir, "access.log"), ErrorLog: filepath.Join(dir, "error.log"), exited: make(chan struct{})}
 		conf := fmt.Sprintf(`listen:
   host: 127.0.0.1
   port: %s
@@ -57,8 +64,7 @@ func StartH2O(tb testing.TB, leaf *Leaf, extra string) *H2O {
     certificate-file: %s
     key-file: %s
 num-threads: 1
-pid-file: %s
-error-log: %s
+%serror-log: %s
 access-log: %s
 %s
 hosts:
@@ -66,7 +72,7 @@ hosts:
     paths:
       /:
         file.dir: %s
-`, port, leaf.CertPath, leaf.KeyPath, filepath.Join(dir, "h2o.pid"), filepath.Join(dir, "error.log"), h.AccessLog, extra, docs)
+`, port, leaf.CertPath, leaf.KeyPath, user, filepath.Join(dir, "error.log"), h.AccessLog, extra, docs)
 		path := filepath.Join(dir, "h2o.conf")
 		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 			tb.Fatal(err)
