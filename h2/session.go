@@ -95,6 +95,7 @@ type Session struct {
 	open     int    // streams open (opened, not answered, not reset)
 	tab      []stream
 	tabMask  uint32
+	tabShift uint32 // 32 − log2(len(tab))
 	peerMax  int // peer's SETTINGS_MAX_CONCURRENT_STREAMS (MaxInt32 unlimited)
 	peerWin  int64
 	peerFrm  int
@@ -164,7 +165,7 @@ func (r *frameReader) Read(p []byte) (int, error) {
 
 // NewSession returns a session for t.
 func NewSession(t *Template) *Session {
-	s := &Session{t: t, pend: make([]uint32, 8), tab: make([]stream, 16), tabMask: 15}
+	s := &Session{t: t, pend: make([]uint32, 8), tab: make([]stream, 16), tabMask: 15, tabShift: 28}
 	s.wfr = http2.NewFramer(&s.w, nil)
 	s.rfr = http2.NewFramer(nil, &s.rd)
 	s.rfr.SetMaxReadFrameSize(maxFrame)
@@ -337,7 +338,9 @@ func (s *Session) Wrote(n int) (upTo uint32, ok bool) {
 // Stream table: open addressing by stream id, linear probing, deletion
 // by backward shift.
 
-func (s *Session) slotOf(id uint32) uint32 { return (id >> 1) & s.tabMask }
+// slotOf spreads ids by Fibonacci hashing: consecutive ids would form
+// one long cluster that every backward-shift deletion walks.
+func (s *Session) slotOf(id uint32) uint32 { return ((id >> 1) * 0x9E3779B1) >> s.tabShift }
 
 func (s *Session) lookup(id uint32) *stream {
 	for i := s.slotOf(id); ; i = (i + 1) & s.tabMask {
@@ -352,10 +355,11 @@ func (s *Session) lookup(id uint32) *stream {
 }
 
 func (s *Session) insert(id uint32) *stream {
-	if 2*(s.open+1) > len(s.tab) {
+	if 4*(s.open+1) > len(s.tab) {
 		old := s.tab
 		s.tab = make([]stream, 2*len(old))
 		s.tabMask = uint32(len(s.tab) - 1)
+		s.tabShift--
 		for i := range old {
 			if old[i].id != 0 {
 				*s.place(old[i].id) = old[i]
