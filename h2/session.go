@@ -96,7 +96,7 @@ type Session struct {
 	tab      []stream
 	tabMask  uint32
 	tabShift uint32 // 32 − log2(len(tab))
-	peerMax  int // peer's SETTINGS_MAX_CONCURRENT_STREAMS (MaxInt32 unlimited)
+	peerMax  int    // peer's SETTINGS_MAX_CONCURRENT_STREAMS (MaxInt32 unlimited)
 	peerWin  int64
 	peerFrm  int
 	sendWin  int64 // connection send window
