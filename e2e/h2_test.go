@@ -2,13 +2,17 @@ package e2e
 
 import (
 	"context"
+	"crypto/tls"
+	"io"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"brk"
 	"brk/bench"
+	"brk/internal/hostile"
 	"brk/internal/testenv"
 )
 
@@ -155,5 +159,84 @@ func checkThreePerConn(t *testing.T, su brk.Setups, attempted uint64, d int) {
 	if su.Established != su.Attempted || su.Established == 0 ||
 		attempted > 3*su.Established || attempted+3*uint64(d) < 3*su.Established {
 		t.Errorf("setups %+v for %d requests (3 per connection, %d concurrent)", su, attempted, d)
+	}
+}
+
+// TestH2EchoUpload: --body-file with --expect-echo over h2c and h2: a
+// 200 KB body goes out within the server's windows (65535 at first) and
+// comes back whole.
+func TestH2EchoUpload(t *testing.T) {
+	body := make([]byte, 200<<10)
+	for i := range body {
+		body[i] = byte('a' + i%26)
+	}
+	for _, tlsOn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls=%v", tlsOn), func(t *testing.T) {
+			f, err := bench.StartFixture(bench.FixtureConfig{TLS: tlsOn})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			target := brk.Target{URL: f.URL("/echo"), HTTP2: true, Body: body, ExpectEcho: true}
+			target.TLS.Insecure = tlsOn
+			res := runBrk(t, target, shortPlan(2, 4, 300*time.Millisecond))
+			checkH2Exact(t, res, fixtureServed(f))
+		})
+	}
+}
+
+// Setup failures: a server that never sends SETTINGS (setup timeout), an
+// HTTP/1.1-only server spoken to with h2c (setup failed), and a TLS
+// server that does not select h2 (setup failed): the run is inconclusive,
+// no request is counted against the server.
+func TestH2SetupFailures(t *testing.T) {
+	silent := hostile.Start(t, func(c *hostile.Conn, _ int) { <-c.Done() })
+	h1only := hostile.Start(t, func(c *hostile.Conn, _ int) {
+		buf := make([]byte, 4096)
+		c.Raw().Read(buf)
+		c.Raw().Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+	})
+	ngx := testenv.StartNginxTLS(t, testenv.NginxTLSOptions{}) // no http2: ALPN offers http/1.1 only
+	// A TLS server that ignores ALPN (selects nothing).
+	leaf := testenv.NewCA(t).Server(t, "localhost", "127.0.0.1")
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{leaf.Cert}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.(*tls.Conn).Handshake()
+				io.Copy(io.Discard, c)
+			}()
+		}
+	}()
+	cases := []struct {
+		name, url, want string
+		timedOut        bool
+	}{
+		{"no SETTINGS", "http://" + silent.Addr() + "/", "SETTINGS did not arrive", true},
+		{"HTTP/1.1 server", "http://" + h1only.Addr() + "/", "not an HTTP/2 server", false},
+		{"ALPN without h2", "https://" + ngx.Addr + "/", "no application protocol", false},
+		{"ALPN ignored", "https://" + ln.Addr().String() + "/", "did not select h2", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			target := brk.Target{URL: c.url, HTTP2: true}
+			target.TLS.Insecure = strings.HasPrefix(c.url, "https")
+			res := runBrk(t, target, h2Plan(1, 1, 300*time.Millisecond, 200*time.Millisecond))
+			checkAccounting(t, res)
+			su := totalSetups(res)
+			if res.Verdict != brk.VerdictInconclusive || !strings.Contains(res.Reason, c.want) || su.Established != 0 ||
+				c.timedOut != (su.TimedOut > 0) {
+				t.Fatalf("verdict %s (%s), setups %+v", res.Verdict, res.Reason, su)
+			}
+		})
 	}
 }

@@ -585,11 +585,11 @@ func (s *Session) begin() error {
 	n := int(h[0])<<16 | int(h[1])<<8 | int(h[2])
 	s.ftype, s.fflags = h[3], h[4]
 	s.fid = (uint32(h[5])<<24 | uint32(h[6])<<16 | uint32(h[7])<<8 | uint32(h[8])) & (1<<31 - 1)
-	if n > maxFrame {
-		return connErr(http2.ErrCodeFrameSize, "frame of %d bytes over the %d advertised", n, maxFrame)
-	}
 	if !s.ready && s.ftype != 0x4 {
 		return connErr(http2.ErrCodeProtocol, "first frame is not SETTINGS (not an HTTP/2 server?)")
+	}
+	if n > maxFrame {
+		return connErr(http2.ErrCodeFrameSize, "frame of %d bytes over the %d advertised", n, maxFrame)
 	}
 	if s.contID != 0 && (s.ftype != ftContinuation || s.fid != s.contID) {
 		return connErr(http2.ErrCodeProtocol, "frame type %d where CONTINUATION of stream %d was due", s.ftype, s.contID)
