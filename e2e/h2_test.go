@@ -3,8 +3,8 @@ package e2e
 import (
 	"context"
 	"crypto/tls"
-	"io"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
