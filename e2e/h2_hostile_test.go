@@ -340,3 +340,28 @@ func TestH2PingInterimTrailers(t *testing.T) {
 		t.Fatalf("verdict %s, counts %+v, ping acks %d: %s", res.Verdict, tc, st.PingAcks.Load(), describe(res))
 	}
 }
+
+// Connections test: a connection whose last stream times out is reset and
+// ended by the client (GOAWAY, close) and its owner opens the next one.
+func TestH2ConnectionsLastStreamTimesOut(t *testing.T) {
+	var st hostile.H2Stats
+	_, target := h2Hostile(t, &st, nil, func(h *hostile.H2Conn, ev hostile.H2Event) bool {
+		if ev.Kind == hostile.H2Request && ev.Stream != 5 {
+			return h.Respond(ev.Stream, 200, "ok") == nil
+		}
+		return true
+	})
+	plan := brk.Plan{Start: 2, Max: 2, Requests: 3, Phase: 500 * time.Millisecond, Timeout: 50 * time.Millisecond, Accept: "0", Threads: 1}
+	ctx, cancel := contextWithTimeout()
+	defer cancel()
+	res, err := brk.RunConnections(ctx, target, plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounting(t, res)
+	tc, su := total(res), totalSetups(res)
+	t.Logf("%s", describe(res))
+	if su.Established < 6 || tc.Timeout < su.Established-2 || tc.Succeeded != uint64(st.Responses.Load()) || tc.Timeout+tc.Succeeded != tc.Attempted {
+		t.Fatalf("setups %+v, counts %+v, server answered %d", su, tc, st.Responses.Load())
+	}
+}

@@ -421,6 +421,12 @@ func (s *Session) EOF(done []proto.Completion) ([]proto.Completion, error) {
 // (RST_STREAM CANCEL), or drops it before it was opened. The connection
 // and its other streams carry on.
 func (s *Session) Cancel(token uint32) bool {
+	if s.last && token == s.lastTok && !s.ending {
+		// The connection's last request will never be answered: the
+		// connection ends once its other streams are.
+		s.ending = true
+		defer s.wfr.WriteGoAway(s.highest, http2.ErrCodeNo, nil)
+	}
 	for k := s.ph; k != s.pt; k++ {
 		if s.pend[k&uint32(len(s.pend)-1)] == token {
 			for ; k+1 != s.pt; k++ {
