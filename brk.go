@@ -61,6 +61,10 @@ type Target struct {
 	ExpectEcho bool
 	// TLS configures https:// targets.
 	TLS TLSOptions
+	// HTTP2 speaks HTTP/2: over https:// ALPN offers only h2 (a server
+	// that does not select it fails the setup); over http:// each
+	// connection starts with the prior-knowledge preface (h2c).
+	HTTP2 bool
 }
 
 // Phase identifies a phase as it starts.
@@ -248,6 +252,16 @@ type PhaseStats struct {
 	ClientBound       bool      `json:"client_bound"`
 	ProtocolFault     string    `json:"protocol_fault,omitempty"`
 	SetupError        string    `json:"setup_error,omitempty"`
+	// HTTP/2 (absent over HTTP/1.1, except streams_replayed): streams
+	// the client reset after their deadline (RST_STREAM CANCEL), GOAWAY
+	// frames received, written requests replayed on a new connection
+	// (HTTP/2: above a GOAWAY's last stream id or refused; HTTP/1.1:
+	// idempotent followers of a close), and the lowest
+	// SETTINGS_MAX_CONCURRENT_STREAMS a server set.
+	ResetsSent      uint64 `json:"resets_sent,omitempty"`
+	GoAwaysReceived uint64 `json:"goaways_received,omitempty"`
+	StreamsReplayed uint64 `json:"streams_replayed,omitempty"`
+	PeerMaxStreams  *int64 `json:"peer_max_streams,omitempty"`
 	// SetupsPerSec is established setups ÷ duration (connections test).
 	SetupsPerSec float64 `json:"setups_per_sec"`
 	// Server is the CPU and memory of each --server-pid process over the

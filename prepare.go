@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 
 	"brk/h1"
+	"brk/h2"
 	"brk/sched"
 )
 
@@ -13,6 +14,7 @@ type prepared struct {
 	accept   sched.Accept
 	hostport string // dial address text
 	template *h1.Template
+	h2       *h2.Template // with Target.HTTP2
 	replay   bool
 	statusOK func(int) bool
 	tls      *tls.Config
@@ -37,6 +39,14 @@ func prepare(t *Target, p Plan, m Mode) (*prepared, error) {
 	}
 	if pr.template, pr.replay, err = encodeRequest(t, u); err != nil {
 		return nil, err
+	}
+	if t.HTTP2 {
+		if cfg != nil {
+			cfg.NextProtos = []string{"h2"}
+		}
+		if pr.h2, err = encodeRequestH2(t, u); err != nil {
+			return nil, err
+		}
 	}
 	if pr.statusOK, err = statusCheck(t.ExpectStatus); err != nil {
 		return nil, err

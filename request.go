@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"brk/h1"
+	"brk/h2"
 )
 
 // encodeRequest encodes t's request to u once, with what every response
@@ -32,6 +33,30 @@ func encodeRequest(t *Target, u *url.URL) (tmpl *h1.Template, replay bool, err e
 		return nil, false, usage("%s", strings.TrimPrefix(err.Error(), "h1: "))
 	}
 	return tmpl, method == "GET" || method == "HEAD", nil
+}
+
+// encodeRequestH2 encodes t's request to u for HTTP/2 once.
+func encodeRequestH2(t *Target, u *url.URL) (*h2.Template, error) {
+	method := strings.ToUpper(t.Method)
+	if method == "" {
+		method = "GET"
+		if t.Body != nil {
+			method = "POST"
+		}
+	}
+	req := h1.Request{Method: method, Host: u.Host, Target: u.RequestURI(), Body: t.Body}
+	for _, h := range t.Headers {
+		req.Headers = append(req.Headers, h1.Header{Name: h.Name, Value: h.Value})
+	}
+	expect, err := expectedBody(t, method == "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := h2.NewTemplate(req, u.Scheme, expect, expect != nil)
+	if err != nil {
+		return nil, usage("%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "h1: "), "h2: "))
+	}
+	return tmpl, nil
 }
 
 // expectedBody is the exact body every response must have (nil: any),

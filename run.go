@@ -10,6 +10,7 @@ import (
 
 	"brk/conn"
 	"brk/h1"
+	"brk/h2"
 	"brk/metrics"
 	"brk/sched"
 )
@@ -124,6 +125,15 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		Phases:  []*PhaseStats{},
 		Version: Version(), StartedAt: time.Now().UTC().Format(time.RFC3339),
 	}
+	newSession := func() sched.Session { return h1.NewSession(pr.template) }
+	alpn := ""
+	if pr.h2 != nil {
+		res.Protocol = "h2"
+		newSession = func() sched.Session { return h2.NewSession(pr.h2) }
+		if pr.tls != nil {
+			alpn = "h2"
+		}
+	}
 	inconclusive := func(reason string) (*running, *Result, error) {
 		res.Verdict, res.Reason = VerdictInconclusive, reason
 		return nil, res, nil
@@ -172,9 +182,9 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		Threads: threads, Conns: p.Conns, Addr: addrs[0],
 		Replay:  pr.replay,
 		Timeout: p.Timeout, StatusOK: pr.statusOK,
-		TLS: pr.tls, NoResume: t.TLS.NoResume,
+		TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
 		Mode: mode, PerConn: p.Requests,
-		NewSession: func() sched.Session { return h1.NewSession(pr.template) },
+		NewSession: newSession,
 	})
 	if err != nil {
 		if msg, ok := conn.Exhausted(err); ok {
@@ -300,6 +310,12 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		TLS:           tlsStats(j),
 		ProtocolFault: m.ProtocolReason,
 		SetupError:    m.SetupError,
+
+		ResetsSent: m.ResetsSent, GoAwaysReceived: m.GoAwaysReceived, StreamsReplayed: m.Replayed,
+	}
+	if m.PeerMaxKnown {
+		v := m.PeerMaxStreams
+		s.PeerMaxStreams = &v
 	}
 	if c.Attempted > 0 {
 		s.SuccessPct = 100 * float64(c.Succeeded) / float64(c.Attempted)

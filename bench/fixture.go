@@ -34,7 +34,7 @@ type FixtureConfig struct {
 	// "uniform:1ms-10ms": each request's service time is drawn uniformly
 	// from [A,B] instead of Service (a slow upstream).
 	DelayDist string
-	// TLS serves HTTPS (HTTP/1.1 only, via ALPN "http/1.1") with an
+	// TLS serves HTTPS (ALPN "h2" and "http/1.1") with an
 	// ephemeral self-signed ECDSA P-256 certificate for localhost,
 	// 127.0.0.1 and ::1 that is its own CA; see fixture_tls.go.
 	TLS bool
@@ -99,8 +99,8 @@ type Fixture struct {
 	closeErr  error
 }
 
-// StartFixture validates cfg, listens and serves HTTP/1.1 (over TLS when
-// cfg.TLS) in background goroutines (net/http). Validation errors are
+// StartFixture validates cfg, listens and serves HTTP/1.1 and HTTP/2
+// (prior knowledge on plain connections; ALPN over TLS when cfg.TLS) in background goroutines (net/http). Validation errors are
 // one-line messages.
 func StartFixture(cfg FixtureConfig) (*Fixture, error) {
 	if cfg.Capacity < 0 {
@@ -169,6 +169,14 @@ func StartFixture(cfg FixtureConfig) (*Fixture, error) {
 			}
 		},
 	}
+	// HTTP/2 too: prior knowledge (h2c) on plain connections, ALPN h2
+	// over TLS; same routes, capacity and delays.
+	var protos http.Protocols
+	protos.SetHTTP1(true)
+	protos.SetHTTP2(true)
+	protos.SetUnencryptedHTTP2(true)
+	f.srv.Protocols = &protos
+	f.srv.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: 1000}
 	f.srv.SetKeepAlivesEnabled(true)
 	go func() {
 		defer close(f.serveDone)

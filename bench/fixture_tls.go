@@ -63,7 +63,7 @@ func newFixtureTLS() (*fixtureTLS, error) {
 		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		config: &tls.Config{
 			Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}},
-			NextProtos:   []string{"http/1.1"},
+			NextProtos:   []string{"h2", "http/1.1"},
 			MinVersion:   tls.VersionTLS12,
 		},
 	}, nil

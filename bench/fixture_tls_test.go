@@ -44,8 +44,8 @@ func poolFromFile(t *testing.T, path string) *x509.CertPool {
 
 func tlsClient(t *testing.T, cfg *tls.Config) *http.Client {
 	t.Helper()
-	// ForceAttemptHTTP2 offers h2 too: the fixture must still pick
-	// HTTP/1.1.
+	// ForceAttemptHTTP2 offers h2 too: the fixture picks it (issue #9:
+	// it serves h2 and http/1.1 over TLS).
 	tr := &http.Transport{TLSClientConfig: cfg, ForceAttemptHTTP2: true}
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
@@ -66,8 +66,8 @@ func TestFixtureTLSGet(t *testing.T) {
 	if r.code != 200 || string(r.body) != "ok" {
 		t.Fatalf("GET /plain: %d %q", r.code, r.body)
 	}
-	if r.resp.TLS == nil || r.resp.TLS.NegotiatedProtocol != "http/1.1" || r.resp.ProtoMajor != 1 {
-		t.Fatalf("proto %s, ALPN %+v; want HTTP/1.1 over TLS", r.resp.Proto, r.resp.TLS)
+	if r.resp.TLS == nil || r.resp.TLS.NegotiatedProtocol != "h2" || r.resp.ProtoMajor != 2 {
+		t.Fatalf("proto %s, ALPN %+v; want HTTP/2 over TLS", r.resp.Proto, r.resp.TLS)
 	}
 	// The in-process pool works as well, and so does the name "localhost".
 	c = tlsClient(t, &tls.Config{RootCAs: f.CertPool()})
@@ -141,7 +141,7 @@ func TestFixtureTLSUntrusted(t *testing.T) {
 func TestFixtureTLSPipelined(t *testing.T) {
 	f, caPath := startTLSFixture(t)
 	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", f.Addr(),
-		&tls.Config{RootCAs: poolFromFile(t, caPath), ServerName: "localhost", NextProtos: []string{"h2", "http/1.1"}})
+		&tls.Config{RootCAs: poolFromFile(t, caPath), ServerName: "localhost", NextProtos: []string{"http/1.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,5 +309,19 @@ func TestFixtureProcessTLS(t *testing.T) {
 	defer q.Close()
 	if !strings.HasPrefix(q.URL("/"), "http://127.0.0.1:") {
 		t.Fatalf("plain URL = %q", q.URL("/"))
+	}
+}
+
+// TestFixtureTLSOffersH2: a client offering h2 and http/1.1 gets h2.
+func TestFixtureTLSOffersH2(t *testing.T) {
+	f, caPath := startTLSFixture(t)
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", f.Addr(),
+		&tls.Config{RootCAs: poolFromFile(t, caPath), ServerName: "localhost", NextProtos: []string{"h2", "http/1.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if p := conn.ConnectionState().NegotiatedProtocol; p != "h2" {
+		t.Fatalf("ALPN %q, want h2", p)
 	}
 }

@@ -85,6 +85,7 @@ type TLSInfo struct {
 	CipherSuite uint16
 	Group       tls.CurveID
 	Resumed     bool
+	ALPN        string // the protocol the server selected ("" for none)
 }
 
 // Handshake reports ErrUnsupported.

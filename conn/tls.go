@@ -187,6 +187,7 @@ type TLSInfo struct {
 	CipherSuite uint16
 	Group       tls.CurveID
 	Resumed     bool
+	ALPN        string // the protocol the server selected ("" for none)
 }
 
 // Handshake runs a TLS client handshake on the connected nonblocking
@@ -206,7 +207,7 @@ func Handshake(fd int, cfg *tls.Config, deadline time.Time) (*TLS, error) {
 		return nil, err
 	}
 	st := t.c.ConnectionState()
-	t.Info = TLSInfo{Version: st.Version, CipherSuite: st.CipherSuite, Group: st.CurveID, Resumed: st.DidResume}
+	t.Info = TLSInfo{Version: st.Version, CipherSuite: st.CipherSuite, Group: st.CurveID, Resumed: st.DidResume, ALPN: st.NegotiatedProtocol}
 	t.s.blocking = false
 	t.s.deadline = time.Time{}
 	return t, nil

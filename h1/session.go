@@ -272,3 +272,15 @@ func (s *Session) Capacity() int { return math.MaxInt32 }
 // response may have processed the requests written after it (RFC 9112
 // §9.3.2), so only idempotent ones are replayed.
 func (s *Session) Unprocessed(uint32) bool { return false }
+
+// Ready is true: an HTTP/1.1 connection carries requests once set up.
+func (s *Session) Ready() bool { return true }
+
+// Drained is false: an HTTP/1.1 server ends a connection by closing it.
+func (s *Session) Drained() bool { return false }
+
+// Farewell is nil: HTTP/1.1 has nothing to say before a close.
+func (s *Session) Farewell() []byte { return nil }
+
+// Counters is nil: HTTP/1.1 keeps no protocol counts.
+func (s *Session) Counters() *proto.Counters { return nil }

@@ -145,6 +145,14 @@ type Recorder struct {
 	// Statuses counts complete responses by status code (100..599; other
 	// codes in slot 0).
 	Statuses StatusCounts
+	// HTTP/2: streams reset after their deadline, GOAWAYs received,
+	// written requests replayed on a new connection (any protocol), and
+	// the lowest stream limit a peer set (when PeerMaxKnown).
+	ResetsSent      uint64
+	GoAwaysReceived uint64
+	Replayed        uint64
+	PeerMaxStreams  int64
+	PeerMaxKnown    bool
 
 	live *Live
 }
@@ -338,6 +346,18 @@ type Phase struct {
 	ProtocolUnattributed uint64                  `json:"protocol_unattributed"`
 	Statuses             StatusCounts            `json:"statuses"`
 	TLS                  TLSInfo                 `json:"tls"`
+	ResetsSent           uint64                  `json:"resets_sent,omitempty"`
+	GoAwaysReceived      uint64                  `json:"goaways_received,omitempty"`
+	Replayed             uint64                  `json:"replayed,omitempty"`
+	PeerMaxStreams       int64                   `json:"peer_max_streams,omitempty"`
+	PeerMaxKnown         bool                    `json:"peer_max_known,omitempty"`
+}
+
+// peerMax keeps the lowest known peer stream limit.
+func (p *Phase) peerMax(v int64, known bool) {
+	if known && (!p.PeerMaxKnown || v < p.PeerMaxStreams) {
+		p.PeerMaxStreams, p.PeerMaxKnown = v, true
+	}
 }
 
 // TLSInfo is what a TLS handshake negotiated (zero for plain TCP).
@@ -376,6 +396,10 @@ func (p *Phase) Add(q *Phase) {
 	p.MaxLateness = max(p.MaxLateness, q.MaxLateness)
 	p.ProtocolUnattributed += q.ProtocolUnattributed
 	p.Statuses.Merge(&q.Statuses)
+	p.ResetsSent += q.ResetsSent
+	p.GoAwaysReceived += q.GoAwaysReceived
+	p.Replayed += q.Replayed
+	p.peerMax(q.PeerMaxStreams, q.PeerMaxKnown)
 	p.firsts(q.TLS, q.ProtocolReason, q.SetupError, q.ClientError)
 }
 
@@ -481,5 +505,9 @@ func (p *Phase) Merge(r *Recorder) {
 	}
 	p.ProtocolUnattributed += r.ProtocolUnattributed
 	p.Statuses.Merge(&r.Statuses)
+	p.ResetsSent += r.ResetsSent
+	p.GoAwaysReceived += r.GoAwaysReceived
+	p.Replayed += r.Replayed
+	p.peerMax(r.PeerMaxStreams, r.PeerMaxKnown)
 	p.firsts(r.TLS, r.ProtocolReason, r.SetupError, r.ClientError)
 }

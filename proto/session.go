@@ -52,6 +52,34 @@ type Session interface {
 	// method (a stream above a GOAWAY's last id). Requests the server may
 	// have processed are replayed only when the method is idempotent.
 	Unprocessed(token uint32) bool
+	// Ready reports that the connection may carry requests: true at once
+	// for HTTP/1.1; for HTTP/2 once the peer's SETTINGS arrived. The
+	// worker counts a setup established only when it is, within the
+	// setup deadline.
+	Ready() bool
+	// Drained reports that the connection ends now, gracefully, though
+	// the server did not close it: the peer asked to stop (HTTP/2
+	// GOAWAY) or the session ended it itself (its last request answered,
+	// its stream ids exhausted), and nothing the peer may still answer is
+	// outstanding. The worker writes what Output still holds, closes the
+	// connection and replays what Unprocessed names. Always false for
+	// HTTP/1.1, whose server closes.
+	Drained() bool
+	// Farewell is what to write before a connection is closed for a
+	// protocol fault (HTTP/2's GOAWAY with the error's code); nil for none.
+	Farewell() []byte
+	// Counters are the session's protocol counts, cumulative over its
+	// connections; nil when it keeps none.
+	Counters() *Counters
+}
+
+// Counters are a session's protocol counts.
+type Counters struct {
+	Resets  uint64 // streams the client reset (RST_STREAM) after their deadline
+	GoAways uint64 // GOAWAY frames received
+	// MaxStreams is the peer's stream limit on the current connection, -1
+	// while it has set none.
+	MaxStreams int64
 }
 
 // Completion is one finished response: the request it answers and its

@@ -652,7 +652,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 <dl class="cond">
 <dt>command</dt><dd><code>{{if .C.Command}}{{.C.Command}}{{else}}unknown{{end}}</code></dd>
 <dt>url</dt><dd><code>{{.R.URL}}</code></dd>
-<dt>test / protocol</dt><dd>{{.R.Test}} / {{.R.Protocol}}</dd>
+<dt>test / protocol</dt><dd>{{.R.Test}} / {{if eq .R.Protocol "h2"}}HTTP/2 (h2){{else}}{{.R.Protocol}}{{end}}</dd>
 <dt>threads</dt><dd>{{.R.Threads}}</dd>
 <dt>conns</dt><dd>{{.R.Conns}}</dd>
 <dt>timeout_ms</dt><dd>{{.Timeout}}</dd>

@@ -446,3 +446,14 @@ func TestHTMLProbeAndServerFigures(t *testing.T) {
 		}
 	}
 }
+
+func TestHTMLSaysHTTP2(t *testing.T) {
+	r := &brk.Result{Schema: 1, Test: "requests", URL: "http://127.0.0.1:1/", Protocol: "h2",
+		Verdict: brk.VerdictInconclusive, Reason: "setup impossible: connection refused",
+		Conns: 8, TimeoutMs: 1000, Accept: "99.99", Phases: []*brk.PhaseStats{}}
+	doc := writeHTML(t, r)
+	checkWellFormed(t, doc)
+	if !strings.Contains(doc, "HTTP/2 (h2)") {
+		t.Error("the report does not say HTTP/2")
+	}
+}

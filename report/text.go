@@ -17,7 +17,11 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 	if p.Max > 0 {
 		maxs = fmt.Sprint(p.Max)
 	}
-	fmt.Fprintf(w, "brk %s test  %s\n", test, t.URL)
+	if t.HTTP2 {
+		fmt.Fprintf(w, "brk %s test  %s  over HTTP/2 (h2)\n", test, t.URL)
+	} else {
+		fmt.Fprintf(w, "brk %s test  %s\n", test, t.URL)
+	}
 	if test == brk.ModeConnections {
 		if p.Requests == 0 {
 			p.Requests = 1
@@ -125,6 +129,14 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	}
 	if s.ClientBound {
 		fmt.Fprintf(w, "  client_bound: the worker threads were busy nearly all the time; requests/s describes the client, not the server\n")
+	}
+	if s.ResetsSent > 0 || s.GoAwaysReceived > 0 || s.PeerMaxStreams != nil {
+		limit := "none set"
+		if s.PeerMaxStreams != nil {
+			limit = fmt.Sprint(*s.PeerMaxStreams)
+		}
+		fmt.Fprintf(w, "  http/2      resets sent %d, GOAWAYs received %d, streams replayed %d; server stream limit %s\n",
+			s.ResetsSent, s.GoAwaysReceived, s.StreamsReplayed, limit)
 	}
 	if s.ProtocolFault != "" {
 		fmt.Fprintf(w, "  protocol    first fault: %s\n", s.ProtocolFault)

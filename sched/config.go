@@ -45,6 +45,9 @@ type Config struct {
 	// clones it with a session cache of its own unless NoResume.
 	TLS      *tls.Config
 	NoResume bool
+	// ALPN, when set, is the protocol the TLS server must select ("h2");
+	// a server that selects another or none fails the setup.
+	ALPN string
 
 	// NewSession makes one protocol session per connection owner.
 	NewSession func() Session

@@ -16,6 +16,7 @@ import (
 
 	"brk/conn"
 	"brk/metrics"
+	"brk/proto"
 )
 
 // A line protocol that multiplexes like HTTP/2 does, to prove that the
@@ -106,6 +107,14 @@ func (s *lineSession) Cancel(tok uint32) bool {
 func (s *lineSession) Capacity() int { return s.capacity }
 
 func (s *lineSession) Unprocessed(uint32) bool { return false }
+
+func (s *lineSession) Ready() bool { return true }
+
+func (s *lineSession) Drained() bool { return false }
+
+func (s *lineSession) Farewell() []byte { return nil }
+
+func (s *lineSession) Counters() *proto.Counters { return nil }
 
 // lineServer serves the line protocol and counts what it saw.
 type lineServer struct {

@@ -1,6 +1,9 @@
 package sched
 
 import (
+	"errors"
+	"fmt"
+
 	"brk/conn"
 	"brk/metrics"
 )
@@ -60,8 +63,30 @@ func (w *worker) consume(o *owner, b []byte, now int64) bool {
 			break // the session wants more bytes than this
 		}
 	}
-	// A response may have raised the session's capacity.
-	w.admit(o, now)
+	if o.state == stGreeting {
+		if !o.sess.Ready() {
+			return true
+		}
+		w.established(o, now) // admits
+	} else {
+		// A response may have raised the session's capacity.
+		w.admit(o, now)
+	}
+	return !w.drained(o, now)
+}
+
+// drained ends a connection the session finished with (HTTP/2: after the
+// peer's GOAWAY, nothing it may still answer is outstanding): what the
+// session still has to say is written, the connection closed, and what
+// was not processed replayed. It reports whether the connection ended.
+func (w *worker) drained(o *owner, now int64) bool {
+	if o.state != stOpen || !o.sess.Drained() {
+		return false
+	}
+	w.flush(o, now)
+	if o.state == stOpen {
+		w.closeFollowers(o, now)
+	}
 	return true
 }
 
@@ -105,6 +130,11 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 // connection whose last response was read, so that the closing handshake's
 // TIME_WAIT stays on the server and not on the client's ports.
 func (w *worker) awaitClose(o *owner, now int64) {
+	// A session that ends the connection itself (HTTP/2: GOAWAY after
+	// the last response) closes it at once.
+	if w.drained(o, now) {
+		return
+	}
 	o.state = stClosing
 	w.wheel.Schedule(o.idx, now+w.tmo)
 	o.tr.Arm(false)
@@ -149,6 +179,10 @@ func (w *worker) closeFollowers(o *owner, now int64) {
 // requests were outstanding: the first counts as transport, the other
 // written ones as abandoned — one incident.
 func (w *worker) abrupt(o *owner, now int64, err error) {
+	if o.state == stGreeting {
+		w.setupFailed(o, now, fmt.Errorf("the server closed the connection before its HTTP/2 SETTINGS: %v", err), false)
+		return
+	}
 	if o.outstanding() > 0 {
 		w.integrate(now)
 		w.resolveFirstWritten(o, metrics.Transport)
@@ -160,7 +194,7 @@ func (w *worker) abrupt(o *owner, now int64, err error) {
 // resolveFirstWritten resolves o's oldest written request with cat.
 func (w *worker) resolveFirstWritten(o *owner, cat metrics.Category) {
 	for k := o.head; k != o.tail; k++ {
-		if o.slot(k).state == slotWritten {
+		if o.slot(k).state == slotWritten && !o.sess.Unprocessed(k) {
 			w.resolve(o, k)
 			w.rec.Fail(cat, 1)
 			return
@@ -185,6 +219,17 @@ func (w *worker) eof(o *owner, now int64) {
 }
 
 func (w *worker) protocolFault(o *owner, now int64, reason string) {
+	if o.state == stGreeting {
+		// No HTTP/2 server answered: the setup failed.
+		w.setupFailed(o, now, errors.New(reason), false)
+		return
+	}
+	if b := o.sess.Farewell(); len(b) > 0 && o.tr != nil {
+		// Best effort: the GOAWAY naming the error, then the reset.
+		if _, err := o.tr.Write(b); err == nil {
+			o.tr.Flush()
+		}
+	}
 	if w.rec.ProtocolReason == "" {
 		w.rec.ProtocolReason = reason
 	}

@@ -106,22 +106,27 @@ func (w *worker) failAll(o *owner, cat metrics.Category) {
 }
 
 // failWritten resolves the written requests of o with cat.
+// Those the session knows were not processed (HTTP/2: above a GOAWAY's
+// last stream id) stay, to be replayed.
 func (w *worker) failWritten(o *owner, cat metrics.Category) {
 	if o.inflight == 0 {
 		return
 	}
-	w.rec.Fail(cat, uint64(o.inflight))
+	var n uint64
 	for k := o.head; k != o.tail && o.inflight > 0; k++ {
-		if o.slot(k).state == slotWritten {
+		if o.slot(k).state == slotWritten && !o.sess.Unprocessed(k) {
 			w.resolve(o, k)
+			n++
 		}
 	}
+	w.rec.Fail(cat, n)
 }
 
 // requeue marks what is still unresolved as not written, to be written
 // again from its first byte on o's next connection.
 func (w *worker) requeue(o *owner) {
 	w.outN -= int64(o.inflight)
+	w.rec.Replayed += uint64(o.inflight)
 	o.inflight = 0
 	for k := o.head; k != o.tail; k++ {
 		if s := o.slot(k); s.state == slotWritten {

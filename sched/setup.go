@@ -3,6 +3,7 @@ package sched
 import (
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"time"
 
 	"brk/conn"
@@ -155,7 +156,11 @@ func (w *worker) handshakeDone(r hsResult) {
 		w.rec.TLS = w.lastTLS
 		w.tlsSeen = true
 	}
-	w.established(o, now)
+	if w.cfg.ALPN != "" && r.t.Info.ALPN != w.cfg.ALPN {
+		w.setupFailed(o, now, fmt.Errorf("the server did not select %s in ALPN", w.cfg.ALPN), false)
+		return
+	}
+	w.opened(o, now)
 	w.armTimer(o)
 	// Edges that came during the handshake were not served: read and
 	// write as if both were reported.
@@ -164,6 +169,19 @@ func (w *worker) handshakeDone(r hsResult) {
 		return
 	}
 	w.flush(o, w.now())
+}
+
+// opened continues a connection whose transport is up: it is established
+// at once when the session is ready (HTTP/1.1), else once the session has
+// read what it waits for (HTTP/2: the peer's SETTINGS), within the setup
+// deadline; meanwhile the session writes its preface.
+func (w *worker) opened(o *owner, now int64) {
+	if o.sess.Ready() {
+		w.established(o, now)
+		return
+	}
+	o.state = stGreeting
+	w.armTimer(o)
 }
 
 // established opens the connection for requests: those admitted during
@@ -201,9 +219,10 @@ func (w *worker) setupRejected(o *owner, now int64, err error) {
 }
 
 var (
-	errSetupTimeout = errors.New("connect timed out")
-	errTLSAnswer    = errors.New("the server answered with TLS: use https://")
-	errPlainAnswer  = errors.New("the server answered plain HTTP, not TLS: use http://")
+	errSetupTimeout    = errors.New("connect timed out")
+	errGreetingTimeout = errors.New("the server's HTTP/2 SETTINGS did not arrive in time")
+	errTLSAnswer       = errors.New("the server answered with TLS: use https://")
+	errPlainAnswer     = errors.New("the server answered plain HTTP, not TLS: use http://")
 )
 
 // looksLikeTLS reports whether b starts a TLS record (change_cipher_spec,

@@ -16,7 +16,7 @@ func (w *worker) armTimer(o *owner) {
 	}
 	if o.pending() > 0 {
 		w.wheel.Schedule(o.idx, o.slot(o.head).deadline)
-	} else if o.state == stConnecting || o.state == stHandshaking {
+	} else if o.state == stConnecting || o.state == stHandshaking || o.state == stGreeting {
 		w.wheel.Schedule(o.idx, o.connStart+w.tmo)
 	} else {
 		w.wheel.Cancel(o.idx)
@@ -38,6 +38,8 @@ func (w *worker) fire(i int32, at int64) {
 		w.setupFailed(o, now, errSetupTimeout, true)
 	case stHandshaking:
 		// The setup path has the same deadline and reports the timeout.
+	case stGreeting:
+		w.setupFailed(o, now, errGreetingTimeout, true)
 	case stClosing:
 		// The server did not close in time: close with a reset.
 		w.retireConn(o, now, true)
@@ -71,6 +73,9 @@ func (w *worker) expire(o *owner, now int64) {
 		w.resolveHead(o, metrics.Timeout)
 	}
 	w.updateTarget(o, now)
+	if w.drained(o, now) {
+		return
+	}
 	w.admit(o, now)
 	w.flush(o, now) // cancellations, then what was admitted
 }

@@ -79,8 +79,12 @@ func Judge(m *Measurement, plan Plan, index, depth int) Judgement {
 			return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d concurrent connections never carried a request",
 				owners-s.ReachedOnce, owners))
 		}
-		return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d connections never held %d requests outstanding",
-			owners-s.ReachedOnce, owners, plan.Mode.perConn(depth)))
+		limit := ""
+		if s.PeerMaxKnown && s.PeerMaxStreams < int64(plan.Mode.perConn(depth)) {
+			limit = fmt.Sprintf(" (the server's SETTINGS_MAX_CONCURRENT_STREAMS is %d)", s.PeerMaxStreams)
+		}
+		return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d connections never held %d requests outstanding%s",
+			owners-s.ReachedOnce, owners, plan.Mode.perConn(depth), limit))
 	}
 	return Judgement{Accepted: true, Judged: true}
 }

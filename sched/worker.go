@@ -19,6 +19,7 @@ const (
 	stBackoff            // waiting one tick before reconnecting after a failed setup
 	stHandshaking        // TLS handshake running on the setup path (a goroutine)
 	stClosing            // connections test: last response read, waiting for the server to close
+	stGreeting           // transport up, waiting for the session to be ready (HTTP/2: the peer's SETTINGS)
 )
 
 // owner is a connection owner: it holds at most one connection at a time
@@ -115,6 +116,9 @@ type worker struct {
 	hsInFlight int
 	lastTLS    metrics.TLSInfo // the latest negotiation on this worker
 	tlsSeen    bool            // a setup of this phase has set rec.TLS
+
+	// Cumulative session counts already handed over.
+	resets, goaways uint64
 
 	cmds    chan command
 	reports chan<- report
@@ -286,7 +290,7 @@ func (w *worker) command(c command) {
 			case stOpen:
 				w.admit(o, now)
 				w.flush(o, now)
-			case stConnecting, stHandshaking:
+			case stConnecting, stHandshaking, stGreeting:
 				w.admit(o, now) // written once the setup ends
 			}
 		}
@@ -319,7 +323,7 @@ func (w *worker) abort(now int64) {
 				w.setups--
 			}
 			conn.Shutdown(o.fd)
-		case stConnecting:
+		case stConnecting, stGreeting:
 			w.rec.SetupAbandoned()
 			w.setups--
 			w.retireConn(o, now, true)
@@ -334,6 +338,7 @@ func (w *worker) abort(now int64) {
 
 // handOver gives the drained phase's recorder to the controller.
 func (w *worker) handOver() {
+	w.protoCounts()
 	done := w.rec
 	w.outTotal += done.OutstandingNs
 	if w.spare != nil {
@@ -377,7 +382,7 @@ func (w *worker) event(ev *poller.Event) {
 		}
 		o.plain.Open(o.fd)
 		o.tr = o.plain
-		w.established(o, now)
+		w.opened(o, now)
 	}
 	if o.tr == nil {
 		return // a TLS handshake owns the socket until its result is back
@@ -389,7 +394,7 @@ func (w *worker) event(ev *poller.Event) {
 		}
 		return
 	}
-	if o.state != stOpen {
+	if o.state != stOpen && o.state != stGreeting {
 		return
 	}
 	if ev.Readable {
@@ -424,4 +429,24 @@ func (w *worker) shutdown() {
 	if w.p != nil {
 		w.p.Close()
 	}
+}
+
+// protoCounts adds the sessions' protocol counts since the last hand-over
+// to the phase's recorder, with the lowest stream limit its peers set.
+func (w *worker) protoCounts() {
+	var resets, goaways uint64
+	for i := range w.owners {
+		c := w.owners[i].sess.Counters()
+		if c == nil {
+			continue
+		}
+		resets += c.Resets
+		goaways += c.GoAways
+		if c.MaxStreams >= 0 && (!w.rec.PeerMaxKnown || c.MaxStreams < w.rec.PeerMaxStreams) {
+			w.rec.PeerMaxStreams, w.rec.PeerMaxKnown = c.MaxStreams, true
+		}
+	}
+	w.rec.ResetsSent += resets - w.resets
+	w.rec.GoAwaysReceived += goaways - w.goaways
+	w.resets, w.goaways = resets, goaways
 }

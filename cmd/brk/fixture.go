@@ -15,7 +15,7 @@ type fixtureCmd struct {
 	Capacity  int           `help:"At most this many requests in service at once (0 = unlimited); the rest queue."`
 	Service   time.Duration `help:"Service time of each request."`
 	DelayDist string        `help:"Draw each service time from uniform:A-B (a slow upstream)." placeholder:"uniform:A-B"`
-	TLS       bool          `name:"tls" help:"Serve HTTPS (HTTP/1.1) with an ephemeral self-signed certificate."`
+	TLS       bool          `name:"tls" help:"Serve HTTPS (ALPN h2 and http/1.1) with an ephemeral self-signed certificate; plain HTTP serves HTTP/1.1 and h2c (prior knowledge)."`
 	CAOut     string        `name:"ca-out" help:"With --tls, write the certificate (its own CA) as PEM to PATH, for --cacert." placeholder:"PATH"`
 	Child     bool          `help:"Speak the fixture contract on stdin/stdout (brk bench's child); the configuration comes from stdin."`
 }
@@ -37,6 +37,7 @@ func (c *fixtureCmd) Run(e *env) error {
 type demoCmd struct {
 	Phase   time.Duration `default:"3s" help:"Phase length."`
 	Threads int           `default:"1" help:"Client worker threads."`
+	HTTP2   bool          `name:"http2" help:"Run the demo over HTTP/2 (h2c): the level counts concurrent streams."`
 }
 
 // Run starts a fixture with capacity K=4 and service D=20ms and drives 8
@@ -63,7 +64,7 @@ func (c *demoCmd) Run(e *env) error {
 	p := d.Plan
 	p.Phase = c.Phase
 	p.Threads = c.Threads
-	res, err := runTestResult(e, brk.ModeRequests, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, p, "", "", false)
+	res, err := runTestResult(e, brk.ModeRequests, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok"), HTTP2: c.HTTP2}, p, "", "", false)
 	if err != nil || res.Verdict == brk.VerdictInterrupted {
 		return err
 	}

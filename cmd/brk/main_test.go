@@ -433,7 +433,6 @@ func TestUsage(t *testing.T) {
 		"conn without URL":       {"conn"},
 		"conn requests 0":        {"conn", u, "--requests", "0"},
 		"no-resume on req":       {u, "--no-resume"},
-		"http2":                  {u, "--http2"},
 		"accept abc":             {u, "--accept", "abc"},
 		"accept 101":             {u, "--accept", "101"},
 		"sla 101":                {u, "--sla", "101"},
@@ -680,5 +679,26 @@ func TestTimingOnly(t *testing.T) {
 	late := result{code: 1, stdout: stalled + "Broken (40 concurrent requests)\n"}
 	if !brokenBelow(early, 32) || brokenBelow(late, 32) || brokenBelow(result{code: 0, stdout: "Done (24 concurrent requests)\n"}, 32) {
 		t.Errorf("brokenBelow: want true for Broken (8), false for Broken (40) and Done")
+	}
+}
+
+// TestHTTP2Flag: --http2 runs over h2c against the fixture, and conn
+// over h2 with TLS; the JSON says h2 and the text names HTTP/2.
+func TestHTTP2Flag(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{})
+	r := runBrk(t, fx.URL("/plain"), "--http2", "--conn", "2", "--start", "4", "--max", "4", "--phase", "300ms",
+		"--threads", "1", "--expect-body", "ok", "--json", "-")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != 0 {
+		t.Fatalf("exit %d, stdout not JSON (%v)\n%s", r.code, err, r)
+	}
+	if doc["protocol"] != "h2" || doc["verdict"] != "done" || !strings.Contains(r.stderr, "over HTTP/2 (h2)") {
+		t.Errorf("protocol %v verdict %v\n%s", doc["protocol"], doc["verdict"], r)
+	}
+	tfx := startFixture(t, bench.FixtureConfig{TLS: true})
+	r = runBrk(t, "conn", tfx.URL("/plain"), "--http2", "--insecure", "--start", "2", "--max", "2", "--requests", "3",
+		"--phase", "300ms", "--threads", "1")
+	if r.code != 0 || lastLine(r.stdout) != "Done (2 connections)" {
+		t.Errorf("conn --http2 over TLS: exit %d\n%s", r.code, r)
 	}
 }

@@ -44,7 +44,7 @@ type loadFlags struct {
 
 	Baseline   bool   `help:"Observe machine CPU for one idle --phase before the load (Linux)."`
 	Report     string `help:"Write a self-contained HTML report with charts to PATH.html." placeholder:"PATH.html"`
-	HTTP2      bool   `name:"http2" help:"Use HTTP/2 (not in this build yet)."`
+	HTTP2      bool   `name:"http2" help:"Use HTTP/2: ALPN h2 over https://, prior knowledge (h2c) over http://; the level counts concurrent streams."`
 	Cacert     string `help:"For https://, trust the authorities in this PEM file instead of the system's." placeholder:"PEM"`
 	Insecure   bool   `help:"For https://, skip server certificate verification (encryption stays on)."`
 	TLSVersion string `name:"tls-version" help:"Offer only this TLS version: 1.2 or 1.3." placeholder:"1.2|1.3"`
@@ -84,8 +84,6 @@ func (f *loadFlags) refuseUnserved() error {
 		return refuse("--repeat must be at least 1")
 	case f.Cacert != "" && f.Insecure:
 		return refuse("--cacert and --insecure cannot be combined")
-	case f.HTTP2:
-		return refuse("--http2 is not supported by this build yet")
 	}
 	return nil
 }
@@ -100,7 +98,7 @@ func (f *loadFlags) plan() brk.Plan {
 }
 
 func (f *loadFlags) target(url string, stdin io.Reader) (brk.Target, error) {
-	t := brk.Target{URL: url, Connect: f.Connect, Method: f.Method, ExpectEcho: f.ExpectEcho,
+	t := brk.Target{URL: url, Connect: f.Connect, Method: f.Method, ExpectEcho: f.ExpectEcho, HTTP2: f.HTTP2,
 		TLS: brk.TLSOptions{
 			CACert: f.Cacert, Insecure: f.Insecure, Version: f.TLSVersion, Group: f.TLSGroup,
 			Cipher: f.TLSCipher, Cert: f.Cert, Key: f.Key,

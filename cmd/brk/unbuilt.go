@@ -1,8 +1,7 @@
 package main
 
 // brk rate is parsed so that it is refused with exit 2 before any traffic:
-// this build does not serve it yet (nor --http2, refused in
-// refuseUnserved).
+// this build does not serve it yet.
 
 type rateCmd struct {
 	URL string `arg:""`

@@ -1,0 +1,22 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"brk"
+)
+
+// TestTextHTTP2: the header names HTTP/2 and a phase reports its HTTP/2
+// counts.
+func TestTextHTTP2(t *testing.T) {
+	var b strings.Builder
+	WriteHeader(&b, brk.ModeRequests, brk.Target{URL: "http://x/", HTTP2: true}, brk.Plan{Conns: 2}, 1)
+	limit := int64(4)
+	WritePhase(&b, brk.ModeRequests, &brk.PhaseStats{Level: 8, Depth: 4, ResetsSent: 3, GoAwaysReceived: 2, StreamsReplayed: 5, PeerMaxStreams: &limit})
+	for _, want := range []string{"over HTTP/2 (h2)", "http/2      resets sent 3, GOAWAYs received 2, streams replayed 5; server stream limit 4"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+}
