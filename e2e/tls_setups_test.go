@@ -61,8 +61,11 @@ func TestTLSSetupsCountedInTheirPhase(t *testing.T) {
 		a0, h0 := srv.accepted.Load(), srv.handshakes.Load()
 		res := runConn(t, brk.Target{URL: srv.URL + "/", ExpectBody: []byte("ok"),
 			TLS: brk.TLSOptions{CACert: ca.CertPath, NoResume: true}},
-			brk.Plan{Start: 8, Pace: 8, Max: 16, Requests: 1, Phase: 300 * time.Millisecond, Timeout: 2 * time.Second, Threads: 1})
-		if res.Verdict != brk.VerdictDone {
+			brk.Plan{Start: 8, Pace: 8, Max: 16, Requests: 1, Phase: 500 * time.Millisecond, Timeout: 2 * time.Second, Threads: 1})
+		// On a loaded machine a connection may not get through its
+		// handshake within a phase (target unfulfilled): an honest
+		// verdict. The counts must match either way.
+		if res.Verdict != brk.VerdictDone && !strings.Contains(res.Reason, "target unfulfilled") {
 			t.Fatalf("%s (%s)", res.Verdict, res.Reason)
 		}
 		s := totalSetups(res)
