@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"brk"
@@ -107,8 +109,9 @@ func (m Matrix) plan(c Combo) brk.Plan {
 }
 
 // target is what every request asks and every response must be.
-func target(u string) brk.Target {
-	return brk.Target{URL: u, ExpectStatus: []int{200}, ExpectBody: []byte(BenchBody)}
+// target is the request of every phase of protocol proto against u.
+func target(u, proto string) brk.Target {
+	return brk.Target{URL: u, ExpectStatus: []int{200}, ExpectBody: []byte(BenchBody), HTTP2: proto != "h1"}
 }
 
 // Check validates the matrix before any process starts or traffic flows:
@@ -154,7 +157,11 @@ func (m Matrix) Check() error {
 		u = m.URL
 	}
 	for _, c := range m.Order(1) {
-		if err := brk.Check(target(u), m.plan(c), brk.ModeRequests); err != nil {
+		t := target(u, c.Protocol)
+		if c.Protocol == "h2-tls" && m.URL == "" {
+			t.URL, t.TLS.Insecure = strings.Replace(u, "http://", "https://", 1), true
+		}
+		if err := brk.Check(t, m.plan(c), brk.ModeRequests); err != nil {
 			return err
 		}
 	}
@@ -250,14 +257,21 @@ type progressRowObserver struct{ *rowObserver }
 func (o progressRowObserver) Progress(p brk.Progress) { o.prog.Progress(p) }
 
 func (m Matrix) runRow(ctx context.Context, rep int, c Combo, child *contract.Child, obs Observer) (*Row, error) {
-	u := m.URL
+	t := target(m.URL, c.Protocol)
 	impl := "external"
 	if child != nil {
-		if child.Hello.TLS {
-			return nil, fmt.Errorf("the responder serves TLS for %s, which this build does not drive", c.Protocol)
-		}
-		u = "http://" + child.Hello.Addr + BenchPath
+		t.URL = "http://" + child.Hello.Addr + BenchPath
 		impl = child.Hello.Implementation
+		if child.Hello.TLS {
+			// Trust the child's own certificate, and nothing else.
+			ca, err := trustFile(child.Hello.CertPEM)
+			if err != nil {
+				return nil, err
+			}
+			defer os.Remove(ca)
+			t.URL = "https://" + child.Hello.Addr + BenchPath
+			t.TLS.CACert = ca
+		}
 	}
 	ro := &rowObserver{child: child}
 	var bo brk.Observer = ro
@@ -265,7 +279,7 @@ func (m Matrix) runRow(ctx context.Context, rep int, c Combo, child *contract.Ch
 		ro.prog = p
 		bo = progressRowObserver{ro}
 	}
-	res, err := brk.Run(ctx, target(u), m.plan(c), bo)
+	res, err := brk.Run(ctx, t, m.plan(c), bo)
 	if err != nil {
 		return nil, err
 	}
@@ -288,4 +302,22 @@ func (m Matrix) runRow(ctx context.Context, rep int, c Combo, child *contract.Ch
 		r.Responder = &cpu
 	}
 	return r, nil
+}
+
+// trustFile writes a responder's certificate to a temporary PEM file for
+// TLSOptions.CACert; the caller removes it.
+func trustFile(pem string) (string, error) {
+	if pem == "" {
+		return "", errors.New("the responder serves TLS but named no certificate (hello's cert_pem)")
+	}
+	f, err := os.CreateTemp("", "brk-bench-ca-*.pem")
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.WriteString(pem); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), f.Close()
 }

@@ -22,7 +22,8 @@ var builtinRoutes = map[string]string{
 // `brk fixture` (StartFixture), with GOMAXPROCS set to the configured
 // threads, and drains on stop or EOF of in.
 //
-// It serves protocol "h1" only, and routes among /plain ("ok") and /hello
+// It serves h1 and h2c on plain connections and h2 (or HTTP/1.1) over TLS
+// (h2-tls), and routes among /plain ("ok") and /hello
 // with status 200 and one delay for all of them (the fixture's service
 // time).
 func ServeChild(in io.Reader, out io.Writer) error {
@@ -33,8 +34,8 @@ func startChild(cfg contract.Config) (*contract.Started, error) {
 	if err := CheckProtocols([]string{cfg.Protocol}); err != nil {
 		return nil, err
 	}
-	if cfg.Protocol != "h1" {
-		return nil, fmt.Errorf("the built-in fixture child does not serve %s yet", cfg.Protocol)
+	if cfg.Protocol == "h2-tls" && !cfg.TLS || cfg.Protocol != "h2-tls" && cfg.TLS {
+		return nil, fmt.Errorf("protocol %s with tls %v: h2-tls is the TLS one", cfg.Protocol, cfg.TLS)
 	}
 	var delay time.Duration
 	for i, r := range cfg.Routes {

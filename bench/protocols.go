@@ -10,10 +10,10 @@ import (
 // "h2-tls" (HTTP/2 over TLS).
 var Protocols = []string{"h1", "h2c", "h2-tls"}
 
-// protocolBuilt reports whether this build can benchmark protocol p. This
-// is the one switch the HTTP/2 work turns on for "h2c" and "h2-tls".
+// protocolBuilt reports whether this build can benchmark protocol p: the
+// one switch for a protocol that is not built.
 func protocolBuilt(p string) bool {
-	return p == "h1"
+	return p == "h1" || p == "h2c" || p == "h2-tls"
 }
 
 // CheckProtocols refuses an unknown protocol and one this build lacks,
@@ -32,7 +32,7 @@ func CheckProtocols(ps []string) error {
 		case !known:
 			return fmt.Errorf("unknown protocol %q: want one or more of %s", p, strings.Join(Protocols, ","))
 		case !protocolBuilt(p):
-			return fmt.Errorf("protocol %s is not in this build (HTTP/2 is not built yet); this build benchmarks h1 only", p)
+			return fmt.Errorf("protocol %s is not in this build", p)
 		case seen[p]:
 			return fmt.Errorf("protocol %s is named twice", p)
 		}

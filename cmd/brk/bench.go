@@ -17,7 +17,7 @@ import (
 // child process (or an external --url), one fixed-load phase per
 // combination, CSV on stdout.
 type benchCmd struct {
-	Protocols     []string      `default:"h1" sep:"," help:"Protocols, comma-separated: h1 (h2c, h2-tls are not in this build)." placeholder:"h1"`
+	Protocols     []string      `default:"h1" sep:"," help:"Protocols, comma-separated: h1, h2c (HTTP/2 prior knowledge), h2-tls (HTTP/2 over TLS)." placeholder:"h1"`
 	Connections   []int         `default:"64" sep:"," help:"Connection counts, comma-separated." placeholder:"N"`
 	Depths        []int         `default:"1,8" sep:"," help:"Outstanding requests per connection, comma-separated." placeholder:"D"`
 	Threads       int           `default:"1" help:"Client worker threads (0: the CPUs usable by the process)."`
