@@ -228,10 +228,13 @@ type PhaseStats struct {
 	Counts       Counts  `json:"counts"`
 	// StatusCodes counts complete responses by status code ("other" for
 	// a code outside 100..599), whatever their outcome.
-	StatusCodes    map[string]uint64 `json:"status_codes"`
-	SuccessPct     float64           `json:"success_pct"`
-	RequestsPerSec float64           `json:"requests_per_sec"` // successes ÷ duration (drain included)
-	LatencyMs      Latency           `json:"latency_ms"`
+	StatusCodes map[string]uint64 `json:"status_codes"`
+	// BodySamples are the first bytes (at most 64) of the first few
+	// bodies that failed --expect-body or --expect-echo.
+	BodySamples    []string `json:"body_samples,omitempty"`
+	SuccessPct     float64  `json:"success_pct"`
+	RequestsPerSec float64  `json:"requests_per_sec"` // successes ÷ duration (drain included)
+	LatencyMs      Latency  `json:"latency_ms"`
 	// LatencyHdr is the phase's merged latency histogram (µs, 1..60e6, 3
 	// digits) in HdrHistogram's base64 V2 compressed encoding, so reports
 	// from several load boxes can be merged (hdrhistogram.Decode).

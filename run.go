@@ -295,6 +295,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 			Protocol:       c.Failed[metrics.Protocol],
 		},
 		StatusCodes:       m.Statuses.Map(),
+		BodySamples:       m.BodySamples,
 		LatencyMs:         latency(m.Latency.TotalCount(), m.LatencySumNs, m),
 		SetupLatencyMs:    setupLatency(m),
 		LatencyHdr:        encodeHist(m),

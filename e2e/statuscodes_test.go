@@ -24,3 +24,13 @@ func TestStatusCodeBreakdown(t *testing.T) {
 		t.Fatalf("status codes %v, counts %+v", sc, res.Phases[0].Counts)
 	}
 }
+
+// TestBodySample: a body failure shows what the server sent.
+func TestBodySample(t *testing.T) {
+	fx := startFixtureT(t, bench.FixtureConfig{})
+	res := runBrk(t, brk.Target{URL: fx.URL("/hello"), ExpectBody: []byte("ok")}, shortPlan(2, 1, 300*time.Millisecond))
+	ph := res.Phases[0]
+	if ph.Counts.Body == 0 || len(ph.BodySamples) == 0 || ph.BodySamples[0] != "Hello, World!" {
+		t.Fatalf("counts %+v, body samples %q", ph.Counts, ph.BodySamples)
+	}
+}

@@ -117,7 +117,13 @@ type Parser struct {
 
 	rem     int64 // body bytes left in the Content-Length body or chunk
 	bodyLen int64
+
+	sample  [SampleMax]byte // the first bytes of a body that failed the check
+	sampleN int
 }
+
+// SampleMax bounds the bytes kept of a body that failed its check.
+const SampleMax = 64
 
 // SetExpectBody sets the exact body every response must have; with check
 // false bodies are not checked. The setting persists across Reset. The slice
@@ -255,13 +261,33 @@ func (p *Parser) Parse(b []byte) (n int, done bool, err error) {
 // body accounts for decoded body bytes and compares them with the expected
 // body.
 func (p *Parser) body(seg []byte) {
-	if p.check && !p.bodyBad {
-		off := p.bodyLen
-		if off+int64(len(seg)) > int64(len(p.expect)) || !bytes.Equal(p.expect[off:off+int64(len(seg))], seg) {
-			p.bodyBad = true
+	if p.check {
+		if !p.bodyBad {
+			off := p.bodyLen
+			if off+int64(len(seg)) > int64(len(p.expect)) || !bytes.Equal(p.expect[off:off+int64(len(seg))], seg) {
+				// Every byte before this segment matched: the sample
+				// starts with them.
+				p.bodyBad = true
+				p.sampleN = copy(p.sample[:], p.expect[:min(off, SampleMax)])
+			}
+		}
+		if p.bodyBad && p.sampleN < SampleMax {
+			p.sampleN += copy(p.sample[p.sampleN:], seg)
 		}
 	}
 	p.bodyLen += int64(len(seg))
+}
+
+// Sample returns the first bytes (at most SampleMax) of a complete body
+// that failed the check, nil otherwise. It is valid until Reset.
+func (p *Parser) Sample() []byte {
+	switch {
+	case !p.check || p.BodyOK():
+		return nil
+	case !p.bodyBad: // a prefix of the expected body: too short
+		return p.expect[:min(p.bodyLen, SampleMax)]
+	}
+	return p.sample[:p.sampleN]
 }
 
 // chunkByte advances the chunk framing states by one byte (RFC 9112 §7.1).

@@ -380,3 +380,36 @@ func TestParseZeroAllocs(t *testing.T) {
 		t.Fatalf("got %v allocs per response", allocs)
 	}
 }
+
+// A body that fails its check keeps its first bytes, however it was split
+// and framed; a body that passes keeps none.
+func TestParserSampleOfAFailedBody(t *testing.T) {
+	long := strings.Repeat("z", 2*SampleMax)
+	for _, c := range []struct{ in, expect, want string }{
+		{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno", "ok", "no"},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\no", "ok", "o"},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nokk", "ok", "okk"},
+		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n2\r\nxy\r\n0\r\n\r\n", "okay", "okxy"},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 128\r\n\r\n" + long, "ok", long[:SampleMax]},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "ok", ""},
+	} {
+		for split := 1; split <= len(c.in); split++ {
+			var p Parser
+			p.SetExpectBody([]byte(c.expect), true)
+			p.Reset(false)
+			in := []byte(c.in)
+			done := false
+			for len(in) > 0 && !done {
+				k := min(split, len(in))
+				n, d, err := p.Parse(in[:k])
+				if err != nil {
+					t.Fatal(err)
+				}
+				in, done = in[n:], d
+			}
+			if !done || string(p.Sample()) != c.want {
+				t.Fatalf("%q split %d: done %v sample %q, want %q", c.in, split, done, p.Sample(), c.want)
+			}
+		}
+	}
+}

@@ -105,6 +105,8 @@ type Session struct {
 	// completely written, [wr, end) are queued.
 	toks         []uint32
 	ans, wr, end uint32
+
+	sample [SampleMax]byte // the last failed body's first bytes
 }
 
 // NewSession returns a session for t.
@@ -235,6 +237,9 @@ func (s *Session) Parse(b []byte, done []proto.Completion) (int, []proto.Complet
 // complete answers the oldest unanswered request with the parsed response.
 func (s *Session) complete(done []proto.Completion, closing bool) []proto.Completion {
 	c := proto.Completion{Token: s.token(s.ans), Status: s.p.Status(), BodyOK: s.p.BodyOK(), Closing: closing}
+	if !c.BodyOK {
+		c.Sample = s.sample[:copy(s.sample[:], s.p.Sample())]
+	}
 	if s.ans == s.wr {
 		// An early response to a request still being written: stop
 		// writing it; the connection ends after this response (the

@@ -145,6 +145,9 @@ type Recorder struct {
 	// Statuses counts complete responses by status code (100..599; other
 	// codes in slot 0).
 	Statuses StatusCounts
+	// BodySamples are the first few bodies that failed their check (their
+	// first bytes).
+	BodySamples []string
 	// HTTP/2: streams reset after their deadline, GOAWAYs received,
 	// written requests replayed on a new connection (any protocol), and
 	// the lowest stream limit a peer set (when PeerMaxKnown).
@@ -255,6 +258,17 @@ func (c *StatusCounts) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// MaxBodySamples is how many failed bodies a phase keeps.
+const MaxBodySamples = 3
+
+// BodySample keeps the first bytes of a failed body, for the first few of
+// a phase (no allocation after those).
+func (r *Recorder) BodySample(b []byte) {
+	if len(r.BodySamples) < MaxBodySamples {
+		r.BodySamples = append(r.BodySamples, string(b))
+	}
+}
+
 // Fail records n failed requests of category c.
 func (r *Recorder) Fail(c Category, n uint64) {
 	if n == 0 {
@@ -345,6 +359,7 @@ type Phase struct {
 	ClientError          string                  `json:"client_error,omitempty"`
 	ProtocolUnattributed uint64                  `json:"protocol_unattributed"`
 	Statuses             StatusCounts            `json:"statuses"`
+	BodySamples          []string                `json:"body_samples,omitempty"`
 	TLS                  TLSInfo                 `json:"tls"`
 	ResetsSent           uint64                  `json:"resets_sent,omitempty"`
 	GoAwaysReceived      uint64                  `json:"goaways_received,omitempty"`
@@ -396,11 +411,21 @@ func (p *Phase) Add(q *Phase) {
 	p.MaxLateness = max(p.MaxLateness, q.MaxLateness)
 	p.ProtocolUnattributed += q.ProtocolUnattributed
 	p.Statuses.Merge(&q.Statuses)
+	p.addSamples(q.BodySamples)
 	p.ResetsSent += q.ResetsSent
 	p.GoAwaysReceived += q.GoAwaysReceived
 	p.Replayed += q.Replayed
 	p.peerMax(q.PeerMaxStreams, q.PeerMaxKnown)
 	p.firsts(q.TLS, q.ProtocolReason, q.SetupError, q.ClientError)
+}
+
+// addSamples keeps the first MaxBodySamples failed bodies.
+func (p *Phase) addSamples(s []string) {
+	for _, b := range s {
+		if len(p.BodySamples) < MaxBodySamples {
+			p.BodySamples = append(p.BodySamples, b)
+		}
+	}
 }
 
 // firsts keeps the first TLS negotiation and messages seen.
@@ -505,6 +530,7 @@ func (p *Phase) Merge(r *Recorder) {
 	}
 	p.ProtocolUnattributed += r.ProtocolUnattributed
 	p.Statuses.Merge(&r.Statuses)
+	p.addSamples(r.BodySamples)
 	p.ResetsSent += r.ResetsSent
 	p.GoAwaysReceived += r.GoAwaysReceived
 	p.Replayed += r.Replayed

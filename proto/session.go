@@ -91,4 +91,7 @@ type Completion struct {
 	// Closing means the connection ends after this response: the server
 	// asked to close, or the response ended with the connection.
 	Closing bool
+	// Sample, when the body failed its check, is its first bytes
+	// (bounded), valid until the next Parse or EOF.
+	Sample []byte
 }

@@ -135,6 +135,7 @@ type htmlRow struct {
 	Reason, Fault, SetupEr string
 	Server                 string // --server-pid figures
 	Statuses               string // responses per status code
+	BodySample             string // the first body that failed its check
 }
 
 func phaseRow(p *brk.PhaseStats) htmlRow {
@@ -156,6 +157,9 @@ func phaseRow(p *brk.PhaseStats) htmlRow {
 	}
 	if len(p.StatusCodes) > 0 {
 		row.Statuses = StatusList(p.StatusCodes)
+	}
+	if len(p.BodySamples) > 0 {
+		row.BodySample = strconv.Quote(p.BodySamples[0])
 	}
 	for _, name := range brk.FailureCategories() {
 		row.Failures = append(row.Failures, p.Counts.Failure(name))
@@ -645,7 +649,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 <td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td>
 <td>{{.Outstanding}}</td><td>{{.Coverage}}</td>
 <td>{{.UsPerResp}}</td><td>{{.MachineCPU}}</td><td>{{if .ClientBound}}<span class="cb">yes</span>{{else}}no{{end}}</td>
-<td class="note">{{.Reason}}{{if .Fault}}{{if .Reason}}; {{end}}protocol fault: {{.Fault}}{{end}}{{if .SetupEr}}{{if or .Reason .Fault}}; {{end}}setup error: {{.SetupEr}}{{end}}{{if .Server}}{{if or .Reason .Fault .SetupEr}}; {{end}}server: {{.Server}}{{end}}{{if .Statuses}}{{if or .Reason .Fault .SetupEr .Server}}; {{end}}statuses: {{.Statuses}}{{end}}</td></tr>
+<td class="note">{{.Reason}}{{if .Fault}}{{if .Reason}}; {{end}}protocol fault: {{.Fault}}{{end}}{{if .SetupEr}}{{if or .Reason .Fault}}; {{end}}setup error: {{.SetupEr}}{{end}}{{if .Server}}{{if or .Reason .Fault .SetupEr}}; {{end}}server: {{.Server}}{{end}}{{if .Statuses}}{{if or .Reason .Fault .SetupEr .Server}}; {{end}}statuses: {{.Statuses}}{{end}}{{if .BodySample}}; first differing body: {{.BodySample}}{{end}}</td></tr>
 {{end}}</tbody>
 </table></div>{{else}}<p>no phases ran</p>{{end}}
 <h2>Run conditions</h2>

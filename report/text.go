@@ -92,6 +92,9 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	if len(s.StatusCodes) > 0 {
 		fmt.Fprintf(w, "  statuses    %s\n", StatusList(s.StatusCodes))
 	}
+	if len(s.BodySamples) > 0 {
+		fmt.Fprintf(w, "  body        first differing body: %q\n", s.BodySamples[0])
+	}
 	l := s.LatencyMs
 	fmt.Fprintf(w, "  latency     %d responses: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms\n",
 		l.Count, l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max)

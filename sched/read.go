@@ -113,6 +113,7 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 		w.rec.Fail(metrics.Status, 1)
 	case !c.BodyOK:
 		w.rec.Fail(metrics.Body, 1)
+		w.rec.BodySample(c.Sample)
 	default:
 		w.rec.Success()
 	}
