@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -70,17 +69,7 @@ func (c *abCmd) Run(e *env) error {
 	report.WriteAB(text, res)
 	e.code = res.ExitCode()
 	if c.JSON != "" {
-		out := io.Writer(e.stdout)
-		if jsonFile != nil {
-			out = jsonFile
-		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		err := enc.Encode(res)
-		if err == nil && jsonFile != nil {
-			err = jsonFile.Close()
-		}
-		if err != nil {
+		if err := writeJSON(e, jsonFile, res); err != nil {
 			fmt.Fprintf(e.stderr, "brk: the --json report %s could not be written: %v\n", c.JSON, err)
 			if e.code != exitInterrupted {
 				e.code = exitReportFailed

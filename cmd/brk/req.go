@@ -207,17 +207,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	// turns the exit code into 4 (130 stays 130).
 	reportFailed := false
 	if jsonPath != "" {
-		out := io.Writer(e.stdout)
-		if jsonFile != nil {
-			out = jsonFile
-		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		err := enc.Encode(res)
-		if err == nil && jsonFile != nil {
-			err = jsonFile.Close() // some file systems report a failed write only here
-		}
-		if err != nil {
+		if err := writeJSON(e, jsonFile, res); err != nil {
 			reportFailed = true
 			fmt.Fprintf(e.stderr, "brk: the --json report %s could not be written: %v\n", jsonPath, err)
 		}
@@ -261,4 +251,23 @@ func (f *loadFlags) warn(w io.Writer) {
 // commandLine is the command as typed, for the reports.
 func commandLine() string {
 	return strings.Join(append([]string{"brk"}, os.Args[1:]...), " ")
+}
+
+// writeJSON writes v as the indented JSON report to file, or to stdout
+// when file is nil (--json -), and closes file: some file systems report
+// a failed write only at close.
+func writeJSON(e *env, file *os.File, v any) error {
+	out := io.Writer(e.stdout)
+	if file != nil {
+		out = file
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(v)
+	if file != nil {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
