@@ -57,6 +57,7 @@ type loadFlags struct {
 type reqCmd struct {
 	URL string `arg:"" help:"http(s)://host[:port]/path"`
 	loadFlags
+	shardFlags
 	RateDepth int `help:"Rate test only." hidden:""`
 }
 
@@ -152,7 +153,11 @@ func (c *reqCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return runTest(e, brk.ModeRequests, t, c.plan(), c.JSON, c.Report, c.Quiet)
+	p := c.plan()
+	if err := c.shardFlags.apply(&p); err != nil {
+		return err
+	}
+	return runTest(e, brk.ModeRequests, t, p, c.JSON, c.Report, c.Quiet)
 }
 
 // runTest runs a requests or connections test and prints it; shared with
