@@ -329,7 +329,6 @@ func (h *replayHooks) PhaseFinished(j *sched.Judged) {
 	h.res.Phases = append(h.res.Phases, phaseStats(j))
 }
 
-
 // shardRun is a running shard's part, for its report.
 type shardRun struct {
 	s     *Sharding
