@@ -24,7 +24,7 @@ type mergeCmd struct {
 func (c *mergeCmd) Run(e *env) error {
 	var reports []*brk.Result
 	for _, path := range c.Reports {
-		r, err := readReport(path)
+		r, err := loadReport(path)
 		if err != nil {
 			return refuse("%s: %v", path, err)
 		}
@@ -80,7 +80,7 @@ func (c *mergeCmd) Run(e *env) error {
 	return nil
 }
 
-func readReport(path string) (*brk.Result, error) {
+func loadReport(path string) (*brk.Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
