@@ -18,7 +18,43 @@ import (
 	"brk"
 	"brk/bench"
 	"brk/internal/testenv"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
+
+// validateSchema checks a report file against schema/report-1.schema.json.
+func validateSchema(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open("../../schema/report-1.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("report-1.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("report-1.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	v, err := jsonschema.UnmarshalJSON(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(v); err != nil {
+		t.Errorf("%s does not match the schema: %v", filepath.Base(path), err)
+	}
+}
 
 func readResult(t *testing.T, path string) *brk.Result {
 	t.Helper()
@@ -116,6 +152,9 @@ func TestShardsFindTheSameBreak(t *testing.T) {
 			filepath.Join(dir, "shard1.json"), "--json", filepath.Join(dir, "merged.json"))
 		if merged.code != rs[0].code || lastLine(merged.stdout) != lastLine(rs[0].stdout) {
 			t.Fatalf("merge:\n%s", merged)
+		}
+		for _, f := range []string{"shard0.json", "shard1.json", "merged.json"} {
+			validateSchema(t, filepath.Join(dir, f))
 		}
 		m := readResult(t, filepath.Join(dir, "merged.json"))
 		for i, p := range coord.Phases {
