@@ -234,3 +234,37 @@ func TestShardWrongToken(t *testing.T) {
 		t.Errorf("coordinator (fixture served %d): %s", fx.Requests(), r0)
 	}
 }
+
+// TestShardUsage: sharding flags that cannot work are refused before any
+// traffic (exit 2, one line).
+func TestShardUsage(t *testing.T) {
+	t.Setenv("BRK_TOKEN", "tok")
+	os.Unsetenv("JOB_COMPLETION_INDEX")
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"--coordinator", "127.0.0.1:1"}, "need --shard I/N or --shards N"},
+		{nil, []string{"--shard", "3/3", "--coordinator", "127.0.0.1:1"}, "shard index 3 is not in 0..2"},
+		{nil, []string{"--shard", "x", "--coordinator", "127.0.0.1:1"}, "want I/N"},
+		{nil, []string{"--shard", "0/2"}, "--shard needs --coordinator"},
+		{nil, []string{"--shards", "2", "--coordinator", "127.0.0.1:1"}, "JOB_COMPLETION_INDEX"},
+		{[]string{"JOB_COMPLETION_INDEX=5"}, []string{"--shards", "2", "--coordinator", "127.0.0.1:1"}, "shard index 5 is not in 0..1"},
+		{nil, []string{"--shard", "0/2", "--shards", "2", "--coordinator", "127.0.0.1:1"}, "not both"},
+		{nil, []string{"--shard", "0/4", "--conn", "3", "--coordinator", "127.0.0.1:1"}, "--conn 3 cannot be split over 4 shards"},
+		{nil, []string{"--shard", "0/2", "--coordinator", "127.0.0.1:1", "--start-at", "yesterday"}, "--start-at"},
+		{[]string{"BRK_TOKEN="}, []string{"--shard", "0/2", "--coordinator", "127.0.0.1:1"}, "BRK_TOKEN"},
+	} {
+		for _, e := range c.env {
+			k, v, _ := strings.Cut(e, "=")
+			t.Setenv(k, v)
+		}
+		r := runBrk(t, append([]string{"http://127.0.0.1:1/"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: want exit 2 with %q\n%s", c.args, c.want, r)
+		}
+		t.Setenv("BRK_TOKEN", "tok")
+		os.Unsetenv("JOB_COMPLETION_INDEX")
+	}
+}
