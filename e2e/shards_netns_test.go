@@ -85,22 +85,24 @@ func inNetns(t *testing.T, ns string, f func()) {
 	t.Helper()
 	errc := make(chan error, 1)
 	go func() {
-		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
+		var err error
+		defer func() { errc <- err }() // also when f ends the goroutine (t.Fatal)
+		runtime.LockOSThread()         // never unlocked: the thread dies with the goroutine
 		fd, err := unix.Open("/var/run/netns/"+ns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			errc <- err
 			return
 		}
 		defer unix.Close(fd)
-		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
-			errc <- err
+		if err = unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
 			return
 		}
 		f()
-		errc <- nil
 	}()
 	if err := <-errc; err != nil {
 		t.Fatalf("enter %s: %v", ns, err)
+	}
+	if t.Failed() {
+		t.FailNow()
 	}
 }
 
@@ -246,5 +248,45 @@ func TestShardsAcrossNamespaces(t *testing.T) {
 			t.Logf("shard %d: phase 0 started %.2f ms late, at most %.2f ms", s.Index, s.StartLatenessMs, s.MaxLatenessMs)
 		}
 		return
+	}
+}
+
+// TestShardsAgainstNginxAcrossNamespaces: 3 shards of the requests test
+// against nginx in its own namespace (started from a thread inside it, so
+// it listens there): the run is Done at the max, and nginx logged exactly
+// the requests the shards attempted.
+func TestShardsAgainstNginxAcrossNamespaces(t *testing.T) {
+	lab := newNetLab(t, "srv", "s0", "s1", "s2")
+	bin := buildBrk(t)
+	var ng *testenv.Nginx
+	listen := lab.addr(0) + ":8080"
+	inNetns(t, lab.ns("srv"), func() {
+		ng = testenv.StartNginx(t, testenv.NginxOptions{ServerExtra: "listen " + listen + ";"})
+	})
+	plan := []string{fmt.Sprintf("http://%s/", listen), "--expect-body", "ok", "--conn", "6", "--max", "4",
+		"--phase", "1s", "--timeout", "1s", "--threads", "1", "--quiet"}
+	dir := t.TempDir()
+	var shards []*nsRun
+	for i := 0; i < 3; i++ {
+		args := append(append([]string{}, plan...), "--shard", fmt.Sprintf("%d/3", i), "--coordinator", lab.addr(1)+":7070")
+		shards = append(shards, startIn(t, lab.ns(fmt.Sprintf("s%d", i)), bin, filepath.Join(dir, fmt.Sprintf("s%d.json", i)),
+			[]string{"BRK_TOKEN=netns-token"}, args...))
+	}
+	var attempted, succeeded uint64
+	for i, s := range shards {
+		code, r := s.wait(t, 40*time.Second)
+		if code != 0 || r.Verdict != brk.VerdictDone || r.LastAccepted == nil || *r.LastAccepted != 24 {
+			t.Fatalf("shard %d: exit %d, %s %q\n%s", i, code, r.Verdict, r.Reason, s.out.String())
+		}
+		for _, p := range r.Phases {
+			attempted += p.Raw.Stats.Counts.Attempted
+			succeeded += p.Raw.Stats.Counts.Succeeded
+		}
+	}
+	if attempted == 0 || attempted != succeeded {
+		t.Errorf("attempted %d, succeeded %d", attempted, succeeded)
+	}
+	if got := ng.WaitRequests(t, int(attempted), 5*time.Second); uint64(got) != attempted {
+		t.Errorf("nginx logged %d requests, the shards attempted %d", got, attempted)
 	}
 }
