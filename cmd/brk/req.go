@@ -198,6 +198,7 @@ func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPa
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
 		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.URL)
 	}
+	writeShard(text, res) // a sharded run (shard_flags.go)
 	report.WriteSummary(text, res)
 	// A requested report that could not be written is named on stderr and
 	// turns the exit code into 4 (130 stays 130).

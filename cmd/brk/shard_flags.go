@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -55,4 +57,25 @@ func (f *shardFlags) apply(p *brk.Plan) error {
 	}
 	p.Shard = s
 	return nil
+}
+
+// writeShard says, before the summary, which shard this was and how late
+// each shard started its phases (shard 0 knows every shard's).
+func writeShard(w io.Writer, res *brk.Result) {
+	s := res.Shard
+	if s == nil {
+		return
+	}
+	start := s.StartAt
+	if start == "" {
+		start = "(never started)"
+	}
+	fmt.Fprintf(w, "\nshard %d/%d, phase 0 at %s: started %.1f ms late (latest phase start %.1f ms late)\n",
+		s.Index, s.Count, start, s.StartLatenessMs, s.MaxLatenessMs)
+	for _, o := range res.Shards {
+		if o.Index != s.Index {
+			fmt.Fprintf(w, "shard %d/%d: started %.1f ms late (latest phase start %.1f ms late)\n",
+				o.Index, s.Count, o.StartLatenessMs, o.MaxLatenessMs)
+		}
+	}
 }
