@@ -11,7 +11,11 @@
 // workers, each owning a readiness poller and many nonblocking sockets.
 package brk
 
-import "time"
+import (
+	"time"
+
+	"brk/sched"
+)
 
 // Plan is the load schedule and the SLA.
 type Plan struct {
@@ -41,6 +45,9 @@ type Plan struct {
 	// ServerPIDs are server processes whose CPU and RSS each phase reports
 	// (Linux).
 	ServerPIDs []int
+	// Shard, when set, makes this run one shard of the plan run on several
+	// load boxes (shard.go).
+	Shard *Sharding
 }
 
 // Header is one request header.
@@ -133,6 +140,10 @@ type Result struct {
 	// StartedAt is when the run started (RFC 3339, UTC).
 	StartedAt string        `json:"started_at"`
 	Phases    []*PhaseStats `json:"phases"`
+	// Shard is this shard's part of a sharded run (--shard); Shards lists
+	// every shard of a merged or coordinated report.
+	Shard  *ShardInfo     `json:"shard,omitempty"`
+	Shards []ShardSummary `json:"shards,omitempty"`
 }
 
 // ResultPlan is a report's plan: what was asked, with defaults filled in.
@@ -270,6 +281,10 @@ type PhaseStats struct {
 	// Server is the CPU and memory of each --server-pid process over the
 	// phase.
 	Server []ServerCPU `json:"server,omitempty"`
+	// Raw is this load box's own measurement of the phase in a sharded
+	// run (counts, integrals, encoded histograms, CPU): what brk merge
+	// merges and judges again.
+	Raw *sched.Measurement `json:"raw,omitempty"`
 }
 
 // ServerCPU is one server process's CPU and memory over a phase, read from

@@ -13,6 +13,7 @@ import (
 	"brk/h2"
 	"brk/metrics"
 	"brk/sched"
+	"brk/shard"
 )
 
 // UsageError is a bad plan or target, found before any traffic.
@@ -78,6 +79,11 @@ func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
 	if err != nil {
 		return nil, p, err
 	}
+	if p.Shard != nil {
+		if err := p.Shard.check(pr.plan, m); err != nil {
+			return nil, p, err
+		}
+	}
 	p = pr.plan
 	if connTest {
 		p.Conns = p.Start
@@ -103,12 +109,18 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, 
 // running is a started run: its engine and its ramp, stepped by run (or
 // in turns with another, by RunAB).
 type running struct {
-	res  *Result
-	eng  *sched.Engine
-	ramp *sched.Ramp
+	res   *Result
+	eng   *sched.Engine
+	ramp  *sched.Ramp
+	shard *shardRun // a sharded run's part (shard.go)
 }
 
-func (r *running) close() { r.eng.Close() }
+func (r *running) close() {
+	if r.shard != nil {
+		r.shard.ph.Close()
+	}
+	r.eng.Close()
+}
 
 // open checks a run, starts its engine and observes the baseline. It
 // returns a nil *running with the Result when the run ended before its
@@ -160,6 +172,10 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 			threads = p.Start // never more threads than connections
 		}
 	}
+	engConns := p.Conns
+	if p.Shard != nil { // this shard's share of the connections (shard.go)
+		engConns, threads = p.Shard.localConns(p, m, threads)
+	}
 	res.Threads = threads
 	res.Plan = ResultPlan{
 		Test: m, Protocol: res.Protocol, Start: p.Start, Pace: p.Pace, Max: p.Max,
@@ -175,11 +191,11 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		res.Plan.Connections = p.Conns
 	}
 	limit, _ := conn.RaiseNoFile()
-	if need := uint64(p.Conns + 2*threads + 64); limit > 0 && need > limit {
-		return inconclusive(fmt.Sprintf("client needs about %d file descriptors for %d connections but RLIMIT_NOFILE is %d: raise `ulimit -n` or use fewer connections", need, p.Conns, limit))
+	if need := uint64(engConns + 2*threads + 64); limit > 0 && need > limit {
+		return inconclusive(fmt.Sprintf("client needs about %d file descriptors for %d connections but RLIMIT_NOFILE is %d: raise `ulimit -n` or use fewer connections", need, engConns, limit))
 	}
 	eng, err := sched.Start(sched.Config{
-		Threads: threads, Conns: p.Conns, Addr: addrs[0],
+		Threads: threads, Conns: engConns, Addr: addrs[0],
 		Replay:  pr.replay,
 		Timeout: p.Timeout, StatusOK: pr.statusOK,
 		TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
@@ -205,13 +221,24 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		}
 	}
 	h := &hooks{obs: obs, res: res, plan: p, eng: eng, servers: newServerSampler(p.ServerPIDs)}
-	ramp := sched.NewRamp(eng, sched.Plan{
+	splan := sched.Plan{
 		Mode: mode, Conns: p.Conns,
 		Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Accept: pr.accept,
 		Addr:   addrs[0].String(),
 		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Refine: p.Refine, Repeat: p.Repeat,
-	}, h)
-	return &running{res: res, eng: eng, ramp: ramp}, res, nil
+	}
+	r := &running{res: res, eng: eng}
+	var ph sched.Phaser = eng
+	if p.Shard != nil { // a coordinated shard: phases in step, merged measurements (shard.go)
+		sp, err := joinShard(ctx, p.Shard, &t, p, m, splan, eng)
+		if err != nil {
+			eng.Close()
+			return inconclusive(err.Error())
+		}
+		r.shard, h.shard, ph = &shardRun{s: p.Shard, t: t, p: p, m: m, splan: splan, ph: sp}, sp, sp
+	}
+	r.ramp = sched.NewRamp(ph, splan, h)
+	return r, res, nil
 }
 
 // finish turns the ramp's outcome into the Result.
@@ -236,6 +263,9 @@ func (r *running) finish() *Result {
 		v := out.FirstRejected
 		res.FirstRejected = &v
 	}
+	if r.shard != nil {
+		r.shard.report(res)
+	}
 	return res
 }
 
@@ -254,6 +284,7 @@ type hooks struct {
 	rep  *reporter
 
 	servers *serverSampler
+	shard   *shard.Phaser // a sharded run: each phase keeps this box's raw measurement
 }
 
 func (h *hooks) PhaseStarted(index, depth, target int) {
@@ -271,6 +302,9 @@ func (h *hooks) PhaseFinished(j *sched.Judged) {
 	}
 	s := phaseStats(j)
 	s.Server = h.servers.finish(s.Counts.Succeeded)
+	if h.shard != nil {
+		s.Raw = h.shard.Local()
+	}
 	h.res.Phases = append(h.res.Phases, s)
 	h.obs.PhaseFinished(s)
 }

@@ -9,6 +9,7 @@ import (
 type connCmd struct {
 	URL string `arg:"" help:"http(s)://host[:port]/path"`
 	loadFlags
+	shardFlags
 	Requests int  `default:"1" help:"Requests per connection, written one at a time; the last carries Connection: close."`
 	NoResume bool `help:"For https://, make every handshake a full one (no session resumption)."`
 }
@@ -29,6 +30,9 @@ func (c *connCmd) Run(e *env) error {
 	p.Requests = c.Requests
 	if p.Requests < 1 {
 		return refuse("--requests must be at least 1")
+	}
+	if err := c.shardFlags.apply(&p); err != nil {
+		return err
 	}
 	return runTest(e, brk.ModeConnections, t, p, c.JSON, c.Report, c.Quiet)
 }

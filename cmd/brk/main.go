@@ -52,6 +52,7 @@ type cli struct {
 	Demo    demoCmd    `cmd:"" help:"Find the break of a capacity-limited fixture started as a child process (~15 s)."`
 	Ab      abCmd      `cmd:"" name:"ab" help:"A/B: the same plan against two URLs, a phase of each in turn, each ramp judged on its own."`
 	Bench   benchCmd   `cmd:"" help:"Benchmark the client itself against a fixture child process: CPU per response and coverage at fixed loads, as CSV."`
+	Merge   mergeCmd   `cmd:"" help:"Merge the JSON reports of every shard of one sharded run (--shard) into one report and verdict."`
 }
 
 // env is what a command needs from the process.

@@ -57,6 +57,7 @@ type loadFlags struct {
 type reqCmd struct {
 	URL string `arg:"" help:"http(s)://host[:port]/path"`
 	loadFlags
+	shardFlags
 	RateDepth int `help:"Rate test only." hidden:""`
 }
 
@@ -153,7 +154,11 @@ func (c *reqCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return runTest(e, brk.ModeRequests, t, c.plan(), c.JSON, c.Report, c.Quiet)
+	p := c.plan()
+	if err := c.shardFlags.apply(&p); err != nil {
+		return err
+	}
+	return runTest(e, brk.ModeRequests, t, p, c.JSON, c.Report, c.Quiet)
 }
 
 // runTest runs a requests or connections test and prints it; shared with
@@ -202,6 +207,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
 		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.URL)
 	}
+	writeShard(text, res) // a sharded run (shard_flags.go)
 	report.WriteSummary(text, res)
 	// A requested report that could not be written is named on stderr and
 	// turns the exit code into 4 (130 stays 130).

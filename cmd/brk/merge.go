@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"brk"
+	"brk/report"
+)
+
+// maxReportBytes bounds a shard report brk merge reads.
+const maxReportBytes = 256 << 20
+
+// mergeCmd merges the JSON reports of every shard of one sharded run and
+// judges the merged phases again: one verdict after the fact.
+type mergeCmd struct {
+	Reports []string `arg:"" name:"report" help:"Shard reports (--json of each shard), one per shard index." type:"path"`
+	JSON    string   `name:"json" help:"Write the merged JSON report to PATH; - writes it to stdout and the human text to stderr." placeholder:"PATH|-"`
+}
+
+func (c *mergeCmd) Run(e *env) error {
+	var reports []*brk.Result
+	for _, path := range c.Reports {
+		r, err := loadReport(path)
+		if err != nil {
+			return refuse("%s: %v", path, err)
+		}
+		reports = append(reports, r)
+	}
+	res, err := brk.MergeReports(reports, c.Reports)
+	if err != nil {
+		return refuse("merge: %v", err)
+	}
+	text := e.stdout
+	if c.JSON == "-" {
+		text = e.stderr
+	}
+	var jsonFile *os.File
+	if c.JSON != "" && c.JSON != "-" {
+		f, err := os.Create(c.JSON)
+		if err != nil {
+			return refuse("--json: %v", err)
+		}
+		defer f.Close()
+		jsonFile = f
+	}
+	fmt.Fprintf(text, "brk merge: %d shards of a %s test  %s\n", len(res.Shards), res.Test, res.URL)
+	for _, s := range res.Shards {
+		fmt.Fprintf(text, "  shard %d: %d threads, phase 0 started %.1f ms late (latest phase start %.1f ms)\n",
+			s.Index, s.Threads, s.StartLatenessMs, s.MaxLatenessMs)
+	}
+	fmt.Fprintln(text)
+	for _, p := range res.Phases {
+		report.WritePhase(text, res.Test, p)
+	}
+	report.WriteSummary(text, res)
+	e.code = res.Verdict.ExitCode()
+	if c.JSON != "" {
+		out := io.Writer(e.stdout)
+		if jsonFile != nil {
+			out = jsonFile
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		err := enc.Encode(res)
+		if err == nil && jsonFile != nil {
+			err = jsonFile.Close()
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "brk: the --json report %s could not be written: %v\n", c.JSON, err)
+			if e.code != exitInterrupted {
+				e.code = exitReportFailed
+			}
+		}
+	}
+	fmt.Fprintln(text, report.FinalLine(res))
+	return nil
+}
+
+func loadReport(path string) (*brk.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxReportBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxReportBytes {
+		return nil, errors.New("report is over 256 MiB")
+	}
+	var r brk.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("not a brk JSON report: %v", err)
+	}
+	if r.Schema != 1 {
+		return nil, fmt.Errorf("report schema %d, want 1", r.Schema)
+	}
+	return &r, nil
+}

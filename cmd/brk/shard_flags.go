@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"brk"
+	"brk/shard"
+)
+
+// shardFlags run one plan on several load boxes (the requests and
+// connections tests): see "Beyond one box" in the README.
+type shardFlags struct {
+	Shard             string        `help:"Run shard I of N of the plan: the shards split the connections, phases run in step, one verdict on the merged measurements." placeholder:"I/N"`
+	Shards            int           `help:"Shard count N, the index I from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)." placeholder:"N"`
+	Coordinator       string        `help:"Shard 0 listens here and coordinates, the others connect; the shared token is the environment variable BRK_TOKEN." placeholder:"HOST:PORT"`
+	CoordinatorListen string        `name:"coordinator-listen" help:"Shard 0's listen address (default: --coordinator)." placeholder:"ADDR"`
+	StartAt           string        `name:"start-at" help:"Every shard starts phase 0 at T (RFC 3339 or Unix milliseconds); default: the coordinator picks T once every shard joined." placeholder:"T"`
+	StartTolerance    time.Duration `name:"start-tolerance" default:"1s" help:"A shard that starts a phase later than this after its boundary fails closed (exit 3)."`
+	DrainAllowance    time.Duration `name:"drain-allowance" help:"Time after each phase's admission before the next phase's boundary (default: --timeout + 1s)." placeholder:"DURATION"`
+	JoinTimeout       time.Duration `name:"join-timeout" default:"2m" help:"Without --start-at, how long shard 0 waits for every shard to join."`
+}
+
+// apply makes p a shard's plan; the error is a usage error (exit 2).
+func (f *shardFlags) apply(p *brk.Plan) error {
+	sharded := f.Shard != "" || f.Shards != 0
+	if !sharded {
+		if f.Coordinator != "" || f.CoordinatorListen != "" || f.StartAt != "" || f.DrainAllowance != 0 {
+			return refuse("--coordinator, --coordinator-listen, --start-at and --drain-allowance need --shard I/N or --shards N")
+		}
+		return nil
+	}
+	var spec shard.Spec
+	var err error
+	switch {
+	case f.Shard != "" && f.Shards != 0:
+		return refuse("give --shard I/N or --shards N (with JOB_COMPLETION_INDEX), not both")
+	case f.Shard != "":
+		spec, err = shard.ParseSpec(f.Shard)
+	default:
+		spec, err = shard.FromEnv(f.Shards)
+	}
+	if err != nil {
+		return refuse("%v", err)
+	}
+	s := &brk.Sharding{Index: spec.Index, Count: spec.Count, Coordinator: f.Coordinator, Listen: f.CoordinatorListen,
+		Token: os.Getenv("BRK_TOKEN"), Tolerance: f.StartTolerance, Allowance: f.DrainAllowance, JoinTimeout: f.JoinTimeout}
+	if f.StartAt != "" {
+		if s.StartAt, err = shard.ParseStartAt(f.StartAt); err != nil {
+			return refuse("%v", err)
+		}
+	}
+	if f.StartTolerance <= 0 {
+		return refuse("--start-tolerance must be positive")
+	}
+	p.Shard = s
+	return nil
+}
+
+// writeShard says, before the summary, which shard this was and how late
+// each shard started its phases (shard 0 knows every shard's).
+func writeShard(w io.Writer, res *brk.Result) {
+	s := res.Shard
+	if s == nil {
+		return
+	}
+	start := s.StartAt
+	if start == "" {
+		start = "(never started)"
+	}
+	fmt.Fprintf(w, "\nshard %d/%d, phase 0 at %s: started %.1f ms late (latest phase start %.1f ms late)\n",
+		s.Index, s.Count, start, s.StartLatenessMs, s.MaxLatenessMs)
+	for _, o := range res.Shards {
+		if o.Index != s.Index {
+			fmt.Fprintf(w, "shard %d/%d: started %.1f ms late (latest phase start %.1f ms late)\n",
+				o.Index, s.Count, o.StartLatenessMs, o.MaxLatenessMs)
+		}
+	}
+}

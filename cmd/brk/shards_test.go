@@ -1,0 +1,270 @@
+package main
+
+// Sharded runs over loopback: several brk processes as shards of one plan
+// with a coordinator on 127.0.0.1, against the capacity fixture, compared
+// with one box running the whole plan; the fault cases (a shard killed, a
+// wrong token); brk merge of their reports.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"brk"
+	"brk/bench"
+	"brk/internal/testenv"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// validateSchema checks a report file against schema/report-1.schema.json.
+func validateSchema(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open("../../schema/report-1.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("report-1.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("report-1.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	v, err := jsonschema.UnmarshalJSON(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(v); err != nil {
+		t.Errorf("%s does not match the schema: %v", filepath.Base(path), err)
+	}
+}
+
+func readResult(t *testing.T, path string) *brk.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r brk.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &r
+}
+
+// startShards starts n shard processes of one plan; args are the plan.
+func startShards(t *testing.T, n int, dir string, args ...string) []*proc {
+	t.Helper()
+	t.Setenv("BRK_TOKEN", "loopback-token")
+	coord := testenv.FreePort(t)
+	ps := make([]*proc, n)
+	for i := range ps {
+		a := append([]string{}, args...)
+		a = append(a, "--shard", fmt.Sprintf("%d/%d", i, n), "--coordinator", coord,
+			"--json", filepath.Join(dir, fmt.Sprintf("shard%d.json", i)))
+		ps[i] = startBrk(t, nil, a...)
+	}
+	return ps
+}
+
+// TestShardsFindTheSameBreak: 3 shards of the connections test (one
+// request per connection: every attempted request reaches the server)
+// against a fixture with capacity 4 and 40 ms service (latency ≈
+// concurrent × 10 ms) and a 180 ms timeout: 12 concurrent connections
+// pass (≈120 ms), 24 do not (≈240 ms), for the shards as for one box.
+// The fixture counts exactly the requests the shards attempted, and brk
+// merge of the shard reports gives the coordinator's report.
+func TestShardsFindTheSameBreak(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 40 * time.Millisecond})
+	plan := []string{"conn", fx.URL("/plain"), "--expect-body", "ok", "--start", "12", "--pace", "12", "--max", "36",
+		"--phase", "1s", "--timeout", "180ms", "--threads", "1", "--quiet"}
+	dir := t.TempDir()
+	for attempt := 1; ; attempt++ {
+		before := fx.Requests()
+		ps := startShards(t, 3, dir, plan...)
+		var rs []result
+		for _, p := range ps {
+			rs = append(rs, p.wait())
+		}
+		served := fx.Requests() - before
+		var shards []*brk.Result
+		var attempted uint64
+		for i := range rs {
+			r := readResult(t, filepath.Join(dir, fmt.Sprintf("shard%d.json", i)))
+			shards = append(shards, r)
+			for _, ph := range r.Phases {
+				attempted += ph.Raw.Stats.Counts.Attempted
+			}
+		}
+		if int64(attempted) != served {
+			t.Errorf("the fixture served %d requests, the shards attempted %d", served, attempted)
+		}
+		for i, r := range rs {
+			if r.code != rs[0].code || lastLine(r.stdout) != lastLine(rs[0].stdout) {
+				t.Fatalf("shard %d ended otherwise than shard 0:\n%s\n%s", i, r, rs[0])
+			}
+		}
+		before = fx.Requests()
+		single := runBrk(t, append(plan, "--json", filepath.Join(dir, "single.json"))...)
+		one := readResult(t, filepath.Join(dir, "single.json"))
+		if got := fx.Requests() - before; got != int64(total(one)) {
+			t.Errorf("the fixture served %d requests, the single box attempted %d", got, total(one))
+		}
+		if lastLine(rs[0].stdout) != "Broken (24 connections)" || lastLine(single.stdout) != "Broken (24 connections)" {
+			if attempt < 3 {
+				t.Logf("attempt %d: a loaded machine moved the break; again\n%s\n%s", attempt, rs[0], single)
+				continue
+			}
+			t.Fatalf("want both Broken (24 connections):\n%s\n%s", rs[0], single)
+		}
+		coord := shards[0]
+		if *coord.LastAccepted != *one.LastAccepted || *coord.FirstRejected != *one.FirstRejected || coord.Verdict != one.Verdict {
+			t.Fatalf("shards %v/%v %s, one box %v/%v %s", *coord.LastAccepted, *coord.FirstRejected, coord.Verdict,
+				*one.LastAccepted, *one.FirstRejected, one.Verdict)
+		}
+		if len(coord.Shards) != 3 || coord.Shard == nil || coord.Shard.StartAt == "" {
+			t.Fatalf("coordinator report lacks its shard sections: %+v %+v", coord.Shard, coord.Shards)
+		}
+		for _, s := range coord.Shards {
+			if s.MaxLatenessMs > 1000 {
+				t.Errorf("shard %d started a phase %.1f ms late", s.Index, s.MaxLatenessMs)
+			}
+		}
+		// brk merge of the three reports is the coordinator's report.
+		merged := runBrk(t, "merge", filepath.Join(dir, "shard2.json"), filepath.Join(dir, "shard0.json"),
+			filepath.Join(dir, "shard1.json"), "--json", filepath.Join(dir, "merged.json"))
+		if merged.code != rs[0].code || lastLine(merged.stdout) != lastLine(rs[0].stdout) {
+			t.Fatalf("merge:\n%s", merged)
+		}
+		for _, f := range []string{"shard0.json", "shard1.json", "merged.json"} {
+			validateSchema(t, filepath.Join(dir, f))
+		}
+		m := readResult(t, filepath.Join(dir, "merged.json"))
+		for i, p := range coord.Phases {
+			q := m.Phases[i]
+			if p.Counts != q.Counts || p.Level != q.Level || p.Accepted != q.Accepted || p.LatencyMs != q.LatencyMs || p.LatencyHdr != q.LatencyHdr {
+				t.Errorf("phase %d: merged %+v, coordinator %+v", i, q, p)
+			}
+		}
+		return
+	}
+}
+
+func total(r *brk.Result) uint64 {
+	var n uint64
+	for _, p := range r.Phases {
+		n += p.Counts.Attempted
+	}
+	return n
+}
+
+func expectCode(t *testing.T, r result, code int) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit %d, want %d\n%s", r.code, code, r)
+	}
+}
+
+// TestShardKilled: shard 2 is killed in phase 1; the coordinator ends the
+// phase inconclusive at once and every other shard stops (exit 3), well
+// within a phase slot.
+func TestShardKilled(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{})
+	dir := t.TempDir()
+	ps := startShards(t, 3, dir, fx.URL("/plain"), "--conn", "6", "--phase", "2s", "--timeout", "500ms", "--threads", "1", "--quiet", "--max", "4")
+	// Phase 0 runs for 2 s from ~2 s after the last join; kill shard 2
+	// once phase 1 has started.
+	ps[0].waitFor("phase 0", 15*time.Second)
+	time.Sleep(1500 * time.Millisecond)
+	if err := ps[2].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	for i, p := range ps[:2] {
+		r := p.wait()
+		lag := time.Since(killed)
+		expectCode(t, r, 3)
+		if !strings.Contains(lastLine(r.stdout), "shard 2 was lost") {
+			t.Errorf("shard %d: %q", i, lastLine(r.stdout))
+		}
+		if lag > 4*time.Second {
+			t.Errorf("shard %d stopped %s after the kill", i, lag)
+		}
+	}
+}
+
+// TestShardWrongToken: a shard with another token is refused (exit 3,
+// named), and the coordinator never starts without it.
+func TestShardWrongToken(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{})
+	coord := testenv.FreePort(t)
+	args := func(shard string) []string {
+		return []string{fx.URL("/plain"), "--conn", "2", "--phase", "200ms", "--max", "1", "--quiet",
+			"--shard", shard, "--coordinator", coord, "--join-timeout", "3s"}
+	}
+	t.Setenv("BRK_TOKEN", "right")
+	p0 := startBrk(t, nil, args("0/2")...)
+	time.Sleep(300 * time.Millisecond)
+	t.Setenv("BRK_TOKEN", "wrong")
+	r1 := runBrk(t, args("1/2")...)
+	expectCode(t, r1, 3)
+	if !strings.Contains(r1.stdout, "authentication failed") {
+		t.Errorf("shard 1: %s", r1)
+	}
+	r0 := p0.wait()
+	expectCode(t, r0, 3)
+	if !strings.Contains(r0.stdout, "did not join") || fx.Requests() != 0 {
+		t.Errorf("coordinator (fixture served %d): %s", fx.Requests(), r0)
+	}
+}
+
+// TestShardUsage: sharding flags that cannot work are refused before any
+// traffic (exit 2, one line).
+func TestShardUsage(t *testing.T) {
+	t.Setenv("BRK_TOKEN", "tok")
+	os.Unsetenv("JOB_COMPLETION_INDEX")
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"--coordinator", "127.0.0.1:1"}, "need --shard I/N or --shards N"},
+		{nil, []string{"--shard", "3/3", "--coordinator", "127.0.0.1:1"}, "shard index 3 is not in 0..2"},
+		{nil, []string{"--shard", "x", "--coordinator", "127.0.0.1:1"}, "want I/N"},
+		{nil, []string{"--shard", "0/2"}, "--shard needs --coordinator"},
+		{nil, []string{"--shards", "2", "--coordinator", "127.0.0.1:1"}, "JOB_COMPLETION_INDEX"},
+		{[]string{"JOB_COMPLETION_INDEX=5"}, []string{"--shards", "2", "--coordinator", "127.0.0.1:1"}, "shard index 5 is not in 0..1"},
+		{nil, []string{"--shard", "0/2", "--shards", "2", "--coordinator", "127.0.0.1:1"}, "not both"},
+		{nil, []string{"--shard", "0/4", "--conn", "3", "--coordinator", "127.0.0.1:1"}, "--conn 3 cannot be split over 4 shards"},
+		{nil, []string{"--shard", "0/2", "--coordinator", "127.0.0.1:1", "--start-at", "yesterday"}, "--start-at"},
+		{[]string{"BRK_TOKEN="}, []string{"--shard", "0/2", "--coordinator", "127.0.0.1:1"}, "BRK_TOKEN"},
+	} {
+		for _, e := range c.env {
+			k, v, _ := strings.Cut(e, "=")
+			t.Setenv(k, v)
+		}
+		r := runBrk(t, append([]string{"http://127.0.0.1:1/"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: want exit 2 with %q\n%s", c.args, c.want, r)
+		}
+		t.Setenv("BRK_TOKEN", "tok")
+		os.Unsetenv("JOB_COMPLETION_INDEX")
+	}
+}

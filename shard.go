@@ -1,0 +1,347 @@
+package brk
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"brk/sched"
+	"brk/shard"
+)
+
+// Sharding makes a run shard Index of Count of one plan run on several
+// load boxes (Plan.Shard). The requests and connections tests split their
+// connections (and so their concurrent requests) so that the union of the
+// shards is the plan; levels, verdict and final line speak of the whole
+// plan. Shard 0 listens on Coordinator (or Listen) and coordinates: after
+// each phase every shard sends it its measurement; it merges them, judges
+// the merged phase with the verdict code of a single box and tells every
+// shard to go on or stop. A shard lost, late or silent makes the run
+// inconclusive, never a server verdict.
+type Sharding struct {
+	Index, Count int
+	Coordinator  string // HOST:PORT: shard 0 listens, the others dial
+	Listen       string // shard 0's listen address ("" = Coordinator)
+	Token        string // shared secret (BRK_TOKEN); never sent
+	// StartAt is when phase 0 starts on every shard; zero: the
+	// coordinator picks it two seconds after every shard joined. Phase n
+	// starts at StartAt + n × (Phase + Allowance).
+	StartAt time.Time
+	// Tolerance is how late a shard may start a phase before the run fails
+	// closed (default 1s).
+	Tolerance time.Duration
+	// Allowance follows each phase's admission: the drain and the exchange
+	// (default Timeout + 1s).
+	Allowance time.Duration
+	// JoinTimeout bounds the wait for every shard when StartAt is zero
+	// (default 2m).
+	JoinTimeout time.Duration
+}
+
+// ShardInfo is one shard's part of a sharded run, in its report
+// ("shard"). Plan holds what the merge needs to judge the phases again.
+type ShardInfo struct {
+	Index    int    `json:"index"`
+	Count    int    `json:"count"`
+	PlanHash string `json:"plan_hash"`
+	// StartAt is phase 0's start on every shard (RFC 3339, UTC, ms).
+	StartAt         string    `json:"start_at"`
+	StartLatenessMs float64   `json:"start_lateness_ms"` // this shard's phase 0 start after StartAt
+	MaxLatenessMs   float64   `json:"max_lateness_ms"`   // the latest of its phase starts
+	Plan            ShardPlan `json:"plan"`
+}
+
+// ShardPlan is the schedule of a sharded run, beside the report's own
+// test, conns, timeout_ms and accept_pct.
+type ShardPlan struct {
+	Start       int     `json:"start"`
+	Pace        int     `json:"pace"`
+	Max         int     `json:"max"`
+	PhaseMs     float64 `json:"phase_ms"`
+	AllowanceMs float64 `json:"allowance_ms"`
+	MaxP99Ms    float64 `json:"max_p99_ms,omitempty"`
+	MaxP999Ms   float64 `json:"max_p999_ms,omitempty"`
+	Refine      bool    `json:"refine,omitempty"`
+	Repeat      int     `json:"repeat,omitempty"`
+	Addr        string  `json:"addr"`
+}
+
+// ShardSummary is one shard of a merged report ("shards").
+type ShardSummary struct {
+	Index           int     `json:"index"`
+	StartLatenessMs float64 `json:"start_lateness_ms"`
+	MaxLatenessMs   float64 `json:"max_lateness_ms"`
+	Threads         int     `json:"threads,omitempty"`
+}
+
+func (s *Sharding) check(p Plan, m Mode) error {
+	if err := (shard.Spec{Index: s.Index, Count: s.Count}).Valid(); err != nil {
+		return usage("--shard: %v", err)
+	}
+	switch {
+	case s.Coordinator == "":
+		return usage("--shard needs --coordinator HOST:PORT (shard 0 listens there)")
+	case s.Token == "":
+		return usage("--coordinator needs the shared token in the environment variable BRK_TOKEN")
+	case p.Baseline:
+		return usage("--baseline is not supported with --shard")
+	case m == ModeRequests && p.Conns < s.Count:
+		return usage("--conn %d cannot be split over %d shards: every shard needs a connection", p.Conns, s.Count)
+	case s.Tolerance < 0 || s.Allowance < 0 || s.JoinTimeout < 0:
+		return usage("--start-tolerance, --drain-allowance and --join-timeout must not be negative")
+	}
+	return nil
+}
+
+func (s *Sharding) spec() shard.Spec { return shard.Spec{Index: s.Index, Count: s.Count} }
+
+// allowance is the time after each phase's admission (default timeout + 1s).
+func (s *Sharding) allowance(p Plan) time.Duration {
+	if s.Allowance > 0 {
+		return s.Allowance
+	}
+	return p.Timeout + time.Second
+}
+
+// localConns is this shard's share of the engine's connection owners, and
+// its thread count.
+func (s *Sharding) localConns(p Plan, m Mode, threads int) (conns, thr int) {
+	conns = max(1, shard.Share(p.Conns, s.Index, s.Count))
+	limit := conns
+	if m == ModeConnections {
+		limit = max(1, shard.Share(p.Start, s.Index, s.Count))
+	}
+	return conns, max(1, min(threads, limit))
+}
+
+// planHash names everything every shard must agree on.
+func planHash(t *Target, p Plan, m Mode, s *Sharding) string {
+	body := sha256.Sum256(t.Body)
+	v := struct {
+		Mode                      Mode
+		URL, Method               string
+		Headers                   []Header
+		Body                      string
+		ExpectStatus              []int
+		ExpectBody                []byte
+		ExpectEcho                bool
+		Conns, Start, Pace, Max   int
+		Phase, Timeout, Allowance time.Duration
+		Accept                    string
+		MaxP99, MaxP999           time.Duration
+		Refine                    bool
+		Repeat, Requests, Count   int
+	}{m, t.URL, t.Method, t.Headers, hex.EncodeToString(body[:]), t.ExpectStatus, t.ExpectBody, t.ExpectEcho,
+		p.Conns, p.Start, p.Pace, p.Max, p.Phase, p.Timeout, s.allowance(p), p.Accept, p.MaxP99, p.MaxP999,
+		p.Refine, p.Repeat, p.Requests, s.Count}
+	b, _ := json.Marshal(v)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// joinShard joins the coordinated run with the local engine as this
+// shard's part of every phase.
+func joinShard(ctx context.Context, s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, eng sched.Phaser) (*shard.Phaser, error) {
+	spec := s.spec()
+	local := func(ps sched.PhaseSpec) sched.PhaseSpec {
+		if m == ModeConnections {
+			ps.Depth = shard.Share(ps.Depth, spec.Index, spec.Count)
+			if ps.Depth == 0 {
+				ps.FailFast = false // nothing to set up on this shard in this phase
+			}
+		}
+		return ps
+	}
+	return shard.Join(ctx, shard.Config{
+		Spec: spec, Addr: s.Coordinator, Listen: s.Listen, Token: s.Token,
+		PlanHash: planHash(t, p, m, s), StartAt: s.StartAt,
+		Tolerance: s.Tolerance, Allowance: s.allowance(p), JoinTimeout: s.JoinTimeout,
+		Plan: splan, Local: eng, LocalSpec: local,
+	})
+}
+
+// shardInfo is this shard's report section at the end of the run.
+func shardInfo(s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, ph *shard.Phaser) *ShardInfo {
+	info := &ShardInfo{Index: s.Index, Count: s.Count, PlanHash: planHash(t, p, m, s),
+		Plan: ShardPlan{Start: p.Start, Pace: p.Pace, Max: p.Max, PhaseMs: ms(p.Phase), AllowanceMs: ms(s.allowance(p)),
+			MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, Repeat: p.Repeat, Addr: splan.Addr}}
+	if st := ph.StartAt(); !st.IsZero() {
+		info.StartAt = st.UTC().Format(time.RFC3339Nano)
+	}
+	if ls := ph.Shards(); len(ls) > 0 {
+		info.StartLatenessMs, info.MaxLatenessMs = ms(ls[0].Start), ms(ls[0].Max)
+	}
+	return info
+}
+
+func shardSummaries(ph *shard.Phaser) []ShardSummary {
+	var out []ShardSummary
+	for _, l := range ph.Shards() {
+		out = append(out, ShardSummary{Index: l.Index, StartLatenessMs: ms(l.Start), MaxLatenessMs: ms(l.Max)})
+	}
+	return out
+}
+
+// MergeError is a set of shard reports that cannot be merged (exit 2).
+type MergeError struct{ Msg string }
+
+func (e *MergeError) Error() string { return e.Msg }
+
+// MergeReports merges the reports of every shard of one sharded run
+// (names label them in errors) into one report of the same schema, with
+// "shards": each phase's raw measurements are merged (counts and
+// integrals add, histograms merge) and judged again by the verdict code
+// of a single box, so the verdict, levels and exit code are recomputed,
+// never averaged. It refuses a missing or duplicate shard index, reports
+// of different plans or start times, and a report without its shard
+// section or raw measurements.
+func MergeReports(reports []*Result, names []string) (*Result, error) {
+	bad := func(format string, args ...any) (*Result, error) {
+		return nil, &MergeError{Msg: fmt.Sprintf(format, args...)}
+	}
+	if len(reports) == 0 {
+		return bad("no shard reports to merge")
+	}
+	name := func(i int) string {
+		if i < len(names) {
+			return names[i]
+		}
+		return fmt.Sprintf("report %d", i+1)
+	}
+	byIndex := map[int]int{}
+	var first *ShardInfo
+	for i, r := range reports {
+		s := r.Shard
+		if s == nil {
+			return bad("%s is not a shard's report (no \"shard\" section): run each shard with --shard and --json", name(i))
+		}
+		if first == nil {
+			first = s
+		}
+		switch {
+		case s.Count != first.Count:
+			return bad("%s is shard %d of %d, but %s is of %d: not the same run", name(i), s.Index, s.Count, name(0), first.Count)
+		case s.PlanHash != first.PlanHash:
+			return bad("%s has another plan than %s (plan hash %.12s vs %.12s)", name(i), name(0), s.PlanHash, first.PlanHash)
+		case s.StartAt != first.StartAt:
+			return bad("%s started at %q, %s at %q: not the same run", name(i), s.StartAt, name(0), first.StartAt)
+		case s.Index < 0 || s.Index >= s.Count:
+			return bad("%s has shard index %d, not in 0..%d", name(i), s.Index, s.Count-1)
+		}
+		if j, dup := byIndex[s.Index]; dup {
+			return bad("duplicate shard index %d: %s and %s", s.Index, name(j), name(i))
+		}
+		byIndex[s.Index] = i
+	}
+	var missing []string
+	for k := 0; k < first.Count; k++ {
+		if _, ok := byIndex[k]; !ok {
+			missing = append(missing, fmt.Sprint(k))
+		}
+	}
+	if len(missing) > 0 {
+		return bad("missing shard index %s of %d shards", strings.Join(missing, ", "), first.Count)
+	}
+	ordered := make([]*Result, first.Count)
+	for k, i := range byIndex {
+		ordered[k] = reports[i]
+	}
+	r0 := ordered[0]
+	acc, err := sched.ParseAccept(r0.Accept)
+	if err != nil {
+		return bad("%s: accept_pct: %v", name(byIndex[0]), err)
+	}
+	mode := r0.Test
+	if !mode.valid() {
+		return bad("%s: unknown test %q", name(byIndex[0]), mode)
+	}
+	sp := first.Plan
+	conns := r0.Conns
+	if mode == ModeConnections {
+		conns = sp.Start
+		if sp.Max > 0 {
+			conns = sp.Max
+		}
+	}
+	splan := sched.Plan{Mode: mode.engine(), Conns: conns, Start: sp.Start, Pace: sp.Pace, Max: sp.Max,
+		Phase: time.Duration(sp.PhaseMs * 1e6), Accept: acc, Addr: sp.Addr,
+		MaxP99: time.Duration(sp.MaxP99Ms * 1e6), MaxP999: time.Duration(sp.MaxP999Ms * 1e6), Refine: sp.Refine, Repeat: sp.Repeat}
+	res := &Result{Schema: 1, Test: mode, URL: r0.URL, Protocol: r0.Protocol, TLS: r0.TLS, Conns: r0.Conns,
+		Requests: r0.Requests, TimeoutMs: r0.TimeoutMs, Accept: r0.Accept, Phases: []*PhaseStats{}}
+	for k, r := range ordered {
+		res.Threads += r.Threads
+		res.Shards = append(res.Shards, ShardSummary{Index: k, StartLatenessMs: r.Shard.StartLatenessMs,
+			MaxLatenessMs: r.Shard.MaxLatenessMs, Threads: r.Threads})
+	}
+	rp := &replay{reports: ordered, plan: splan}
+	ramp := sched.NewRamp(rp, splan, &replayHooks{res: res})
+	for !ramp.Done() {
+		ramp.Step(context.Background())
+	}
+	return (&running{res: res, ramp: ramp}).finish(), nil
+}
+
+// replay is a Phaser over recorded shard reports: phase n is the merge of
+// every shard's raw measurement of phase n.
+type replay struct {
+	reports []*Result
+	plan    sched.Plan
+	n       int
+}
+
+func (rp *replay) RunPhase(_ context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
+	n := rp.n
+	rp.n++
+	level := rp.plan.Mode.Target(spec.Depth, rp.plan.Conns)
+	ms := make([]*sched.Measurement, 0, len(rp.reports))
+	for k, r := range rp.reports {
+		var ps *PhaseStats
+		for _, q := range r.Phases {
+			if q.Index == n {
+				ps = q
+			}
+		}
+		switch {
+		case ps == nil:
+			why := ""
+			if r.Reason != "" {
+				why = ": it ended " + string(r.Verdict) + ", " + r.Reason
+			}
+			return nil, fmt.Errorf("shard %d's report ends before phase %d%s", k, n, why)
+		case ps.Raw == nil || ps.Raw.Stats == nil:
+			return nil, fmt.Errorf("shard %d's report has no raw measurement for phase %d", k, n)
+		case ps.Level != level:
+			return nil, fmt.Errorf("shard %d's phase %d ran level %d, the merged ramp expects %d", k, n, ps.Level, level)
+		}
+		ms = append(ms, ps.Raw)
+	}
+	return shard.Merge(ms), nil
+}
+
+type replayHooks struct{ res *Result }
+
+func (h *replayHooks) PhaseStarted(int, int, int) {}
+func (h *replayHooks) PhaseFinished(j *sched.Judged) {
+	h.res.Phases = append(h.res.Phases, phaseStats(j))
+}
+
+// shardRun is a running shard's part, for its report.
+type shardRun struct {
+	s     *Sharding
+	t     Target
+	p     Plan
+	m     Mode
+	splan sched.Plan
+	ph    *shard.Phaser
+}
+
+func (r *shardRun) report(res *Result) {
+	res.Shard = shardInfo(r.s, &r.t, r.p, r.m, r.splan, r.ph)
+	if r.s.Index == 0 {
+		res.Shards = shardSummaries(r.ph)
+	}
+}
