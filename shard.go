@@ -271,9 +271,12 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		Phase: time.Duration(sp.PhaseMs * 1e6), Accept: acc, Addr: sp.Addr,
 		MaxP99: time.Duration(sp.MaxP99Ms * 1e6), MaxP999: time.Duration(sp.MaxP999Ms * 1e6), Refine: sp.Refine, Repeat: sp.Repeat}
 	res := &Result{Schema: 1, Test: mode, URL: r0.URL, Protocol: r0.Protocol, TLS: r0.TLS, Conns: r0.Conns,
-		Requests: r0.Requests, TimeoutMs: r0.TimeoutMs, Accept: r0.Accept, Phases: []*PhaseStats{}}
+		Requests: r0.Requests, TimeoutMs: r0.TimeoutMs, Accept: r0.Accept, Phases: []*PhaseStats{},
+		Plan: r0.Plan, Version: Version(), Command: r0.Command, StartedAt: r0.StartedAt}
+	res.Plan.Threads = 0
 	for k, r := range ordered {
 		res.Threads += r.Threads
+		res.Plan.Threads += r.Plan.Threads
 		res.Shards = append(res.Shards, ShardSummary{Index: k, StartLatenessMs: r.Shard.StartLatenessMs,
 			MaxLatenessMs: r.Shard.MaxLatenessMs, Threads: r.Threads})
 	}
