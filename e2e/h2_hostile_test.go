@@ -365,3 +365,89 @@ func TestH2ConnectionsLastStreamTimesOut(t *testing.T) {
 		t.Fatalf("setups %+v, counts %+v, server answered %d", su, tc, st.Responses.Load())
 	}
 }
+
+// A stream the server resets (other than REFUSED_STREAM) is that request's
+// transport failure, not a response without a status; the connection and
+// its other streams go on.
+func TestH2ServerResetIsTransport(t *testing.T) {
+	var st hostile.H2Stats
+	var reset atomic.Int64
+	_, target := h2Hostile(t, &st, nil, func(h *hostile.H2Conn, ev hostile.H2Event) bool {
+		if ev.Kind == hostile.H2Request {
+			if ev.Stream%10 == 5 {
+				reset.Add(1)
+				h.Unanswered--
+				return h.Fr.WriteRSTStream(ev.Stream, http2.ErrCodeInternal) == nil
+			}
+			return h.Respond(ev.Stream, 200, "ok") == nil
+		}
+		return true
+	})
+	target.ExpectBody = []byte("ok")
+	res := runBrk(t, target, h2Plan(2, 4, 300*time.Millisecond, time.Second))
+	checkAccounting(t, res)
+	tc := total(res)
+	if tc.Transport != uint64(reset.Load()) || tc.Status != 0 || tc.Succeeded != uint64(st.Responses.Load()) || reset.Load() == 0 {
+		t.Fatalf("counts %+v, server reset %d and answered %d", tc, reset.Load(), st.Responses.Load())
+	}
+	if s := totalSetups(res); s.Attempted != 2 {
+		t.Fatalf("setups %+v: a reset stream replaced its connection", s)
+	}
+}
+
+// After GOAWAY, streams at or below its last id that the server never
+// answers before it closes are each a transport failure (HTTP/2 streams
+// fail one by one, no abandoned followers); streams above it are replayed.
+func TestH2GoAwayThenCut(t *testing.T) {
+	var st hostile.H2Stats
+	var below, above atomic.Int64
+	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {
+		h, err := hostile.NewH2(c, &st)
+		if err != nil {
+			return
+		}
+		var pending []uint32
+		n, last := 0, uint32(0)
+		for {
+			ev, err := h.Next()
+			if err != nil {
+				return
+			}
+			if ev.Kind != hostile.H2Request {
+				continue
+			}
+			n++
+			switch {
+			case n <= 20:
+				if h.Respond(ev.Stream, 200, "ok") != nil {
+					return
+				}
+				continue
+			case n == 24:
+				last = ev.Stream
+				h.Fr.WriteGoAway(last, http2.ErrCodeNo, nil)
+			}
+			pending = append(pending, ev.Stream)
+			if n == 28 {
+				for _, s := range pending {
+					if s <= last {
+						below.Add(1)
+					} else {
+						above.Add(1)
+					}
+				}
+				time.Sleep(20 * time.Millisecond)
+				c.Reset()
+				return
+			}
+		}
+	})
+	target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, ExpectBody: []byte("ok")}
+	res := runBrk(t, target, h2Plan(1, 8, 300*time.Millisecond, time.Second))
+	checkAccounting(t, res)
+	tc := total(res)
+	t.Logf("%s; below %d above %d", describe(res), below.Load(), above.Load())
+	if below.Load() == 0 || tc.Transport != uint64(below.Load()) || tc.Abandoned != 0 {
+		t.Fatalf("counts %+v: want %d transport failures (streams at or below the last id), none abandoned", tc, below.Load())
+	}
+}

@@ -287,5 +287,8 @@ func (s *Session) Drained() bool { return false }
 // Farewell is nil: HTTP/1.1 has nothing to say before a close.
 func (s *Session) Farewell() []byte { return nil }
 
+// Independent is false: an abrupt end is one incident for a pipeline.
+func (s *Session) Independent() bool { return false }
+
 // Counters is nil: HTTP/1.1 keeps no protocol counts.
 func (s *Session) Counters() *proto.Counters { return nil }

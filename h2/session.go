@@ -483,6 +483,9 @@ func (s *Session) Drained() bool { return (s.goaway || s.ending) && s.open == 0 
 // Farewell is the GOAWAY that ends a connection after a protocol error.
 func (s *Session) Farewell() []byte { return s.farewell }
 
+// Independent is true: each stream fails on its own.
+func (s *Session) Independent() bool { return true }
+
 // Counters are the session's counts (resets sent, GOAWAYs received) and
 // the peer's stream limit on the current connection.
 func (s *Session) Counters() *proto.Counters { return &s.counters }
@@ -886,8 +889,9 @@ func (s *Session) control() error {
 			s.goaway = true
 			return nil
 		}
-		// Reset by the server: answered with no status.
-		s.done = append(s.done, proto.Completion{Token: st.tok, Status: -1})
+		// Reset by the server: this request failed alone, with no
+		// response (transport).
+		s.done = append(s.done, proto.Completion{Token: st.tok, Reset: true})
 		s.remove(st.id)
 	case *http2.WindowUpdateFrame:
 		inc := int64(f.Increment)

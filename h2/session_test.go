@@ -169,7 +169,7 @@ var parseCases = []parseCase{
 	}, []proto.Completion{{Token: 0, Status: 200, BodyOK: true}}, ""},
 	{"server reset", 1, func(f *frames) {
 		f.fr.WriteRSTStream(1, http2.ErrCodeInternal)
-	}, []proto.Completion{{Token: 0, Status: -1}}, ""},
+	}, []proto.Completion{{Token: 0, Reset: true}}, ""},
 	{"frame too large", 1, func(f *frames) {
 		f.Write([]byte{0, 0x40, 0x01, 0, 0, 0, 0, 0, 1})
 	}, nil, "FRAME_SIZE_ERROR"},

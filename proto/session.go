@@ -68,6 +68,12 @@ type Session interface {
 	// Farewell is what to write before a connection is closed for a
 	// protocol fault (HTTP/2's GOAWAY with the error's code); nil for none.
 	Farewell() []byte
+	// Independent reports that the connection's requests fail one by one
+	// when it ends abruptly (HTTP/2 streams: each written one is a
+	// transport failure), rather than as one incident whose first request
+	// is a transport failure and the pipelined followers abandoned
+	// (HTTP/1.1).
+	Independent() bool
 	// Counters are the session's protocol counts, cumulative over its
 	// connections; nil when it keeps none.
 	Counters() *Counters
@@ -94,4 +100,8 @@ type Completion struct {
 	// Sample, when the body failed its check, is its first bytes
 	// (bounded), valid until the next Parse or EOF.
 	Sample []byte
+	// Reset means the server reset this request alone (an HTTP/2
+	// RST_STREAM other than REFUSED_STREAM): no response, a transport
+	// failure of this request.
+	Reset bool
 }

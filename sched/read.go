@@ -98,6 +98,15 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 		return false
 	}
 	s := o.slot(c.Token)
+	if c.Reset {
+		// The server reset this request alone: no response.
+		w.integrate(now)
+		w.resolve(o, c.Token)
+		w.rec.Fail(metrics.Transport, 1)
+		w.updateTarget(o, now)
+		w.admit(o, now)
+		return true
+	}
 	if s.state == slotQueued {
 		// An early response to a request still being written (a server
 		// refusing an upload): the server has it, so it counts as
@@ -113,7 +122,9 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 		w.rec.Fail(metrics.Status, 1)
 	case !c.BodyOK:
 		w.rec.Fail(metrics.Body, 1)
-		w.rec.BodySample(c.Sample)
+		if len(c.Sample) > 0 {
+			w.rec.BodySample(c.Sample)
+		}
 	default:
 		w.rec.Success()
 	}
@@ -186,8 +197,13 @@ func (w *worker) abrupt(o *owner, now int64, err error) {
 	}
 	if o.outstanding() > 0 {
 		w.integrate(now)
-		w.resolveFirstWritten(o, metrics.Transport)
-		w.failWritten(o, metrics.Abandoned)
+		if o.sess.Independent() {
+			// Each written request failed on its own.
+			w.failWritten(o, metrics.Transport)
+		} else {
+			w.resolveFirstWritten(o, metrics.Transport)
+			w.failWritten(o, metrics.Abandoned)
+		}
 	}
 	w.retireConn(o, now, false)
 }
