@@ -41,6 +41,14 @@ type Config struct {
 	Mode    Mode
 	PerConn int
 
+	// The rate test: RateDepth is the most outstanding requests a
+	// connection carries; Poisson draws exponential gaps between
+	// arrivals from Seed (with the phase number) instead of a uniform
+	// schedule.
+	RateDepth int
+	Poisson   bool
+	Seed      uint64
+
 	// TLS, when set, makes every connection TLS (https://). Each owner
 	// clones it with a session cache of its own unless NoResume.
 	TLS      *tls.Config
@@ -62,6 +70,8 @@ func (c *Config) validate() error {
 		return errors.New("sched: no protocol session")
 	case c.Mode == Connections && c.PerConn < 1:
 		return errors.New("sched: the connections test needs requests per connection")
+	case c.Mode == Rate && c.RateDepth < 1:
+		return errors.New("sched: the rate test needs a depth per connection")
 	}
 	return nil
 }

@@ -17,6 +17,9 @@ const MaxLevel = 1 << 16
 // request.
 const MaxOutstanding = 1 << 22
 
+// MaxRate bounds the rate test's level (requests/s).
+const MaxRate = 10_000_000
+
 // Plan is a run's phase schedule and what its phases are judged against.
 type Plan struct {
 	Mode        Mode
@@ -26,6 +29,7 @@ type Plan struct {
 	Phase       time.Duration
 	Accept      Accept
 	Addr        string // the dialed address, named in setup failures
+	RateDepth   int    // rate test: outstanding requests per connection at most
 }
 
 // Level yields the depth of phase n (start + n·pace, with an explicit
@@ -81,7 +85,12 @@ func Drive(ctx context.Context, ph Phaser, plan Plan, hooks Hooks) *Outcome {
 			return out
 		}
 		depth, last := plan.Level(n)
-		if depth > MaxLevel || plan.Mode == Requests && depth*plan.Conns > MaxOutstanding {
+		if plan.Mode == Rate && depth > MaxRate {
+			out.Verdict = Inconclusive
+			out.Reason = fmt.Sprintf("the next level (%d requests/s) is beyond what brk supports (%d requests/s); give --max", depth, MaxRate)
+			return out
+		}
+		if plan.Mode != Rate && depth > MaxLevel || plan.Mode == Requests && depth*plan.Conns > MaxOutstanding {
 			out.Verdict = Inconclusive
 			out.Reason = fmt.Sprintf("the next level (%d) is beyond what brk supports (%d per connection or connections, %d outstanding requests); give --max", depth, MaxLevel, MaxOutstanding)
 			return out
@@ -93,7 +102,11 @@ func Drive(ctx context.Context, ph Phaser, plan Plan, hooks Hooks) *Outcome {
 			out.Verdict, out.Reason = Inconclusive, err.Error()
 			return out
 		}
-		j := &Judged{Judgement: Judge(m, plan, n, depth), Index: n, Depth: plan.Mode.perConn(depth), Target: target, Run: m}
+		per := plan.Mode.perConn(depth)
+		if plan.Mode == Rate {
+			per = plan.RateDepth
+		}
+		j := &Judged{Judgement: Judge(m, plan, n, depth), Index: n, Depth: per, Target: target, Run: m}
 		out.Phases = append(out.Phases, j)
 		hooks.PhaseFinished(j)
 		if j.Stop {
@@ -110,7 +123,7 @@ func Drive(ctx context.Context, ph Phaser, plan Plan, hooks Hooks) *Outcome {
 		if last {
 			out.Verdict = Done
 			out.Reason = fmt.Sprintf("max level %d per connection completed and accepted", depth)
-			if plan.Mode == Connections {
+			if plan.Mode != Requests {
 				out.Reason = fmt.Sprintf("max level %d %s completed and accepted", depth, plan.Mode.Unit())
 			}
 			return out

@@ -69,6 +69,7 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 		w.wrote(o, c.Token, now)
 	}
 	w.rec.Response(now - s.start)
+	w.rec.Served(now - s.written)
 	switch code := c.Status; {
 	case now > s.deadline:
 		w.rec.Fail(metrics.Timeout, 1)

@@ -61,6 +61,10 @@ type command struct {
 	depth int
 	phase uint32
 	rec   *metrics.Recorder // the recorder handed back for reuse
+	// at and until bound the phase's admission window on the engine's
+	// clock (ns since its epoch): the rate test's schedule starts at at
+	// and schedules nothing from until on.
+	at, until int64
 }
 
 const (
@@ -95,6 +99,8 @@ type worker struct {
 	stopping    bool
 	depth       uint32
 	phase       uint32
+	schedStart  int64 // the phase's admission window on the engine's clock
+	schedEnd    int64
 	activeStart int64
 	outTotal    uint64 // outstanding integral of the phases handed over
 	pending     int64  // admitted and unresolved requests on this worker
@@ -145,17 +151,26 @@ func newWorker(id int, cfg *Config, epoch time.Time, owners int, reports chan<- 
 		tmo:     int64(cfg.Timeout),
 		cmds:    make(chan command, 4),
 		reports: reports,
-		pol:     cfg.Mode.policy(cfg.PerConn),
+		pol:     cfg.Mode.policy(cfg, id),
 		comps:   make([]Completion, 0, 16),
 	}
 	for i := range w.owners {
 		w.initOwner(i)
 	}
 	w.hs = make(chan hsResult, max(owners, 1024))
-	w.rec = metrics.NewRecorder(&w.live)
+	w.rec = w.newRecorder()
 	w.wheel = NewWheel(owners, 12, 0)
 	w.fireFn = w.fire
 	return w
+}
+
+// newRecorder makes a recorder with what the test mode measures.
+func (w *worker) newRecorder() *metrics.Recorder {
+	r := metrics.NewRecorder(&w.live)
+	if w.cfg.Mode == Rate {
+		r.EnableRate()
+	}
+	return r
 }
 
 func (w *worker) initOwner(i int) {
@@ -207,8 +222,15 @@ func (w *worker) run(ready chan<- error) {
 	ready <- nil
 	defer w.shutdown()
 	for {
-		timeout := w.wheel.Timeout(w.now())
-		n, err := w.p.Wait(w.events, timeout)
+		now := w.now()
+		timeout := w.wheel.TimeoutNs(now)
+		if at := w.pol.pump(w, now); at >= 0 {
+			// The policy's next instant (a due arrival) bounds the wait.
+			if d := max(at-w.now(), 0); timeout < 0 || d < timeout {
+				timeout = d
+			}
+		}
+		n, err := w.p.WaitNs(w.events, timeout)
 		if err != nil {
 			msg := "poller: " + err.Error()
 			w.fatal.Store(&msg)
@@ -262,6 +284,7 @@ func (w *worker) command(c command) {
 		w.rec.TLS = w.lastTLS
 		w.tlsSeen = false
 		w.phase = c.phase
+		w.schedStart, w.schedEnd = c.at, c.until
 		w.pol.start(w, c.depth)
 		w.last = now
 		w.activeStart = now
@@ -286,6 +309,7 @@ func (w *worker) command(c command) {
 	case cmdAbort:
 		w.abort(now)
 	case cmdStop:
+		w.pol.pump(w, now) // what came due up to the end is admitted
 		w.integrate(now)
 		w.rec.ActiveNs = uint64(now - w.activeStart)
 		w.admitting = false
@@ -301,6 +325,7 @@ func (w *worker) abort(now int64) {
 	w.integrate(now)
 	w.admitting = false
 	w.stopping = true
+	w.pol.abort(w)
 	for i := range w.owners {
 		o := &w.owners[i]
 		w.failAll(o, metrics.Abandoned)
@@ -324,7 +349,7 @@ func (w *worker) handOver() {
 		w.rec = w.spare
 		w.spare = nil
 	} else {
-		w.rec = metrics.NewRecorder(&w.live)
+		w.rec = w.newRecorder()
 	}
 	w.rec.Reset()
 	w.reports <- report{worker: w.id, rec: done}
