@@ -221,12 +221,12 @@ func (w *worker) run(ready chan<- error) {
 	w.last = now
 	ready <- nil
 	defer w.shutdown()
+	next := int64(-1) // the policy's next instant (a due arrival)
 	for {
-		now := w.now()
+		now = w.now()
 		timeout := w.wheel.TimeoutNs(now)
-		if at := w.pol.pump(w, now); at >= 0 {
-			// The policy's next instant (a due arrival) bounds the wait.
-			if d := max(at-w.now(), 0); timeout < 0 || d < timeout {
+		if next >= 0 {
+			if d := max(next-now, 0); timeout < 0 || d < timeout {
 				timeout = d
 			}
 		}
@@ -265,6 +265,7 @@ func (w *worker) run(ready chan<- error) {
 		}
 		w.wheel.Advance(w.now(), w.fireFn)
 		w.reconnect()
+		next = w.pol.pump(w, w.now())
 		w.live.OutstandingNs.Store(w.outTotal + w.rec.OutstandingNs)
 		if w.stopping && w.pending == 0 {
 			w.stopping = false
