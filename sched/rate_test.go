@@ -3,8 +3,8 @@ package sched
 import (
 	"context"
 	"io"
-	"net"
 	"math/rand/v2"
+	"net"
 	"runtime"
 	"slices"
 	"testing"
