@@ -29,6 +29,15 @@ type Plan struct {
 	Baseline bool
 	// Requests is the connections test's requests per connection (default 1).
 	Requests int
+	// The rate test (RunRate): Start, Pace and Max are requests/s.
+	// RateDepth is the most outstanding requests a connection carries
+	// (default 1 over HTTP/1.1: no pipelining unless asked). Arrivals is
+	// "uniform" (default: arrival k due at phase start + k/rate) or
+	// "poisson" (exponential gaps drawn from Seed; 0 picks a seed, which
+	// the result reports).
+	RateDepth int
+	Arrivals  string
+	Seed      uint64
 }
 
 // Header is one request header.
@@ -104,6 +113,9 @@ type Result struct {
 	Threads       int           `json:"threads"`
 	Conns         int           `json:"conns,omitempty"`
 	Requests      int           `json:"requests_per_connection,omitempty"`
+	RateDepth     int           `json:"rate_depth,omitempty"` // rate test: outstanding per connection at most
+	Arrivals      string        `json:"arrivals,omitempty"`   // rate test: uniform or poisson
+	Seed          uint64        `json:"seed,omitempty"`       // rate test, poisson: the seed that repeats the run
 	TimeoutMs     float64       `json:"timeout_ms"`
 	Accept        string        `json:"accept_pct"`
 	Baseline      *Baseline     `json:"baseline,omitempty"`
@@ -205,4 +217,30 @@ type PhaseStats struct {
 	SetupError        string    `json:"setup_error,omitempty"`
 	// SetupsPerSec is established setups ÷ duration (connections test).
 	SetupsPerSec float64 `json:"setups_per_sec"`
+	// Rate is the rate test's schedule accounting (nil in the other
+	// tests). There latency_ms counts from each request's scheduled
+	// instant: backlog is latency.
+	Rate *RateStats `json:"rate,omitempty"`
+}
+
+// RateStats is what a rate test phase offered and how the client kept its
+// schedule. Scheduled = Written + ExpiredUnsent when no connection is lost
+// with requests not yet written.
+type RateStats struct {
+	Scheduled     uint64 `json:"scheduled"`      // arrivals due in the admission window
+	Written       uint64 `json:"written"`        // requests completely written
+	ExpiredUnsent uint64 `json:"expired_unsent"` // deadline passed before written (also counted as timeout)
+	// OfferedPerSec is scheduled ÷ admission window; AchievedPerSec
+	// successes ÷ phase duration (drain included).
+	OfferedPerSec  float64 `json:"offered_per_sec"`
+	AchievedPerSec float64 `json:"achieved_per_sec"`
+	// SendLagMs: scheduled → completely written. ServiceMs: written →
+	// response complete. ClientLagMs: scheduled → taken up by its worker
+	// (the send lag no slot wait explains: CPU, timer lateness).
+	SendLagMs   Latency `json:"send_lag_ms"`
+	ServiceMs   Latency `json:"service_ms"`
+	ClientLagMs Latency `json:"client_lag_ms"`
+	// ShortfallPct is how far the offered rate fell short of the schedule
+	// because the client was late; above 1 % the phase is unfulfilled.
+	ShortfallPct float64 `json:"shortfall_pct"`
 }

@@ -20,11 +20,11 @@ type prepared struct {
 
 // prepare validates p (with its defaults filled in) and t, in that order,
 // and encodes t's request; the error is a *UsageError.
-func prepare(t *Target, p Plan) (*prepared, error) {
+func prepare(t *Target, p Plan, m Mode) (*prepared, error) {
 	p.Defaults()
 	pr := &prepared{plan: p}
 	var err error
-	if pr.accept, err = validatePlan(p); err != nil {
+	if pr.accept, err = validatePlan(p, m); err != nil {
 		return nil, err
 	}
 	u, cfg, err := parseTargetURL(t.URL, t.TLS)

@@ -44,7 +44,7 @@ func refuse(format string, args ...any) error {
 type cli struct {
 	Req     reqCmd     `cmd:"" default:"withargs" help:"Requests test (default): raise concurrent requests per connection."`
 	Conn    connCmd    `cmd:"" help:"Connections test: raise concurrent connections."`
-	Rate    rateCmd    `cmd:"" help:"Open-model test: raise the offered arrival rate (not in this build yet)."`
+	Rate    rateCmd    `cmd:"" help:"Open-model test: raise an arrival rate (requests/s) scheduled against the clock."`
 	Fixture fixtureCmd `cmd:"" help:"Run the built-in fixture responder."`
 	Demo    demoCmd    `cmd:"" help:"Find the break of a capacity-limited fixture started as a child process (~15 s)."`
 	Bench   benchCmd   `cmd:"" help:"Client self-benchmark against a fixture child process (not in this build yet)."`

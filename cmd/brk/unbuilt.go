@@ -1,18 +1,8 @@
 package main
 
-// brk rate and brk bench are parsed so that they are refused with exit 2
-// before any traffic: this build does not serve them yet (nor --http2,
-// refused in refuseUnserved).
-
-type rateCmd struct {
-	URL string `arg:""`
-	loadFlags
-	RateDepth int `help:"Max outstanding per connection."`
-}
-
-func (c *rateCmd) Run(e *env) error {
-	return refuse("the rate test (brk rate) is not supported by this build yet")
-}
+// brk bench is parsed so that it is refused with exit 2 before any
+// traffic: this build does not serve it yet (nor --http2, refused in
+// refuseUnserved).
 
 type benchCmd struct{}
 
