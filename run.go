@@ -199,6 +199,11 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, 
 			return res, nil
 		}
 	}
+	if m == ModeRate {
+		// Connections are set up before phase 0, so that its schedule
+		// does not start on connects.
+		eng.Connect(ctx, p.Timeout+100*time.Millisecond)
+	}
 	h := &hooks{obs: obs, res: res, plan: p, eng: eng}
 	out := sched.Drive(ctx, eng, sched.Plan{
 		Mode: mode, Conns: p.Conns,

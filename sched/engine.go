@@ -64,6 +64,28 @@ func Start(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
+// Connect sets up every connection before the first phase (the rate
+// test's schedule should not start on connects) and waits until each
+// setup has ended or d has passed. A failed setup is retried by the first
+// phase, as if Connect had not run; these setups are counted in no phase.
+func (e *Engine) Connect(ctx context.Context, d time.Duration) {
+	if e.closed {
+		return
+	}
+	base := e.Snapshot()
+	for _, w := range e.workers {
+		e.send(w, command{kind: cmdConnect})
+	}
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		s := e.Snapshot()
+		if s.Established-base.Established+s.SetupFailed-base.SetupFailed >= uint64(e.cfg.Conns) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // Threads is the number of workers.
 func (e *Engine) Threads() int { return len(e.workers) }
 

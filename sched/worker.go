@@ -72,6 +72,7 @@ const (
 	cmdStop         // stop admission, then report when drained
 	cmdQuit         // close everything and exit
 	cmdAbort        // interrupted: abandon what is outstanding, then report
+	cmdConnect      // set up every idle owner's connection before any phase
 )
 
 // worker runs on one locked OS thread.
@@ -309,6 +310,12 @@ func (w *worker) command(c command) {
 		}
 	case cmdAbort:
 		w.abort(now)
+	case cmdConnect:
+		for i := range w.owners {
+			if o := &w.owners[i]; o.state == stIdle {
+				w.dial(o, now)
+			}
+		}
 	case cmdStop:
 		w.pol.pump(w, now) // what came due up to the end is admitted
 		w.integrate(now)
