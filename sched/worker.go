@@ -68,11 +68,11 @@ type command struct {
 }
 
 const (
-	cmdStart = iota // start admitting at depth for phase
-	cmdStop         // stop admission, then report when drained
-	cmdQuit         // close everything and exit
-	cmdAbort        // interrupted: abandon what is outstanding, then report
-	cmdConnect      // set up every idle owner's connection before any phase
+	cmdStart   = iota // start admitting at depth for phase
+	cmdStop           // stop admission, then report when drained
+	cmdQuit           // close everything and exit
+	cmdAbort          // interrupted: abandon what is outstanding, then report
+	cmdConnect        // set up every idle owner's connection before any phase
 )
 
 // worker runs on one locked OS thread.
