@@ -7,11 +7,13 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"brk/conn"
 	"brk/h1"
+	"brk/metrics"
 )
 
 // schedAll lists the instants of n workers' shares of one phase's
@@ -243,4 +245,38 @@ func BenchmarkRateCycle(b *testing.B) {
 	b.ReportMetric(float64(el.Nanoseconds())/float64(resp), "ns/op")
 	b.ReportMetric(float64(allocs)/float64(resp), "allocs/op")
 	b.ReportMetric(float64(resp), "responses")
+}
+
+// TestJudgeRate: a rate phase needs no connection at full depth; a
+// client that fell more than 1 % behind its schedule makes the phase
+// unfulfilled (inconclusive), even when outcomes fell below --accept; a
+// client on schedule is judged by outcomes.
+func TestJudgeRate(t *testing.T) {
+	acc, err := ParseAccept("99")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := Plan{Mode: Rate, Conns: 16, Start: 1000, Pace: 1000, Phase: time.Second, Accept: acc, RateDepth: 1}
+	phase := func(succeeded, timeouts uint64, meanLate time.Duration) *Measurement {
+		s := metrics.NewPhase()
+		s.Counts.Succeeded = succeeded
+		s.Counts.Failed[metrics.Timeout] = timeouts
+		s.Counts.Attempted = succeeded + timeouts
+		s.Scheduled = s.Counts.Attempted
+		s.Written = s.Scheduled
+		s.LateNs = s.Scheduled * uint64(meanLate)
+		s.Setups.Attempted, s.Setups.Established = 16, 16
+		return &Measurement{Stats: s, Active: time.Second, Elapsed: time.Second, Boxes: 1}
+	}
+	if j := Judge(phase(1000, 0, time.Millisecond), plan, 0, 1000); !j.Accepted {
+		t.Errorf("on schedule, all succeeded: %+v", j)
+	}
+	if j := Judge(phase(900, 100, time.Millisecond), plan, 0, 1000); j.Verdict != Broken || !strings.Contains(j.Reason, "1000 requests/s") {
+		t.Errorf("on schedule, 90 %% succeeded: %+v", j)
+	}
+	for _, m := range []*Measurement{phase(1000, 0, 20*time.Millisecond), phase(900, 100, 20*time.Millisecond)} {
+		if j := Judge(m, plan, 0, 1000); j.Verdict != Inconclusive || !strings.Contains(j.Reason, "fell behind its arrival schedule") {
+			t.Errorf("2 %% behind schedule: %+v", j)
+		}
+	}
 }
