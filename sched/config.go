@@ -12,7 +12,10 @@
 // connection's transport), read.go (the transport's bytes parsed by the
 // session into completions, each resolving its slot and recording its
 // outcome), with the test mode's policy (admit_*.go) deciding what is
-// admitted and what follows a response.
+// admitted and what follows a response. The rate test's policy is also
+// pumped once per turn of the worker's loop: it takes up the arrivals due
+// on its schedule and names the instant of the next, which bounds the
+// worker's poll timeout.
 package sched
 
 import (

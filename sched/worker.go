@@ -104,7 +104,7 @@ type worker struct {
 	schedEnd    int64
 	activeStart int64
 	outTotal    uint64 // outstanding integral of the phases handed over
-	pending     int64  // admitted and unresolved requests on this worker
+	pending     int64  // admitted and unresolved requests on this worker, and arrivals waiting for a slot (rate test)
 
 	// time integrals over the admission window
 	last     int64
