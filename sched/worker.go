@@ -211,6 +211,9 @@ func (w *worker) run(ready chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	w.tid.Store(int32(gettid()))
+	if w.cfg.Mode == Rate {
+		preciseTimers()
+	}
 	p, err := poller.New()
 	if err != nil {
 		ready <- err
