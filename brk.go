@@ -48,6 +48,15 @@ type Plan struct {
 	// Shard, when set, makes this run one shard of the plan run on several
 	// load boxes (shard.go).
 	Shard *Sharding
+	// The rate test (RunRate): Start, Pace and Max are requests/s.
+	// RateDepth is the most outstanding requests a connection carries
+	// (default 1 over HTTP/1.1: no pipelining unless asked). Arrivals is
+	// "uniform" (default: arrival k due at phase start + k/rate) or
+	// "poisson" (exponential gaps drawn from Seed; 0 picks a seed, which
+	// the result reports).
+	RateDepth int
+	Arrivals  string
+	Seed      uint64
 }
 
 // Header is one request header.
@@ -128,6 +137,9 @@ type Result struct {
 	Conns         int       `json:"conns,omitempty"`
 	Requests      int       `json:"requests_per_connection,omitempty"`
 	TimeoutMs     float64   `json:"timeout_ms"`
+	RateDepth     int       `json:"rate_depth,omitempty"` // rate test: outstanding per connection at most
+	Arrivals      string    `json:"arrivals,omitempty"`   // rate test: uniform or poisson
+	Seed          uint64    `json:"seed,omitempty"`       // rate test, poisson: the seed that repeats the run
 	Accept        string    `json:"accept_pct"`
 	Baseline      *Baseline `json:"baseline,omitempty"`
 	// Plan is the plan as run, defaults filled in, so that a script can
@@ -163,6 +175,9 @@ type ResultPlan struct {
 	MaxP999Ms   float64 `json:"max_p999_ms,omitempty"`
 	Refine      bool    `json:"refine,omitempty"`
 	Repeat      int     `json:"repeat,omitempty"`
+	RateDepth   int     `json:"rate_depth,omitempty"` // rate test
+	Arrivals    string  `json:"arrivals,omitempty"`   // rate test
+	Seed        uint64  `json:"seed,omitempty"`       // rate test, poisson
 }
 
 // Baseline is the idle observation made before the load (--baseline). It
@@ -285,6 +300,10 @@ type PhaseStats struct {
 	// run (counts, integrals, encoded histograms, CPU): what brk merge
 	// merges and judges again.
 	Raw *sched.Measurement `json:"raw,omitempty"`
+	// Rate is the rate test's schedule accounting (nil in the other
+	// tests). There latency_ms counts from each request's scheduled
+	// instant: backlog is latency.
+	Rate *RateStats `json:"rate,omitempty"`
 }
 
 // ServerCPU is one server process's CPU and memory over a phase, read from
@@ -298,4 +317,26 @@ type ServerCPU struct {
 	// Gone is set when the process could not be read at the phase's end
 	// (it exited); its figures are then zero.
 	Gone bool `json:"gone,omitempty"`
+}
+
+// RateStats is what a rate test phase offered and how the client kept its
+// schedule. Scheduled = Written + ExpiredUnsent when no connection is lost
+// with requests not yet written.
+type RateStats struct {
+	Scheduled     uint64 `json:"scheduled"`      // arrivals due in the admission window
+	Written       uint64 `json:"written"`        // requests completely written
+	ExpiredUnsent uint64 `json:"expired_unsent"` // deadline passed before written (also counted as timeout)
+	// OfferedPerSec is scheduled ÷ admission window; AchievedPerSec
+	// successes ÷ phase duration (drain included).
+	OfferedPerSec  float64 `json:"offered_per_sec"`
+	AchievedPerSec float64 `json:"achieved_per_sec"`
+	// SendLagMs: scheduled → completely written. ServiceMs: written →
+	// response complete. ClientLagMs: scheduled → taken up by its worker
+	// (the send lag no slot wait explains: CPU, timer lateness).
+	SendLagMs   Latency `json:"send_lag_ms"`
+	ServiceMs   Latency `json:"service_ms"`
+	ClientLagMs Latency `json:"client_lag_ms"`
+	// ShortfallPct is how far the offered rate fell short of the schedule
+	// because the client was late; above 1 % the phase is unfulfilled.
+	ShortfallPct float64 `json:"shortfall_pct"`
 }

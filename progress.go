@@ -16,6 +16,9 @@ type Progress struct {
 	SuccessPerSec   float64       // over the last interval
 	Failed          Counts        // so far in this phase, by category (Attempted and Succeeded unset)
 	MeanOutstanding float64       // over the last interval
+	// The rate test (zero in the others): arrivals taken up and requests
+	// completely written so far in this phase.
+	Scheduled, Written uint64
 }
 
 // ProgressObserver is an Observer that also wants a live reading once a
@@ -58,6 +61,7 @@ func (r *reporter) run(phase, level int) {
 			p := Progress{
 				Phase: phase, Level: level, Elapsed: now.Sub(start),
 				Succeeded: s.Succeeded - base.Succeeded,
+				Scheduled: s.Scheduled - base.Scheduled, Written: s.Written - base.Written,
 			}
 			if dt > 0 {
 				p.SuccessPerSec = float64(s.Succeeded-prev.Succeeded) / dt.Seconds()

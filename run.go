@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -45,7 +46,20 @@ func RunConnections(ctx context.Context, t Target, p Plan, obs Observer) (*Resul
 	return RunMode(ctx, ModeConnections, t, p, obs)
 }
 
-// RunMode runs the test of mode m (Run or RunConnections).
+// RunRate runs the rate test, an open model: --conn connections opened
+// once; each phase offers Start + n × Pace requests/s on a schedule against
+// the clock (p.Arrivals: uniform or poisson), whatever the server does. A
+// due arrival takes a free slot (at most p.RateDepth outstanding per
+// connection) or waits for one in FIFO order; its latency and deadline
+// start at its scheduled instant, so a stall shows up as the latency it
+// caused. A phase whose client fell behind its schedule by more than 1 %
+// is unfulfilled (inconclusive), never a server verdict. The error is
+// non-nil only for a bad plan or target.
+func RunRate(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
+	return RunMode(ctx, ModeRate, t, p, obs)
+}
+
+// RunMode runs the test of mode m (Run, RunConnections or RunRate).
 func RunMode(ctx context.Context, m Mode, t Target, p Plan, obs Observer) (*Result, error) {
 	return run(ctx, t, p, obs, m)
 }
@@ -65,6 +79,19 @@ func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
 		return nil, p, usage("unknown test %q", m)
 	}
 	connTest := m == ModeConnections
+	if m == ModeRate {
+		if p.RateDepth == 0 {
+			// HTTP/1.1: no pipelining unless asked. TODO(http2): the
+			// default becomes the peer's stream limit with --http2.
+			p.RateDepth = 1
+		}
+		if p.Arrivals == "" {
+			p.Arrivals = "uniform"
+		}
+		if t.TLS.NoResume {
+			return nil, p, usage("--no-resume applies to the connections test")
+		}
+	}
 	if connTest {
 		if p.Requests == 0 {
 			p.Requests = 1
@@ -190,6 +217,16 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	} else {
 		res.Plan.Connections = p.Conns
 	}
+	if m == ModeRate {
+		res.RateDepth, res.Arrivals = p.RateDepth, p.Arrivals
+		if p.Arrivals == "poisson" {
+			if p.Seed == 0 {
+				p.Seed = rand.Uint64() | 1
+			}
+			res.Seed = p.Seed
+		}
+	}
+	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
 	limit, _ := conn.RaiseNoFile()
 	if need := uint64(engConns + 2*threads + 64); limit > 0 && need > limit {
 		return inconclusive(fmt.Sprintf("client needs about %d file descriptors for %d connections but RLIMIT_NOFILE is %d: raise `ulimit -n` or use fewer connections", need, engConns, limit))
@@ -200,6 +237,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		Timeout: p.Timeout, StatusOK: pr.statusOK,
 		TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
 		Mode: mode, PerConn: p.Requests,
+		RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
 		NewSession: newSession,
 	})
 	if err != nil {
@@ -220,12 +258,18 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 			return nil, res, nil
 		}
 	}
+	if m == ModeRate {
+		// Connections are set up before phase 0, so that its schedule
+		// does not start on connects.
+		eng.Connect(ctx, p.Timeout+100*time.Millisecond)
+	}
 	h := &hooks{obs: obs, res: res, plan: p, eng: eng, servers: newServerSampler(p.ServerPIDs)}
 	splan := sched.Plan{
 		Mode: mode, Conns: p.Conns,
 		Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Accept: pr.accept,
 		Addr:   addrs[0].String(),
 		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Refine: p.Refine, Repeat: p.Repeat,
+		RateDepth: p.RateDepth,
 	}
 	r := &running{res: res, eng: eng}
 	var ph sched.Phaser = eng
@@ -289,6 +333,9 @@ type hooks struct {
 
 func (h *hooks) PhaseStarted(index, depth, target int) {
 	h.servers.start()
+	if h.res.Test == ModeRate {
+		depth = h.plan.RateDepth
+	}
 	h.obs.PhaseStarted(Phase{Index: index, Depth: depth, Target: target})
 	if po, ok := h.obs.(ProgressObserver); ok {
 		h.rep = startReporter(h.eng, po, index, target)
@@ -359,7 +406,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		s.RequestsPerSec = float64(c.Succeeded) / r.Elapsed.Seconds()
 		s.SetupsPerSec = float64(m.Setups.Established) / r.Elapsed.Seconds()
 	}
-	if m.ActiveNs > 0 && m.Workers > 0 {
+	if m.ActiveNs > 0 && m.Workers > 0 && m.SendLag == nil {
 		active := float64(m.ActiveNs) / float64(m.Workers)
 		s.MeanOutstanding = float64(m.OutstandingNs) / active
 		if j.Target > 0 {
@@ -380,7 +427,32 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		s.WorkerBusyPct = &v
 		s.ClientBound = r.WorkerBusy >= sched.ClientBoundShare
 	}
+	if m.SendLag != nil {
+		// The rate test has no depth to cover: mean outstanding only.
+		if m.ActiveNs > 0 && m.Workers > 0 {
+			s.MeanOutstanding = float64(m.OutstandingNs) / (float64(m.ActiveNs) / float64(m.Workers))
+		}
+		s.Rate = rateStats(r, s.RequestsPerSec)
+		s.ClientBound = s.ClientBound || r.Shortfall() > sched.MaxShortfall
+	}
 	return s
+}
+
+// rateStats is a rate test phase's schedule accounting.
+func rateStats(r *sched.Measurement, achieved float64) *RateStats {
+	m := r.Stats
+	rs := &RateStats{
+		Scheduled: m.Scheduled, Written: m.Written, ExpiredUnsent: m.ExpiredUnsent,
+		AchievedPerSec: achieved,
+		SendLagMs:      histLatency(m.SendLag),
+		ServiceMs:      histLatency(m.Service),
+		ClientLagMs:    histLatency(m.ClientLag),
+		ShortfallPct:   100 * r.Shortfall(),
+	}
+	if r.Active > 0 {
+		rs.OfferedPerSec = float64(m.Scheduled) / r.Active.Seconds()
+	}
+	return rs
 }
 
 func latency(count int64, sumNs uint64, m *metrics.Phase) Latency {
@@ -420,9 +492,12 @@ func encodeHist(m *metrics.Phase) string {
 	return string(b)
 }
 
-func setupLatency(m *metrics.Phase) Latency {
-	h := m.SetupLatency
-	if h.TotalCount() == 0 {
+func setupLatency(m *metrics.Phase) Latency { return histLatency(m.SetupLatency) }
+
+// histLatency summarises a µs histogram in milliseconds (its mean from
+// the histogram).
+func histLatency(h *hdrhistogram.Histogram) Latency {
+	if h == nil || h.TotalCount() == 0 {
 		return Latency{}
 	}
 	return Latency{

@@ -216,3 +216,69 @@ func withPhase(p brk.Plan, d time.Duration) brk.Plan {
 	p.Phase = d
 	return p
 }
+
+// TestRateReportsMatchSchema: rate reports (done, interrupted, poisson
+// with its seed) match the schema, and their books balance.
+func TestRateReportsMatchSchema(t *testing.T) {
+	s := compileSchema(t)
+	plain, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	target := brk.Target{URL: plain.URL("/plain"), ExpectBody: []byte("ok")}
+	for _, c := range []struct {
+		name    string
+		plan    brk.Plan
+		verdict brk.Verdict
+		cancel  time.Duration
+	}{
+		{name: "done", plan: brk.Plan{Conns: 4, Start: 200, Pace: 200, Max: 400, Phase: 200 * time.Millisecond, Threads: 2},
+			verdict: brk.VerdictDone},
+		{name: "poisson", plan: brk.Plan{Conns: 4, Start: 300, Max: 300, Phase: 300 * time.Millisecond, Threads: 1,
+			Arrivals: "poisson", Seed: 11}, verdict: brk.VerdictDone},
+		{name: "interrupted", plan: brk.Plan{Conns: 2, Start: 100, Phase: 10 * time.Second, Threads: 1},
+			verdict: brk.VerdictInterrupted, cancel: 300 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if c.cancel > 0 {
+				time.AfterFunc(c.cancel, cancel)
+			}
+			var r *brk.Result
+			for attempt := 1; ; attempt++ {
+				r, err = brk.RunRate(ctx, target, c.plan, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if attempt == rateAttempts || !clientBehind(r) {
+					break
+				}
+			}
+			if r.Verdict != c.verdict {
+				t.Fatalf("verdict %s (%s), want %s", r.Verdict, r.Reason, c.verdict)
+			}
+			raw, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Validate(doc); err != nil {
+				t.Fatalf("report does not match the schema: %v\n%s", err, raw)
+			}
+			checkRateAccounting(t, r)
+			if c.plan.Arrivals == "poisson" && (r.Arrivals != "poisson" || r.Seed != c.plan.Seed) {
+				t.Errorf("arrivals %q seed %d, want poisson %d", r.Arrivals, r.Seed, c.plan.Seed)
+			}
+			for i, p := range r.Phases {
+				if want := c.plan.Start + i*c.plan.Pace; p.Level != want && !p.Interrupted {
+					t.Errorf("phase %d level %d, want %d", i, p.Level, want)
+				}
+			}
+		})
+	}
+}

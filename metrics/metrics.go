@@ -97,6 +97,10 @@ type Live struct {
 	// OutstandingNs mirrors the worker's outstanding-requests integral
 	// (request·ns, never reset), published once per loop iteration.
 	OutstandingNs atomic.Uint64
+	// Scheduled counts the rate test's arrivals taken up; Written counts
+	// requests completely written for the first time.
+	Scheduled atomic.Uint64
+	Written   atomic.Uint64
 }
 
 // Recorder is one worker's measurements for the current phase.
@@ -156,6 +160,21 @@ type Recorder struct {
 	Replayed        uint64
 	PeerMaxStreams  int64
 	PeerMaxKnown    bool
+	// Written counts requests completely written (a replay counts once).
+	Written uint64
+	// Scheduled counts the rate test's arrivals that came due in the
+	// admission window; ExpiredUnsent those whose deadline passed before
+	// they were completely written (also counted as timeout).
+	Scheduled     uint64
+	ExpiredUnsent uint64
+	// LateNs sums how late the worker took up each scheduled arrival
+	// (its clock against the schedule: CPU, timer lateness).
+	LateNs uint64
+	// The rate test's histograms (µs; nil in the other tests): send lag
+	// (scheduled → completely written), service time (written → response
+	// complete) and client lag (scheduled → taken up by its worker, the
+	// part of the send lag no slot wait explains).
+	SendLag, Service, ClientLag *hdrhistogram.Histogram
 
 	live *Live
 }
@@ -166,12 +185,59 @@ func NewRecorder(live *Live) *Recorder {
 	return &Recorder{Latency: NewHistogram(), SetupLatency: NewHistogram(), live: live}
 }
 
+// EnableRate gives the recorder the rate test's histograms.
+func (r *Recorder) EnableRate() {
+	if r.SendLag == nil {
+		r.SendLag, r.Service, r.ClientLag = NewHistogram(), NewHistogram(), NewHistogram()
+	}
+}
+
 // Reset clears the recorder for a new phase.
 func (r *Recorder) Reset() {
 	lat, setup, live := r.Latency, r.SetupLatency, r.live
+	lag, svc, cl := r.SendLag, r.Service, r.ClientLag
 	lat.Reset()
 	setup.Reset()
-	*r = Recorder{Latency: lat, SetupLatency: setup, live: live}
+	for _, h := range []*hdrhistogram.Histogram{lag, svc, cl} {
+		if h != nil {
+			h.Reset()
+		}
+	}
+	*r = Recorder{Latency: lat, SetupLatency: setup, SendLag: lag, Service: svc, ClientLag: cl, live: live}
+}
+
+// Wrote records a request completely written for the first time, lagNs
+// after its admission (its scheduled instant in the rate test).
+func (r *Recorder) Wrote(lagNs int64) {
+	r.Written++
+	r.live.Written.Add(1)
+	if r.SendLag != nil {
+		recordUs(r.SendLag, lagNs)
+	}
+}
+
+// Served records the service time of a written request's response.
+func (r *Recorder) Served(ns int64) {
+	if r.Service != nil {
+		recordUs(r.Service, ns)
+	}
+}
+
+// Arrived records n scheduled arrivals taken up by the worker.
+func (r *Recorder) Arrived(n uint64) {
+	r.Scheduled += n
+	r.live.Scheduled.Add(n)
+}
+
+// Late records how late one arrival was taken up.
+func (r *Recorder) Late(ns int64) {
+	if ns < 0 {
+		ns = 0
+	}
+	r.LateNs += uint64(ns)
+	if r.ClientLag != nil {
+		recordUs(r.ClientLag, ns)
+	}
 }
 
 // Success records a successful request.
@@ -366,6 +432,14 @@ type Phase struct {
 	Replayed             uint64                  `json:"replayed,omitempty"`
 	PeerMaxStreams       int64                   `json:"peer_max_streams,omitempty"`
 	PeerMaxKnown         bool                    `json:"peer_max_known,omitempty"`
+	Written              uint64                  `json:"written"`
+	Scheduled            uint64                  `json:"scheduled"`
+	ExpiredUnsent        uint64                  `json:"expired_unsent"`
+	LateNs               uint64                  `json:"late_ns"`
+	// The rate test's histograms; nil in the other tests.
+	SendLag   *hdrhistogram.Histogram `json:"-"`
+	Service   *hdrhistogram.Histogram `json:"-"`
+	ClientLag *hdrhistogram.Histogram `json:"-"`
 }
 
 // peerMax keeps the lowest known peer stream limit.
@@ -416,6 +490,7 @@ func (p *Phase) Add(q *Phase) {
 	p.GoAwaysReceived += q.GoAwaysReceived
 	p.Replayed += q.Replayed
 	p.peerMax(q.PeerMaxStreams, q.PeerMaxKnown)
+	p.addRate(q.Written, q.Scheduled, q.ExpiredUnsent, q.LateNs, q.SendLag, q.Service, q.ClientLag)
 	p.firsts(q.TLS, q.ProtocolReason, q.SetupError, q.ClientError)
 }
 
@@ -426,6 +501,23 @@ func (p *Phase) addSamples(s []string) {
 			p.BodySamples = append(p.BodySamples, b)
 		}
 	}
+}
+
+// addRate adds the rate test's counters and histograms.
+func (p *Phase) addRate(written, scheduled, expired, late uint64, lag, svc, cl *hdrhistogram.Histogram) {
+	p.Written += written
+	p.Scheduled += scheduled
+	p.ExpiredUnsent += expired
+	p.LateNs += late
+	if lag == nil {
+		return
+	}
+	if p.SendLag == nil {
+		p.SendLag, p.Service, p.ClientLag = NewHistogram(), NewHistogram(), NewHistogram()
+	}
+	p.SendLag.Merge(lag)
+	p.Service.Merge(svc)
+	p.ClientLag.Merge(cl)
 }
 
 // firsts keeps the first TLS negotiation and messages seen.
@@ -449,6 +541,9 @@ type phaseJSON struct {
 	*phaseFields
 	LatencyHdr      string `json:"latency_hdr"`
 	SetupLatencyHdr string `json:"setup_latency_hdr"`
+	SendLagHdr      string `json:"send_lag_hdr,omitempty"`
+	ServiceHdr      string `json:"service_hdr,omitempty"`
+	ClientLagHdr    string `json:"client_lag_hdr,omitempty"`
 }
 
 type phaseFields Phase
@@ -463,7 +558,18 @@ func (p *Phase) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(phaseJSON{phaseFields: (*phaseFields)(p), LatencyHdr: lat, SetupLatencyHdr: setup})
+	v := phaseJSON{phaseFields: (*phaseFields)(p), LatencyHdr: lat, SetupLatencyHdr: setup}
+	if p.SendLag != nil {
+		for _, e := range []struct {
+			h   *hdrhistogram.Histogram
+			out *string
+		}{{p.SendLag, &v.SendLagHdr}, {p.Service, &v.ServiceHdr}, {p.ClientLag, &v.ClientLagHdr}} {
+			if *e.out, err = EncodeHistogram(e.h); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON decodes a phase encoded by MarshalJSON.
@@ -477,7 +583,20 @@ func (p *Phase) UnmarshalJSON(b []byte) error {
 	if p.Latency, err = DecodeHistogram(v.LatencyHdr); err != nil {
 		return err
 	}
-	p.SetupLatency, err = DecodeHistogram(v.SetupLatencyHdr)
+	if p.SetupLatency, err = DecodeHistogram(v.SetupLatencyHdr); err != nil {
+		return err
+	}
+	p.SendLag, p.Service, p.ClientLag = nil, nil, nil
+	if v.SendLagHdr == "" {
+		return nil
+	}
+	if p.SendLag, err = DecodeHistogram(v.SendLagHdr); err != nil {
+		return err
+	}
+	if p.Service, err = DecodeHistogram(v.ServiceHdr); err != nil {
+		return err
+	}
+	p.ClientLag, err = DecodeHistogram(v.ClientLagHdr)
 	return err
 }
 
@@ -535,5 +654,6 @@ func (p *Phase) Merge(r *Recorder) {
 	p.GoAwaysReceived += r.GoAwaysReceived
 	p.Replayed += r.Replayed
 	p.peerMax(r.PeerMaxStreams, r.PeerMaxKnown)
+	p.addRate(r.Written, r.Scheduled, r.ExpiredUnsent, r.LateNs, r.SendLag, r.Service, r.ClientLag)
 	p.firsts(r.TLS, r.ProtocolReason, r.SetupError, r.ClientError)
 }

@@ -4,6 +4,7 @@ package poller
 
 import (
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,6 +14,8 @@ type Poller struct {
 	epfd   int
 	wakefd int
 	raw    []unix.EpollEvent
+	ts     unix.Timespec // epoll_pwait2's timeout, kept here so that a wait allocates nothing
+	noPW2  bool          // the kernel has no epoll_pwait2 (before 5.11): millisecond waits
 }
 
 // New creates a poller with a wake-up descriptor.
@@ -53,11 +56,41 @@ func (p *Poller) Del(fd int) error {
 // consumed here and reported as a zero-length result when nothing else is
 // ready. EINTR is reported as zero events.
 func (p *Poller) Wait(events []Event, timeoutMs int) (int, error) {
+	if timeoutMs < 0 {
+		return p.WaitNs(events, -1)
+	}
+	return p.WaitNs(events, int64(timeoutMs)*1e6)
+}
+
+// WaitNs is Wait with a timeout in nanoseconds (-1: forever): epoll_pwait2
+// where the kernel has it (Linux 5.11), so that a worker can wake for a
+// scheduled instant with microsecond precision; otherwise the timeout is
+// rounded up to whole milliseconds.
+func (p *Poller) WaitNs(events []Event, timeoutNs int64) (int, error) {
 	max := len(events)
 	if max > len(p.raw) {
 		max = len(p.raw)
 	}
-	n, err := unix.EpollWait(p.epfd, p.raw[:max], timeoutMs)
+	var n int
+	var err error
+	switch {
+	case timeoutNs < 0:
+		n, err = unix.EpollWait(p.epfd, p.raw[:max], -1)
+	case !p.noPW2:
+		p.ts = unix.NsecToTimespec(timeoutNs)
+		r0, _, e1 := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(p.epfd), uintptr(unsafe.Pointer(&p.raw[0])),
+			uintptr(max), uintptr(unsafe.Pointer(&p.ts)), 0, 0)
+		n = int(r0)
+		if e1 == unix.ENOSYS {
+			p.noPW2 = true
+			return p.WaitNs(events, timeoutNs)
+		}
+		if e1 != 0 {
+			err = e1
+		}
+	default:
+		n, err = unix.EpollWait(p.epfd, p.raw[:max], int((timeoutNs+999_999)/1_000_000))
+	}
 	if err != nil {
 		if err == unix.EINTR {
 			return 0, nil

@@ -15,6 +15,7 @@ const wakeIdent = 0
 type Poller struct {
 	kq  int
 	raw []unix.Kevent_t
+	ts  unix.Timespec // the wait's timeout, kept here so that a wait allocates nothing
 }
 
 // New creates a poller with a wake-up event.
@@ -55,14 +56,22 @@ func (p *Poller) Del(fd int) error {
 // Wait blocks up to timeoutMs (-1: forever) and fills events. A descriptor
 // ready for both directions yields two events. EINTR is zero events.
 func (p *Poller) Wait(events []Event, timeoutMs int) (int, error) {
+	if timeoutMs < 0 {
+		return p.WaitNs(events, -1)
+	}
+	return p.WaitNs(events, int64(timeoutMs)*1e6)
+}
+
+// WaitNs is Wait with a timeout in nanoseconds (-1: forever).
+func (p *Poller) WaitNs(events []Event, timeoutNs int64) (int, error) {
 	max := len(events)
 	if max > len(p.raw) {
 		max = len(p.raw)
 	}
 	var ts *unix.Timespec
-	if timeoutMs >= 0 {
-		t := unix.NsecToTimespec(int64(timeoutMs) * 1e6)
-		ts = &t
+	if timeoutNs >= 0 {
+		p.ts = unix.NsecToTimespec(timeoutNs)
+		ts = &p.ts
 	}
 	n, err := unix.Kevent(p.kq, nil, p.raw[:max], ts)
 	if err != nil {

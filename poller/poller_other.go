@@ -22,6 +22,9 @@ func (p *Poller) Del(fd int) error { return ErrUnsupported }
 // Wait reports ErrUnsupported.
 func (p *Poller) Wait(events []Event, timeoutMs int) (int, error) { return 0, ErrUnsupported }
 
+// WaitNs reports ErrUnsupported.
+func (p *Poller) WaitNs(events []Event, timeoutNs int64) (int, error) { return 0, ErrUnsupported }
+
 // Wake reports ErrUnsupported.
 func (p *Poller) Wake() error { return ErrUnsupported }
 

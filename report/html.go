@@ -79,6 +79,16 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 		if p != nil {
 			d.Rows = append(d.Rows, phaseRow(p))
 		}
+		if p != nil && p.Rate != nil {
+			x := p.Rate
+			d.RateRows = append(d.RateRows, htmlRateRow{
+				Index: p.Index, Level: p.Level,
+				Scheduled: x.Scheduled, Written: x.Written, ExpiredUnsent: x.ExpiredUnsent,
+				Offered: fmtF(x.OfferedPerSec, 1), Achieved: fmtF(x.AchievedPerSec, 1), Shortfall: fmtF(x.ShortfallPct, 3),
+				LagP50: fmtF(x.SendLagMs.P50, 3), LagP99: fmtF(x.SendLagMs.P99, 3), LagMax: fmtF(x.SendLagMs.Max, 3),
+				SvcP50: fmtF(x.ServiceMs.P50, 3), SvcP99: fmtF(x.ServiceMs.P99, 3), ClientP99: fmtF(x.ClientLagMs.P99, 3),
+			})
+		}
 	}
 	if len(d.Rows) > 0 {
 		sla, slaOK := math.NaN(), false
@@ -119,6 +129,16 @@ type htmlData struct {
 	Charts        []template.HTML
 	Failures      []string // the failure categories: the table's failure columns
 	Rows          []htmlRow
+	RateRows      []htmlRateRow // the rate test's schedule table
+}
+
+// htmlRateRow is one rate test phase's schedule accounting.
+type htmlRateRow struct {
+	Index, Level                      int
+	Scheduled, Written, ExpiredUnsent uint64
+	Offered, Achieved, Shortfall      string
+	LagP50, LagP99, LagMax            string
+	SvcP50, SvcP99, ClientP99         string
 }
 
 type htmlRow struct {
@@ -652,6 +672,16 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 <td class="note">{{.Reason}}{{if .Fault}}{{if .Reason}}; {{end}}protocol fault: {{.Fault}}{{end}}{{if .SetupEr}}{{if or .Reason .Fault}}; {{end}}setup error: {{.SetupEr}}{{end}}{{if .Server}}{{if or .Reason .Fault .SetupEr}}; {{end}}server: {{.Server}}{{end}}{{if .Statuses}}{{if or .Reason .Fault .SetupEr .Server}}; {{end}}statuses: {{.Statuses}}{{end}}{{if .BodySample}}; first differing body: {{.BodySample}}{{end}}</td></tr>
 {{end}}</tbody>
 </table></div>{{else}}<p>no phases ran</p>{{end}}
+{{if .RateRows}}<h2>Schedule (rate test)</h2>
+<p class="sub">Latency above counts from each request's scheduled instant (backlog is latency). Send lag: scheduled → written; service: written → response; client lag: scheduled → taken up by its worker. Above 1 % shortfall the client did not keep its schedule and the phase is unfulfilled.</p>
+<div class="tablewrap"><table>
+<thead><tr><th>#</th><th>level (requests/s)</th><th>scheduled</th><th>written</th><th>expired unsent</th><th>offered req/s</th><th>achieved req/s</th>
+<th>send lag p50 ms</th><th>send lag p99 ms</th><th>send lag max ms</th><th>service p50 ms</th><th>service p99 ms</th><th>client lag p99 ms</th><th>shortfall %</th></tr></thead>
+<tbody>
+{{range .RateRows}}<tr><td>{{.Index}}</td><td>{{.Level}}</td><td>{{.Scheduled}}</td><td>{{.Written}}</td><td>{{.ExpiredUnsent}}</td><td>{{.Offered}}</td><td>{{.Achieved}}</td>
+<td>{{.LagP50}}</td><td>{{.LagP99}}</td><td>{{.LagMax}}</td><td>{{.SvcP50}}</td><td>{{.SvcP99}}</td><td>{{.ClientP99}}</td><td>{{.Shortfall}}</td></tr>
+{{end}}</tbody>
+</table></div>{{end}}
 <h2>Run conditions</h2>
 <dl class="cond">
 <dt>command</dt><dd><code>{{if .C.Command}}{{.C.Command}}{{else}}unknown{{end}}</code></dd>

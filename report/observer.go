@@ -43,6 +43,13 @@ func (l *Live) Progress(g brk.Progress) { WriteProgress(l.Out, g) }
 // phase, level, elapsed time, successes and successes/s, mean outstanding
 // over the last second, and the failures so far by category.
 func WriteProgress(w io.Writer, g brk.Progress) {
+	if g.Scheduled > 0 {
+		// The rate test: the schedule's progress, and what waits for a
+		// slot or a response.
+		fmt.Fprintf(w, "  … phase %d, level %d requests/s, %4.1f s: %d scheduled, %d written, %d ok (%.0f/s), outstanding %.1f, failures: %s\n",
+			g.Phase, g.Level, g.Elapsed.Seconds(), g.Scheduled, g.Written, g.Succeeded, g.SuccessPerSec, g.MeanOutstanding, failureList(g.Failed))
+		return
+	}
 	fmt.Fprintf(w, "  … phase %d, level %d, %4.1f s: %d ok (%.0f/s), outstanding %.1f, failures: %s\n",
 		g.Phase, g.Level, g.Elapsed.Seconds(), g.Succeeded, g.SuccessPerSec, g.MeanOutstanding, failureList(g.Failed))
 }

@@ -22,6 +22,18 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 	} else {
 		fmt.Fprintf(w, "brk %s test  %s\n", test, t.URL)
 	}
+	if test == brk.ModeRate {
+		depth, arrivals := p.RateDepth, p.Arrivals
+		if depth == 0 {
+			depth = 1
+		}
+		if arrivals == "" {
+			arrivals = "uniform"
+		}
+		fmt.Fprintf(w, "  offered rate: start %d, pace %d, max %s requests/s, %s arrivals; %d connections × %d outstanding at most; phase %s, timeout %s, accept %s %%; %s\n",
+			p.Start, p.Pace, maxs, arrivals, p.Conns, depth, p.Phase, p.Timeout, p.Accept, plural(threads, "worker thread"))
+		return
+	}
 	if test == brk.ModeConnections {
 		if p.Requests == 0 {
 			p.Requests = 1
@@ -68,9 +80,12 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	if s.Probe {
 		state += " (refinement probe)"
 	}
-	if conns {
+	switch {
+	case test == brk.ModeRate:
+		fmt.Fprintf(w, "\nphase %d  level %d requests/s  %s\n", s.Index, s.Level, state)
+	case conns:
 		fmt.Fprintf(w, "\nphase %d  level %d concurrent connections  %s\n", s.Index, s.Level, state)
-	} else {
+	default:
 		fmt.Fprintf(w, "\nphase %d  level %d concurrent requests (%d per connection)  %s\n", s.Index, s.Level, s.Depth, state)
 	}
 	if s.Reason != "" {
@@ -96,10 +111,14 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 		fmt.Fprintf(w, "  body        first differing body: %q\n", s.BodySamples[0])
 	}
 	l := s.LatencyMs
-	fmt.Fprintf(w, "  latency     %d responses: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms\n",
-		l.Count, l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max)
-	fmt.Fprintf(w, "  load        mean outstanding %.1f (target coverage %.1f %%), target reached once on %d connections, time at target %.1f %%\n",
-		s.MeanOutstanding, s.TargetCoveragePct, s.TargetReachedOnce, s.TimeAtTargetPct)
+	if r := s.Rate; r != nil {
+		writeRate(w, s, r)
+	} else {
+		fmt.Fprintf(w, "  latency     %d responses: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms\n",
+			l.Count, l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max)
+		fmt.Fprintf(w, "  load        mean outstanding %.1f (target coverage %.1f %%), target reached once on %d connections, time at target %.1f %%\n",
+			s.MeanOutstanding, s.TargetCoveragePct, s.TargetReachedOnce, s.TimeAtTargetPct)
+	}
 	if conns {
 		su, sl := s.Setups, s.SetupLatencyMs
 		pct := 0.0
@@ -147,6 +166,24 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	if s.SetupError != "" {
 		fmt.Fprintf(w, "  setup       first error: %s\n", s.SetupError)
 	}
+}
+
+// writeRate writes a rate test phase's schedule, latency from the
+// scheduled instant, send lag, service time and load lines.
+func writeRate(w io.Writer, s *brk.PhaseStats, r *brk.RateStats) {
+	fmt.Fprintf(w, "  schedule    %d scheduled, %d written, %d expired unsent; offered %.1f req/s over the admission window, achieved %.1f successful req/s\n",
+		r.Scheduled, r.Written, r.ExpiredUnsent, r.OfferedPerSec, r.AchievedPerSec)
+	writeDist(w, "latency", s.LatencyMs, "responses", "from the scheduled instant")
+	writeDist(w, "send lag", r.SendLagMs, "writes", "scheduled → written")
+	writeDist(w, "service", r.ServiceMs, "responses", "written → response")
+	writeDist(w, "client lag", r.ClientLagMs, "arrivals", "scheduled → taken up by its worker")
+	fmt.Fprintf(w, "  load        mean outstanding %.1f (written, unanswered); schedule shortfall %.3f %% (above 1 %% the phase is unfulfilled)\n",
+		s.MeanOutstanding, r.ShortfallPct)
+}
+
+func writeDist(w io.Writer, name string, l brk.Latency, what, note string) {
+	fmt.Fprintf(w, "  %-11s %d %s: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms (%s)\n",
+		name, l.Count, what, l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max, note)
 }
 
 // FinalLine is the last stdout line of a run (SPEC §5).

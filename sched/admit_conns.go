@@ -18,12 +18,12 @@ func (p *connsPolicy) start(w *worker, share int) {
 
 func (p *connsPolicy) inUse(_ *worker, o *owner) bool { return int(o.idx) < p.active }
 
-func (p *connsPolicy) next(w *worker, o *owner) (ok, last bool) {
-	if o.state != stOpen || o.sent >= p.perConn || int(o.idx) >= p.active {
-		return false, false
+func (p *connsPolicy) next(w *worker, o *owner, now int64) (at int64, ok, last bool) {
+	if !w.admitting || o.state != stOpen || o.sent >= p.perConn || int(o.idx) >= p.active {
+		return 0, false, false
 	}
 	o.sent++
-	return true, o.sent == p.perConn
+	return now, true, o.sent == p.perConn
 }
 
 func (p *connsPolicy) answered(w *worker, o *owner, closing bool, now int64) bool {
@@ -39,3 +39,7 @@ func (p *connsPolicy) answered(w *worker, o *owner, closing bool, now int64) boo
 	}
 	return true
 }
+
+func (*connsPolicy) pump(*worker, int64) int64 { return -1 }
+
+func (*connsPolicy) abort(*worker) {}

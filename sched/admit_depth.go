@@ -9,7 +9,9 @@ func (depthPolicy) start(w *worker, share int) { w.setDepth(uint32(share)) }
 
 func (depthPolicy) inUse(*worker, *owner) bool { return true }
 
-func (depthPolicy) next(*worker, *owner) (ok, last bool) { return true, false }
+func (depthPolicy) next(w *worker, _ *owner, now int64) (at int64, ok, last bool) {
+	return now, w.admitting, false
+}
 
 func (depthPolicy) answered(w *worker, o *owner, closing bool, now int64) bool {
 	if closing {
@@ -18,3 +20,7 @@ func (depthPolicy) answered(w *worker, o *owner, closing bool, now int64) bool {
 	}
 	return true
 }
+
+func (depthPolicy) pump(*worker, int64) int64 { return -1 }
+
+func (depthPolicy) abort(*worker) {}

@@ -12,7 +12,10 @@
 // connection's transport), read.go (the transport's bytes parsed by the
 // session into completions, each resolving its slot and recording its
 // outcome), with the test mode's policy (admit_*.go) deciding what is
-// admitted and what follows a response.
+// admitted and what follows a response. The rate test's policy is also
+// pumped once per turn of the worker's loop: it takes up the arrivals due
+// on its schedule and names the instant of the next, which bounds the
+// worker's poll timeout.
 package sched
 
 import (
@@ -41,6 +44,14 @@ type Config struct {
 	Mode    Mode
 	PerConn int
 
+	// The rate test: RateDepth is the most outstanding requests a
+	// connection carries; Poisson draws exponential gaps between
+	// arrivals from Seed (with the phase number) instead of a uniform
+	// schedule.
+	RateDepth int
+	Poisson   bool
+	Seed      uint64
+
 	// TLS, when set, makes every connection TLS (https://). Each owner
 	// clones it with a session cache of its own unless NoResume.
 	TLS      *tls.Config
@@ -65,6 +76,8 @@ func (c *Config) validate() error {
 		return errors.New("sched: no protocol session")
 	case c.Mode == Connections && c.PerConn < 1:
 		return errors.New("sched: the connections test needs requests per connection")
+	case c.Mode == Rate && c.RateDepth < 1:
+		return errors.New("sched: the rate test needs a depth per connection")
 	}
 	return nil
 }

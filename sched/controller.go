@@ -17,6 +17,9 @@ const MaxLevel = 1 << 16
 // request.
 const MaxOutstanding = 1 << 22
 
+// MaxRate bounds the rate test's level (requests/s).
+const MaxRate = 10_000_000
+
 // Plan is a run's phase schedule and what its phases are judged against.
 type Plan struct {
 	Mode        Mode
@@ -26,6 +29,7 @@ type Plan struct {
 	Phase       time.Duration
 	Accept      Accept
 	Addr        string // the dialed address, named in setup failures
+	RateDepth   int    // rate test: outstanding requests per connection at most
 	// MaxP99 and MaxP999, when set, reject a phase whose latency
 	// percentile exceeds them.
 	MaxP99, MaxP999 time.Duration
@@ -139,7 +143,11 @@ func (r *Ramp) Step(ctx context.Context) {
 	}
 	plan := r.plan
 	depth, last := plan.Level(r.n)
-	if depth > MaxLevel || plan.Mode == Requests && depth*plan.Conns > MaxOutstanding {
+	if plan.Mode == Rate && depth > MaxRate {
+		r.end(Inconclusive, fmt.Sprintf("the next level (%d requests/s) is beyond what brk supports (%d requests/s); give --max", depth, MaxRate))
+		return
+	}
+	if plan.Mode != Rate && depth > MaxLevel || plan.Mode == Requests && depth*plan.Conns > MaxOutstanding {
 		r.end(Inconclusive, fmt.Sprintf("the next level (%d) is beyond what brk supports (%d per connection or connections, %d outstanding requests); give --max", depth, MaxLevel, MaxOutstanding))
 		return
 	}
@@ -160,7 +168,7 @@ func (r *Ramp) Step(ctx context.Context) {
 	r.out.LastAccepted = j.Target
 	if last {
 		reason := fmt.Sprintf("max level %d per connection completed and accepted", depth)
-		if plan.Mode == Connections {
+		if plan.Mode != Requests {
 			reason = fmt.Sprintf("max level %d %s completed and accepted", depth, plan.Mode.Unit())
 		}
 		r.end(Done, reason)
@@ -178,7 +186,11 @@ func (r *Ramp) phase(ctx context.Context, depth int, probe bool) (*Judged, bool)
 		r.end(Inconclusive, err.Error())
 		return nil, false
 	}
-	j := &Judged{Judgement: Judge(m, plan, r.n, depth), Index: r.n, Depth: plan.Mode.perConn(depth), Target: target, Probe: probe, Run: m}
+	per := plan.Mode.perConn(depth)
+	if plan.Mode == Rate {
+		per = plan.RateDepth
+	}
+	j := &Judged{Judgement: Judge(m, plan, r.n, depth), Index: r.n, Depth: per, Target: target, Probe: probe, Run: m}
 	r.n++
 	r.out.Phases = append(r.out.Phases, j)
 	r.hooks.PhaseFinished(j)

@@ -64,6 +64,28 @@ func Start(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
+// Connect sets up every connection before the first phase (the rate
+// test's schedule should not start on connects) and waits until each
+// setup has ended or d has passed. A failed setup is retried by the first
+// phase, as if Connect had not run; these setups are counted in no phase.
+func (e *Engine) Connect(ctx context.Context, d time.Duration) {
+	if e.closed {
+		return
+	}
+	base := e.Snapshot()
+	for _, w := range e.workers {
+		e.send(w, command{kind: cmdConnect})
+	}
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		s := e.Snapshot()
+		if s.Established-base.Established+s.SetupFailed-base.SetupFailed >= uint64(e.cfg.Conns) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // Threads is the number of workers.
 func (e *Engine) Threads() int { return len(e.workers) }
 
@@ -112,7 +134,7 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, er
 	// The live counters never reset: the base is read before any worker
 	// starts the phase, so nothing of it is missed.
 	live0 := e.Snapshot()
-	e.startPhase(spec.Depth)
+	e.startPhase(spec.Depth, spec.Duration)
 	mach := e.admission(ctx, spec, m, live0)
 	m.Active = time.Since(start)
 	m.Machine, m.MachineOK = mach.finish()
@@ -129,12 +151,15 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, er
 	return m, nil
 }
 
-// startPhase tells every worker to start admitting at its share of depth.
-func (e *Engine) startPhase(depth int) {
+// startPhase tells every worker to start admitting at its share of depth,
+// for an admission window of d from now (the rate test's schedule starts
+// at the same instant on every worker).
+func (e *Engine) startPhase(depth int, d time.Duration) {
 	e.phase++
+	at := int64(time.Since(e.epoch))
 	for i, w := range e.workers {
 		share := e.cfg.Mode.share(depth, i, len(e.workers))
-		e.send(w, command{kind: cmdStart, depth: share, phase: e.phase, rec: e.recs[i]})
+		e.send(w, command{kind: cmdStart, depth: share, phase: e.phase, rec: e.recs[i], at: at, until: at + int64(d)})
 		e.recs[i] = nil
 	}
 }
@@ -164,6 +189,10 @@ func (mw *machineWindow) finish() (float64, bool) {
 func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, live0 Snapshot) *machineWindow {
 	owners := e.cfg.Mode.owners(spec.Depth, e.cfg.Conns)
 	mw := &machineWindow{}
+	if e.cfg.Mode == Rate {
+		// The schedule loads the machine from its first instant.
+		mw.loaded, mw.start = true, metrics.ReadMachineCPU()
+	}
 	timer := time.NewTimer(spec.Duration)
 	defer timer.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -264,6 +293,8 @@ type Snapshot struct {
 	Reached       uint64 // connection×phase first attainments of the target
 	Established   uint64
 	SetupFailed   uint64
+	Scheduled     uint64 // rate test: arrivals taken up
+	Written       uint64 // requests completely written (first time)
 }
 
 // Snapshot sums the workers' live counters with atomic loads only; it is
@@ -280,6 +311,8 @@ func (e *Engine) Snapshot() Snapshot {
 		s.Reached += l.Reached.Load()
 		s.Established += l.Established.Load()
 		s.SetupFailed += l.SetupFailed.Load()
+		s.Scheduled += l.Scheduled.Load()
+		s.Written += l.Written.Load()
 	}
 	return s
 }

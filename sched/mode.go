@@ -2,8 +2,8 @@ package sched
 
 // Mode is a test mode: what a phase's level counts and how a worker admits
 // requests for it. Each mode's admission policy is a file of its own
-// (admit_depth.go, admit_conns.go); the worker asks the policy and never
-// the mode.
+// (admit_depth.go, admit_conns.go, admit_rate.go); the worker asks the
+// policy and never the mode.
 type Mode uint8
 
 // The test modes.
@@ -16,27 +16,39 @@ const (
 	// each carries a few requests one at a time, the last one asking the
 	// server to close, and its owner then opens the next connection.
 	Connections
+	// Rate: an open model. Connections are opened once and kept; the
+	// level is an arrival rate in requests/s, scheduled against the
+	// clock whatever the server does (admit_rate.go).
+	Rate
 )
 
-// String is the mode's name in reports ("requests", "connections").
+// String is the mode's name in reports ("requests", "connections",
+// "rate").
 func (m Mode) String() string {
-	if m == Connections {
+	switch m {
+	case Connections:
 		return "connections"
+	case Rate:
+		return "rate"
 	}
 	return "requests"
 }
 
 // Unit names what a level counts ("concurrent requests").
 func (m Mode) Unit() string {
-	if m == Connections {
+	switch m {
+	case Connections:
 		return "concurrent connections"
+	case Rate:
+		return "requests/s"
 	}
 	return "concurrent requests"
 }
 
-// Target is the level a phase at depth holds over conns connections.
+// Target is the level a phase at depth holds over conns connections (the
+// depth is the rate itself in the rate test).
 func (m Mode) Target(depth, conns int) int {
-	if m == Connections {
+	if m == Connections || m == Rate {
 		return depth
 	}
 	return depth * conns
@@ -60,7 +72,8 @@ func (m Mode) perConn(depth int) int {
 
 // share splits a phase's depth across workers: worker i of n gets its
 // share (every worker gets the depth in the requests test, where the
-// connections are split at start).
+// connections are split at start, and the whole rate in the rate test,
+// where each worker takes every n-th arrival of one schedule).
 func (m Mode) share(depth, i, n int) int {
 	if m != Connections {
 		return depth
@@ -72,15 +85,19 @@ func (m Mode) share(depth, i, n int) int {
 	return s
 }
 
-func (m Mode) policy(perConn int) admission {
-	if m == Connections {
-		return &connsPolicy{perConn: uint32(perConn)}
+func (m Mode) policy(cfg *Config, id int) admission {
+	switch m {
+	case Connections:
+		return &connsPolicy{perConn: uint32(cfg.PerConn)}
+	case Rate:
+		return newRatePolicy(cfg, id)
 	}
 	return depthPolicy{}
 }
 
 // admission is a test mode's admission policy, asked by the worker at a
-// phase's start, before each admitted request and after each response.
+// phase's start, before each admitted request, after each response and
+// once per turn of its loop.
 type admission interface {
 	// start applies this worker's share of a phase's level: the depth
 	// per connection and the owners that take part.
@@ -89,9 +106,20 @@ type admission interface {
 	inUse(w *worker, o *owner) bool
 	// next reports whether o may take one more request now (within the
 	// depth and the session's capacity, which the worker checks), and
-	// whether it is the connection's last.
-	next(w *worker, o *owner) (ok, last bool)
+	// whether it is the connection's last. at is the request's admission
+	// instant: its latency and its deadline start there. It is now, or
+	// in the rate test the request's scheduled instant, which may be
+	// earlier (backlog is latency).
+	next(w *worker, o *owner, now int64) (at int64, ok, last bool)
 	// answered decides what follows a response on o: it returns false
 	// when the connection was retired or now waits for the server's close.
 	answered(w *worker, o *owner, closing bool, now int64) bool
+	// pump is called once per turn of the worker's loop, before it
+	// waits, and at the end of admission: a policy driven by the clock
+	// admits what is due at now. It returns the instant it next needs a
+	// call (-1: none), which bounds the worker's poll timeout.
+	pump(w *worker, now int64) int64
+	// abort discards what the policy holds outside the owners' rings
+	// (an interrupted phase), counting it as abandoned.
+	abort(w *worker)
 }

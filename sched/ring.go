@@ -15,6 +15,7 @@ type slot struct {
 	admit    int64 // admission instant (ns since the engine's epoch)
 	deadline int64 // admit + timeout (connect start for a first request)
 	start    int64 // latency start: admission, or end of setup for requests admitted before it
+	written  int64 // when first completely written (0: never yet)
 	state    uint8
 	last     bool // the connection's last request (Connection: close)
 }
@@ -69,6 +70,7 @@ func (w *worker) push(o *owner) *slot {
 	o.unresolved++
 	w.pending++
 	s.state = slotQueued
+	s.written = 0
 	return s
 }
 
@@ -91,6 +93,15 @@ func (w *worker) resolve(o *owner, tok uint32) {
 func (w *worker) resolveHead(o *owner, cat metrics.Category) {
 	w.resolve(o, o.head)
 	w.rec.Fail(cat, 1)
+}
+
+// expireHead drops the oldest unresolved request as a timeout; one never
+// written is also counted as expired unsent.
+func (w *worker) expireHead(o *owner) {
+	if o.slot(o.head).written == 0 {
+		w.rec.ExpiredUnsent++
+	}
+	w.resolveHead(o, metrics.Timeout)
 }
 
 // failAll resolves every unresolved request of o with cat.
@@ -153,6 +164,11 @@ func (w *worker) markWritten(o *owner, upTo uint32, now int64) {
 		w.outN++
 		if d := now - s.start; d > w.rec.MaxSendDelayNs {
 			w.rec.MaxSendDelayNs = d
+		}
+		if s.written == 0 {
+			// A replay on a new connection is not written twice.
+			s.written = now
+			w.rec.Wrote(now - s.admit)
 		}
 	}
 	o.wpos = upTo + 1

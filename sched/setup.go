@@ -21,6 +21,11 @@ func (w *worker) connect(o *owner, now int64) {
 		w.wheel.Cancel(o.idx)
 		return
 	}
+	w.dial(o, now)
+}
+
+// dial starts o's connection setup.
+func (w *worker) dial(o *owner, now int64) {
 	o.connStart = now
 	o.state = stConnecting
 	o.sent = 0

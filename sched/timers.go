@@ -48,7 +48,7 @@ func (w *worker) fire(i int32, at int64) {
 	case stIdle:
 		// Requests waiting for a replay connection that never came.
 		for o.pending() > 0 && o.slot(o.head).deadline <= now {
-			w.resolveHead(o, metrics.Timeout)
+			w.expireHead(o)
 		}
 		w.armTimer(o)
 	}
@@ -64,13 +64,13 @@ func (w *worker) expire(o *owner, now int64) {
 	for o.pending() > 0 && o.slot(o.head).deadline <= now {
 		if !o.sess.Cancel(o.head) {
 			for o.pending() > 0 && o.slot(o.head).deadline <= now {
-				w.resolveHead(o, metrics.Timeout)
+				w.expireHead(o)
 			}
 			w.failAll(o, metrics.Abandoned)
 			w.retireConn(o, now, true)
 			return
 		}
-		w.resolveHead(o, metrics.Timeout)
+		w.expireHead(o)
 	}
 	w.updateTarget(o, now)
 	if w.drained(o, now) {

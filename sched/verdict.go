@@ -54,6 +54,11 @@ func Judge(m *Measurement, plan Plan, index, depth int) Judgement {
 	case c.Failed[metrics.Protocol] > 0 || s.ProtocolUnattributed > 0:
 		return broken(fmt.Sprintf("invalid protocol data from the server: %d protocol faults (first: %s)",
 			c.Failed[metrics.Protocol]+s.ProtocolUnattributed, s.ProtocolReason))
+	case plan.Mode == Rate && m.Shortfall() > MaxShortfall:
+		// The client did not keep its schedule: what the server did
+		// under a lower offered rate is no verdict on this level.
+		return inconclusive(fmt.Sprintf("target unfulfilled: the client fell behind its arrival schedule at %d requests/s (arrivals taken up %.3g ms late on average over a %.3g s window: the offered rate fell %.3g %% short); give it more CPU or --threads",
+			target, float64(s.LateNs)/float64(max(s.Scheduled, 1))/1e6, m.Active.Seconds(), 100*m.Shortfall()))
 	case plan.Mode == Connections && !plan.Accept.Met(s.Setups.Established, s.Setups.Attempted):
 		return broken(fmt.Sprintf("setups: %.4g%% established (%d of %d; %d failed, %d timed out) is below --accept %s%% at %d %s",
 			pct(s.Setups.Established, s.Setups.Attempted), s.Setups.Established, s.Setups.Attempted,
@@ -74,7 +79,7 @@ func Judge(m *Measurement, plan Plan, index, depth int) Judgement {
 		}
 		return broken(reason)
 	}
-	if owners := uint64(plan.Mode.owners(depth, plan.Conns)); s.ReachedOnce < owners {
+	if owners := uint64(plan.Mode.owners(depth, plan.Conns)); plan.Mode != Rate && s.ReachedOnce < owners {
 		if plan.Mode == Connections {
 			return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d concurrent connections never carried a request",
 				owners-s.ReachedOnce, owners))
@@ -135,6 +140,22 @@ func clientSaturated(m *Measurement) bool {
 
 func saturatedReason(m *Measurement) string {
 	return fmt.Sprintf("the client was saturated: workers %.0f %% busy — give more --threads or a bigger load box", 100*m.WorkerBusy)
+}
+
+// MaxShortfall is the share of the schedule the rate test's client may
+// fall short of before a phase is unfulfilled.
+const MaxShortfall = 0.01
+
+// Shortfall is the share by which the rate test's offered rate fell short
+// of its schedule because the client took arrivals up late: arrivals each
+// taken up L late shift the offered load by L, so the admission window W
+// offers L/W less of it. Zero outside the rate test.
+func (m *Measurement) Shortfall() float64 {
+	s := m.Stats
+	if s == nil || s.Scheduled == 0 || m.Active <= 0 {
+		return 0
+	}
+	return float64(s.LateNs) / float64(s.Scheduled) / float64(m.Active)
 }
 
 func inconclusive(reason string) Judgement {

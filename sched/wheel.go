@@ -142,9 +142,18 @@ func (w *Wheel) Advance(now int64, fire func(i int32, at int64)) {
 // Timeout returns how long a poll may block (ms): until the next tick
 // boundary when a timer is scheduled, -1 when none is.
 func (w *Wheel) Timeout(now int64) int {
+	d := w.TimeoutNs(now)
+	if d < 0 {
+		return -1
+	}
+	return int((d + 999_999) / 1_000_000)
+}
+
+// TimeoutNs is Timeout in nanoseconds: the time to the next tick, -1 when
+// no timer is armed.
+func (w *Wheel) TimeoutNs(now int64) int64 {
 	if w.count == 0 {
 		return -1
 	}
-	d := (now/w.tick+1)*w.tick - now
-	return int((d + 999_999) / 1_000_000)
+	return (now/w.tick+1)*w.tick - now
 }

@@ -66,13 +66,18 @@ type command struct {
 	depth int
 	phase uint32
 	rec   *metrics.Recorder // the recorder handed back for reuse
+	// at and until bound the phase's admission window on the engine's
+	// clock (ns since its epoch): the rate test's schedule starts at at
+	// and schedules nothing from until on.
+	at, until int64
 }
 
 const (
-	cmdStart = iota // start admitting at depth for phase
-	cmdStop         // stop admission, then report when drained
-	cmdQuit         // close everything and exit
-	cmdAbort        // interrupted: abandon what is outstanding, then report
+	cmdStart   = iota // start admitting at depth for phase
+	cmdStop           // stop admission, then report when drained
+	cmdQuit           // close everything and exit
+	cmdAbort          // interrupted: abandon what is outstanding, then report
+	cmdConnect        // set up every idle owner's connection before any phase
 )
 
 // worker runs on one locked OS thread.
@@ -100,9 +105,11 @@ type worker struct {
 	stopping    bool
 	depth       uint32
 	phase       uint32
+	schedStart  int64 // the phase's admission window on the engine's clock
+	schedEnd    int64
 	activeStart int64
 	outTotal    uint64 // outstanding integral of the phases handed over
-	pending     int64  // admitted and unresolved requests on this worker
+	pending     int64  // admitted and unresolved requests on this worker, and arrivals waiting for a slot (rate test)
 	setups      int    // setups in progress (connect or handshake)
 
 	// time integrals over the admission window
@@ -154,17 +161,26 @@ func newWorker(id int, cfg *Config, epoch time.Time, owners int, reports chan<- 
 		tmo:     int64(cfg.Timeout),
 		cmds:    make(chan command, 4),
 		reports: reports,
-		pol:     cfg.Mode.policy(cfg.PerConn),
+		pol:     cfg.Mode.policy(cfg, id),
 		comps:   make([]Completion, 0, 16),
 	}
 	for i := range w.owners {
 		w.initOwner(i)
 	}
 	w.hs = make(chan hsResult, max(owners, 1024))
-	w.rec = metrics.NewRecorder(&w.live)
+	w.rec = w.newRecorder()
 	w.wheel = NewWheel(owners, 12, 0)
 	w.fireFn = w.fire
 	return w
+}
+
+// newRecorder makes a recorder with what the test mode measures.
+func (w *worker) newRecorder() *metrics.Recorder {
+	r := metrics.NewRecorder(&w.live)
+	if w.cfg.Mode == Rate {
+		r.EnableRate()
+	}
+	return r
 }
 
 func (w *worker) initOwner(i int) {
@@ -204,6 +220,9 @@ func (w *worker) run(ready chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	w.tid.Store(int32(gettid()))
+	if w.cfg.Mode == Rate {
+		preciseTimers()
+	}
 	p, err := poller.New()
 	if err != nil {
 		ready <- err
@@ -215,9 +234,16 @@ func (w *worker) run(ready chan<- error) {
 	w.last = now
 	ready <- nil
 	defer w.shutdown()
+	next := int64(-1) // the policy's next instant (a due arrival)
 	for {
-		timeout := w.wheel.Timeout(w.now())
-		n, err := w.p.Wait(w.events, timeout)
+		now = w.now()
+		timeout := w.wheel.TimeoutNs(now)
+		if next >= 0 {
+			if d := max(next-now, 0); timeout < 0 || d < timeout {
+				timeout = d
+			}
+		}
+		n, err := w.p.WaitNs(w.events, timeout)
 		if err != nil {
 			msg := "poller: " + err.Error()
 			w.fatal.Store(&msg)
@@ -252,6 +278,7 @@ func (w *worker) run(ready chan<- error) {
 		}
 		w.wheel.Advance(w.now(), w.fireFn)
 		w.reconnect()
+		next = w.pol.pump(w, w.now())
 		w.live.OutstandingNs.Store(w.outTotal + w.rec.OutstandingNs)
 		// The drain ends when every request and every setup started in
 		// the phase has an outcome.
@@ -273,6 +300,7 @@ func (w *worker) command(c command) {
 		w.rec.TLS = w.lastTLS
 		w.tlsSeen = false
 		w.phase = c.phase
+		w.schedStart, w.schedEnd = c.at, c.until
 		w.pol.start(w, c.depth)
 		w.last = now
 		w.activeStart = now
@@ -296,7 +324,14 @@ func (w *worker) command(c command) {
 		}
 	case cmdAbort:
 		w.abort(now)
+	case cmdConnect:
+		for i := range w.owners {
+			if o := &w.owners[i]; o.state == stIdle {
+				w.dial(o, now)
+			}
+		}
 	case cmdStop:
+		w.pol.pump(w, now) // what came due up to the end is admitted
 		w.integrate(now)
 		w.rec.ActiveNs = uint64(now - w.activeStart)
 		w.admitting = false
@@ -312,6 +347,7 @@ func (w *worker) abort(now int64) {
 	w.integrate(now)
 	w.admitting = false
 	w.stopping = true
+	w.pol.abort(w)
 	for i := range w.owners {
 		o := &w.owners[i]
 		w.failAll(o, metrics.Abandoned)
@@ -345,7 +381,7 @@ func (w *worker) handOver() {
 		w.rec = w.spare
 		w.spare = nil
 	} else {
-		w.rec = metrics.NewRecorder(&w.live)
+		w.rec = w.newRecorder()
 	}
 	w.rec.Reset()
 	w.reports <- report{worker: w.id, rec: done}

@@ -13,6 +13,7 @@ import (
 type abCmd struct {
 	URLA string `arg:"" name:"url-a" help:"http(s)://host[:port]/path of side A"`
 	URLB string `arg:"" name:"url-b" help:"http(s)://host[:port]/path of side B"`
+	levelFlags
 	loadFlags
 	Connections bool `help:"Run the connections test on both sides instead of the requests test."`
 	Requests    int  `default:"1" help:"With --connections: requests per connection."`
@@ -20,14 +21,14 @@ type abCmd struct {
 
 // Run runs the same plan against two targets, a phase of each in turn.
 func (c *abCmd) Run(e *env) error {
-	if err := c.refuseUnserved(); err != nil {
+	if err := c.refuseUnserved(c.Start, c.Pace); err != nil {
 		return err
 	}
 	c.warn(e.stderr)
 	if c.Report != "" {
 		return refuse("brk ab writes no HTML report; use --json for both sides' reports")
 	}
-	mode, p := brk.ModeRequests, c.plan()
+	mode, p := brk.ModeRequests, c.plan(c.Start, c.Pace, c.Max)
 	if c.Connections {
 		mode, p.Requests = brk.ModeConnections, c.Requests
 	}

@@ -8,6 +8,7 @@ import (
 
 type connCmd struct {
 	URL string `arg:"" help:"http(s)://host[:port]/path"`
+	levelFlags
 	loadFlags
 	shardFlags
 	Requests int  `default:"1" help:"Requests per connection, written one at a time; the last carries Connection: close."`
@@ -17,7 +18,7 @@ type connCmd struct {
 // Run runs the connections test: --start, --pace and --max count
 // concurrent connections.
 func (c *connCmd) Run(e *env) error {
-	if err := c.refuseUnserved(); err != nil {
+	if err := c.refuseUnserved(c.Start, c.Pace); err != nil {
 		return err
 	}
 	c.warn(e.stderr)
@@ -26,7 +27,7 @@ func (c *connCmd) Run(e *env) error {
 		return err
 	}
 	t.TLS.NoResume = c.NoResume
-	p := c.plan()
+	p := c.plan(c.Start, c.Pace, c.Max)
 	p.Requests = c.Requests
 	if p.Requests < 1 {
 		return refuse("--requests must be at least 1")

@@ -47,7 +47,7 @@ type cli struct {
 
 	Req     reqCmd     `cmd:"" default:"withargs" help:"Requests test (default): raise concurrent requests per connection."`
 	Conn    connCmd    `cmd:"" help:"Connections test: raise concurrent connections."`
-	Rate    rateCmd    `cmd:"" help:"Open-model test: raise the offered arrival rate (not in this build yet)."`
+	Rate    rateCmd    `cmd:"" help:"Open-model test: raise an arrival rate (requests/s) scheduled against the clock."`
 	Fixture fixtureCmd `cmd:"" help:"Run the built-in fixture responder."`
 	Demo    demoCmd    `cmd:"" help:"Find the break of a capacity-limited fixture started as a child process (~15 s)."`
 	Ab      abCmd      `cmd:"" name:"ab" help:"A/B: the same plan against two URLs, a phase of each in turn, each ramp judged on its own."`

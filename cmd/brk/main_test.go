@@ -440,6 +440,14 @@ func TestUsage(t *testing.T) {
 		"header without colon":   {u, "-H", "nocolon"},
 		"echo without body":      {u, "--expect-echo"},
 		"unknown flag req":       {"req", u, "--bogus"},
+		"rate without URL":       {"rate"},
+		"rate bad arrivals":      {"rate", u, "--arrivals", "burst"},
+		"rate seed uniform":      {"rate", u, "--seed", "3"},
+		"rate http2":             {"rate", u, "--http2"},
+		"rate requests flag":     {"rate", u, "--requests", "2"},
+		"rate threads over conn": {"rate", u, "--conn", "2", "--threads", "4"},
+		"rate-depth on req":      {u, "--rate-depth", "2"},
+		"rate start over max":    {"rate", u, "--start", "500", "--max", "100"},
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {

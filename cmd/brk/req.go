@@ -14,12 +14,17 @@ import (
 	"brk/report"
 )
 
+// levelFlags are the requests and connections tests' level flags (the
+// rate test has its own: rateLevels).
+type levelFlags struct {
+	Start int `help:"Outstanding requests per connection in phase 0 (default: --pace)."`
+	Pace  int `default:"1" help:"Outstanding requests per connection added each phase."`
+	Max   int `help:"Ceiling per connection; reaching it ends the run Done."`
+}
+
 // loadFlags are the flags every load test shares.
 type loadFlags struct {
 	Conn    int           `short:"c" default:"64" help:"Connections, opened once and replaced when closed."`
-	Start   int           `help:"Outstanding requests per connection in phase 0 (default: --pace)."`
-	Pace    int           `default:"1" help:"Outstanding requests per connection added each phase."`
-	Max     int           `help:"Ceiling per connection; reaching it ends the run Done."`
 	Phase   time.Duration `default:"10s" help:"Admission time of each phase."`
 	Timeout time.Duration `default:"1s" help:"Request budget through the complete response (includes setup for a connection's first request)."`
 	Accept  string        `default:"99.99" aliases:"sla" help:"Minimum success percentage of a phase."`
@@ -56,6 +61,7 @@ type loadFlags struct {
 
 type reqCmd struct {
 	URL string `arg:"" help:"http(s)://host[:port]/path"`
+	levelFlags
 	loadFlags
 	shardFlags
 	RateDepth int `help:"Rate test only." hidden:""`
@@ -65,13 +71,13 @@ type reqCmd struct {
 // explicit zeros (the library would read a zero as "use the default", but
 // on the command line kong already filled the defaults in, so a zero was
 // typed).
-func (f *loadFlags) refuseUnserved() error {
+func (f *loadFlags) refuseUnserved(start, pace int) error {
 	switch {
 	case f.Conn < 1:
 		return refuse("--conn must be at least 1")
-	case f.Pace < 1:
+	case pace < 1:
 		return refuse("--pace must be at least 1")
-	case f.Start < 0:
+	case start < 0:
 		return refuse("--start must be at least 1")
 	case f.Phase < time.Millisecond:
 		return refuse("--phase must be at least 1ms")
@@ -89,9 +95,9 @@ func (f *loadFlags) refuseUnserved() error {
 	return nil
 }
 
-func (f *loadFlags) plan() brk.Plan {
+func (f *loadFlags) plan(start, pace, max int) brk.Plan {
 	return brk.Plan{
-		Conns: f.Conn, Start: f.Start, Pace: f.Pace, Max: f.Max,
+		Conns: f.Conn, Start: start, Pace: pace, Max: max,
 		Phase: f.Phase, Timeout: f.Timeout, Accept: f.Accept, Threads: f.Threads,
 		Baseline: f.Baseline,
 		Refine:   f.Refine, Repeat: f.Repeat, MaxP99: f.MaxP99, MaxP999: f.MaxP999, ServerPIDs: f.ServerPID,
@@ -143,7 +149,7 @@ func (f *loadFlags) target(url string, stdin io.Reader) (brk.Target, error) {
 }
 
 func (c *reqCmd) Run(e *env) error {
-	if err := c.refuseUnserved(); err != nil {
+	if err := c.refuseUnserved(c.Start, c.Pace); err != nil {
 		return err
 	}
 	c.warn(e.stderr)
@@ -154,15 +160,14 @@ func (c *reqCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	p := c.plan()
+	p := c.plan(c.Start, c.Pace, c.Max)
 	if err := c.shardFlags.apply(&p); err != nil {
 		return err
 	}
 	return runTest(e, brk.ModeRequests, t, p, c.JSON, c.Report, c.Quiet)
 }
 
-// runTest runs a requests or connections test and prints it; shared with
-// demo.
+// runTest runs a test and prints it; shared with demo.
 func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet bool) error {
 	_, err := runTestResult(e, mode, t, p, jsonPath, reportPath, quiet)
 	return err

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"brk"
+)
+
+// rateLevels are the rate test's level flags, in requests/s.
+type rateLevels struct {
+	Start int `help:"Offered requests/s in phase 0 (default: --pace)."`
+	Pace  int `default:"1" help:"Requests/s added each phase."`
+	Max   int `help:"Ceiling in requests/s; reaching it ends the run Done."`
+}
+
+type rateCmd struct {
+	URL string `arg:"" help:"http(s)://host[:port]/path"`
+	rateLevels
+	loadFlags
+	RateDepth int    `help:"Most outstanding requests per connection (default 1 over HTTP/1.1: no pipelining unless asked)."`
+	Arrivals  string `default:"uniform" enum:"uniform,poisson" help:"Arrival schedule: uniform (arrival k at phase start + k/rate) or poisson (exponential gaps)."`
+	Seed      uint64 `help:"Seed of the poisson schedule, for a repeatable run (default: a random one, reported in the JSON)."`
+}
+
+// Run runs the rate test: --start, --pace and --max are requests/s
+// offered on a schedule against the clock over --conn connections.
+func (c *rateCmd) Run(e *env) error {
+	if err := c.refuseUnserved(c.Start, c.Pace); err != nil {
+		return err
+	}
+	if c.RateDepth < 0 {
+		return refuse("--rate-depth must be at least 1")
+	}
+	if c.Seed != 0 && c.Arrivals != "poisson" {
+		return refuse("--seed applies to --arrivals poisson")
+	}
+	t, err := c.target(c.URL, os.Stdin)
+	if err != nil {
+		return err
+	}
+	p := c.plan(c.Start, c.Pace, c.Max)
+	p.RateDepth, p.Arrivals, p.Seed = c.RateDepth, c.Arrivals, c.Seed
+	if err := brk.Check(t, p, brk.ModeRate); err != nil {
+		return refuse("%v", err)
+	}
+	if w := brk.RateSlotWarning(p); w != "" {
+		fmt.Fprintf(e.stderr, "brk: %s\n", w)
+	}
+	return runTest(e, brk.ModeRate, t, p, c.JSON, c.Report, c.Quiet)
+}
