@@ -240,6 +240,15 @@ func (r *Recorder) Late(ns int64) {
 	}
 }
 
+// ResetKeepingSetups is Reset that keeps the setup counts and times: for
+// setups made before a run's first phase, counted in it.
+func (r *Recorder) ResetKeepingSetups() {
+	setups, errMsg, setupLat := r.Setups, r.SetupError, r.SetupLatency
+	r.SetupLatency = NewHistogram() // Reset clears this one; the kept one returns below
+	r.Reset()
+	r.Setups, r.SetupError, r.SetupLatency = setups, errMsg, setupLat
+}
+
 // Success records a successful request.
 func (r *Recorder) Success() {
 	r.Succeeded++

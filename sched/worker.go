@@ -296,7 +296,13 @@ func (w *worker) command(c command) {
 		if c.rec != nil {
 			w.spare = c.rec
 		}
-		w.rec.Reset()
+		if c.phase == 1 {
+			// Setups made before the first phase (Engine.Connect) are
+			// counted in it, so that every setup belongs to a phase.
+			w.rec.ResetKeepingSetups()
+		} else {
+			w.rec.Reset()
+		}
 		w.rec.TLS = w.lastTLS
 		w.tlsSeen = false
 		w.phase = c.phase
