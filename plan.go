@@ -130,6 +130,18 @@ func validateRatePlan(p Plan) (sched.Accept, error) {
 	return parseAccept(p.Accept)
 }
 
+// DefaultRateDepth is the rate test's most outstanding requests per
+// connection when Plan.RateDepth is 0: 1 over HTTP/1.1 (no pipelining
+// unless asked); over HTTP/2 128 streams, and never more than the peer's
+// SETTINGS_MAX_CONCURRENT_STREAMS, which admission honours whatever the
+// depth.
+func DefaultRateDepth(http2 bool) int {
+	if http2 {
+		return 128
+	}
+	return 1
+}
+
 // RateSlotWarning is the rate test's plan-time warning, or "": by Little's
 // law the requests outstanding at once are rate × latency, so a run whose
 // connections × depth slots are below its highest planned rate × timeout

@@ -81,9 +81,7 @@ func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
 	connTest := m == ModeConnections
 	if m == ModeRate {
 		if p.RateDepth == 0 {
-			// HTTP/1.1: no pipelining unless asked. TODO(http2): the
-			// default becomes the peer's stream limit with --http2.
-			p.RateDepth = 1
+			p.RateDepth = DefaultRateDepth(t.HTTP2)
 		}
 		if p.Arrivals == "" {
 			p.Arrivals = "uniform"

@@ -443,7 +443,6 @@ func TestUsage(t *testing.T) {
 		"rate without URL":       {"rate"},
 		"rate bad arrivals":      {"rate", u, "--arrivals", "burst"},
 		"rate seed uniform":      {"rate", u, "--seed", "3"},
-		"rate http2":             {"rate", u, "--http2"},
 		"rate requests flag":     {"rate", u, "--requests", "2"},
 		"rate threads over conn": {"rate", u, "--conn", "2", "--threads", "4"},
 		"rate-depth on req":      {u, "--rate-depth", "2"},

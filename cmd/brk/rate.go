@@ -18,7 +18,7 @@ type rateCmd struct {
 	URL string `arg:"" help:"http(s)://host[:port]/path"`
 	rateLevels
 	loadFlags
-	RateDepth int    `help:"Most outstanding requests per connection (default 1 over HTTP/1.1: no pipelining unless asked)."`
+	RateDepth int    `help:"Most outstanding requests per connection (default 1 over HTTP/1.1: no pipelining unless asked; 128 streams with --http2, never more than the server's stream limit)."`
 	Arrivals  string `default:"uniform" enum:"uniform,poisson" help:"Arrival schedule: uniform (arrival k at phase start + k/rate) or poisson (exponential gaps)."`
 	Seed      uint64 `help:"Seed of the poisson schedule, for a repeatable run (default: a random one, reported in the JSON)."`
 }
@@ -41,6 +41,9 @@ func (c *rateCmd) Run(e *env) error {
 	}
 	p := c.plan(c.Start, c.Pace, c.Max)
 	p.RateDepth, p.Arrivals, p.Seed = c.RateDepth, c.Arrivals, c.Seed
+	if p.RateDepth == 0 {
+		p.RateDepth = brk.DefaultRateDepth(t.HTTP2)
+	}
 	if err := brk.Check(t, p, brk.ModeRate); err != nil {
 		return refuse("%v", err)
 	}
