@@ -7,15 +7,15 @@
 // are parsed by a streaming parser with fixed state, request slots live in
 // per-owner rings sized at phase start, and deadlines live in the wheel.
 //
-// The walk of one request: admit.go (a slot on the owner's ring, queued in
-// the protocol Session), write.go (the session's output through the
-// connection's transport), read.go (the transport's bytes parsed by the
-// session into completions, each resolving its slot and recording its
-// outcome), with the test mode's policy (admit_*.go) deciding what is
-// admitted and what follows a response. The rate test's policy is also
-// pumped once per turn of the worker's loop: it takes up the arrivals due
-// on its schedule and names the instant of the next, which bounds the
-// worker's poll timeout.
+// The walk of one request: io.go (a readiness event; reads parsed by the
+// connection's protocol Session; writes of the session's output through
+// the connection's transport) and request.go (admission onto the owner's
+// ring, written, completed by the session's completion naming it,
+// resolved and recorded), with the test mode's policy (admit_*.go)
+// deciding what is admitted and what follows a response. The rate test's
+// policy is also pumped once per turn of the worker's loop: it takes up
+// the arrivals due on its schedule and names the instant of the next,
+// which bounds the worker's poll timeout.
 package sched
 
 import (

@@ -2,37 +2,10 @@ package sched
 
 import "brk/metrics"
 
-// An owner's ring holds its admitted requests in admission order, which is
-// their deadline order too (a replay keeps its original deadline and stays
-// ahead of later admissions), so the owner's timer always points at the
-// head. A request is identified by its token: its ring position, counted
-// without wrapping. Responses may resolve requests out of order; a
-// resolved request in the middle is a hole that the head skips once it
-// gets there.
-
-// slot is one admitted request on its owner's ring.
-type slot struct {
-	admit    int64 // admission instant (ns since the engine's epoch)
-	deadline int64 // admit + timeout (connect start for a first request)
-	start    int64 // latency start: admission, or end of setup for requests admitted before it
-	written  int64 // when first completely written (0: never yet)
-	state    uint8
-	last     bool // the connection's last request (Connection: close)
-}
-
-// Slot states.
-const (
-	slotQueued  = iota // admitted, not completely written on this connection
-	slotWritten        // written, awaiting its response
-	slotDone           // resolved (a hole until the head passes it)
-)
-
-func (o *owner) slot(tok uint32) *slot { return &o.ring[tok&o.mask] }
-
-// holds reports whether tok is an unresolved request of o.
-func (o *owner) holds(tok uint32) bool {
-	return tok-o.head < o.tail-o.head && o.slot(tok).state != slotDone
-}
+// The ring's sizing and its bulk operations: what an incident (a timeout,
+// a reset, a failed setup, a protocol fault) resolves at once, and what a
+// replaced connection writes again. One request's own path is in
+// request.go.
 
 // setDepth sets the depth per connection and makes every ring hold it.
 func (w *worker) setDepth(d uint32) {
@@ -56,37 +29,6 @@ func (o *owner) resize(n uint32) {
 	}
 	o.ring = ring
 	o.mask = size - 1
-}
-
-// push admits one request at the tail and returns its slot. Holes can make
-// the span from head to tail exceed the depth: the ring then doubles (a
-// rare, amortised growth; HTTP/1.1 never leaves holes).
-func (w *worker) push(o *owner) *slot {
-	if o.tail-o.head == uint32(len(o.ring)) {
-		o.resize(2 * uint32(len(o.ring)))
-	}
-	s := o.slot(o.tail)
-	o.tail++
-	o.unresolved++
-	w.pending++
-	s.state = slotQueued
-	s.written = 0
-	return s
-}
-
-// resolve takes request tok off o's books; the caller records its outcome.
-func (w *worker) resolve(o *owner, tok uint32) {
-	s := o.slot(tok)
-	if s.state == slotWritten {
-		o.inflight--
-		w.outN--
-	}
-	s.state = slotDone
-	o.unresolved--
-	w.pending--
-	for o.head != o.tail && o.slot(o.head).state == slotDone {
-		o.head++
-	}
 }
 
 // resolveHead drops the oldest unresolved request with a failure category.
@@ -145,31 +87,4 @@ func (w *worker) requeue(o *owner) {
 		}
 	}
 	o.wpos = o.head
-}
-
-// markWritten records that the session has written every request up to
-// token upTo on o's connection.
-func (w *worker) markWritten(o *owner, upTo uint32, now int64) {
-	k := o.wpos
-	if int32(o.head-k) > 0 {
-		k = o.head
-	}
-	for ; int32(upTo-k) >= 0; k++ {
-		s := o.slot(k)
-		if s.state != slotQueued {
-			continue
-		}
-		s.state = slotWritten
-		o.inflight++
-		w.outN++
-		if d := now - s.start; d > w.rec.MaxSendDelayNs {
-			w.rec.MaxSendDelayNs = d
-		}
-		if s.written == 0 {
-			// A replay on a new connection is not written twice.
-			s.written = now
-			w.rec.Wrote(now - s.admit)
-		}
-	}
-	o.wpos = upTo + 1
 }

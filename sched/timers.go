@@ -6,23 +6,6 @@ import "brk/metrics"
 // of its oldest unresolved request, of its setup, of its back-off, or of
 // the wait for the server's close.
 
-// armTimer points o's timer at its oldest unresolved request.
-func (w *worker) armTimer(o *owner) {
-	if o.state == stBackoff {
-		return
-	}
-	if o.state == stClosing {
-		return // its close-wait timer is set by awaitClose
-	}
-	if o.pending() > 0 {
-		w.wheel.Schedule(o.idx, o.slot(o.head).deadline)
-	} else if o.state == stConnecting || o.state == stHandshaking || o.state == stGreeting {
-		w.wheel.Schedule(o.idx, o.connStart+w.tmo)
-	} else {
-		w.wheel.Cancel(o.idx)
-	}
-}
-
 // fire handles an owner's due timer.
 func (w *worker) fire(i int32, at int64) {
 	o := &w.owners[i]

@@ -393,64 +393,6 @@ func (w *worker) handOver() {
 	w.reports <- report{worker: w.id, rec: done}
 }
 
-// event handles one readiness notification. Order: finish a connect, then
-// read everything buffered (responses free slots and admit followers),
-// then write what is admitted in one batch.
-func (w *worker) event(ev *poller.Event) {
-	fd := int(ev.Fd)
-	if fd >= len(w.byFd) || w.byFd[fd] == 0 {
-		return
-	}
-	o := &w.owners[w.byFd[fd]-1]
-	now := w.now()
-	if o.state == stConnecting {
-		if !ev.Writable && !ev.Hup {
-			return
-		}
-		err := conn.Finish(o.fd)
-		if err == conn.ErrWouldBlock {
-			return
-		}
-		if err != nil {
-			if msg, ok := conn.Exhausted(err); ok {
-				w.clientFailure(msg)
-			}
-			w.setupFailed(o, now, err, conn.IsTimeout(err))
-			return
-		}
-		if w.cfg.TLS != nil {
-			w.startHandshake(o, now)
-			return
-		}
-		o.plain.Open(o.fd)
-		o.tr = o.plain
-		w.opened(o, now)
-	}
-	if o.tr == nil {
-		return // a TLS handshake owns the socket until its result is back
-	}
-	o.tr.Arm(ev.Hup)
-	if o.state == stClosing {
-		if ev.Readable {
-			w.readClosing(o, now)
-		}
-		return
-	}
-	if o.state != stOpen && o.state != stGreeting {
-		return
-	}
-	if ev.Readable {
-		if !w.readAll(o, now) {
-			return
-		}
-		now = w.now()
-	}
-	if ev.Writable {
-		o.blocked = false
-	}
-	w.flush(o, now)
-}
-
 // shutdown closes every connection and the poller.
 func (w *worker) shutdown() {
 	// A socket in a handshake belongs to the setup path until its result

@@ -1,143 +1,15 @@
 package sched
 
 import (
-	"errors"
-	"fmt"
-
 	"brk/conn"
 	"brk/metrics"
+	"errors"
+	"fmt"
 )
 
-// The read side: responses, their outcomes, and how a connection ends
-// (a graceful close, EOF, reset, protocol fault).
-
-// readAll reads until the transport would block. It returns false when
-// the connection was retired.
-func (w *worker) readAll(o *owner, now int64) bool {
-	for {
-		n, err := o.tr.Read(w.rbuf)
-		if err == conn.ErrWouldBlock {
-			return true
-		}
-		if err != nil {
-			if o.fresh && conn.IsRemoteAlert(err) {
-				w.setupRejected(o, now, err)
-			} else {
-				w.abrupt(o, now, err)
-			}
-			return false
-		}
-		if n == 0 {
-			w.eof(o, now)
-			return false
-		}
-		if o.fresh {
-			if w.cfg.TLS == nil && looksLikeTLS(w.rbuf[:n]) {
-				w.setupRejected(o, now, errTLSAnswer)
-				return false
-			}
-			w.proved(o)
-		}
-		if !w.consume(o, w.rbuf[:n], w.now()) {
-			return false
-		}
-	}
-}
-
-// consume parses response bytes. It returns false when the connection was
-// retired.
-func (w *worker) consume(o *owner, b []byte, now int64) bool {
-	for len(b) > 0 {
-		n, comps, err := o.sess.Parse(b, w.comps[:0])
-		b = b[n:]
-		for i := range comps {
-			if !w.complete(o, &comps[i], now) {
-				return false
-			}
-		}
-		if err != nil {
-			w.protocolFault(o, now, err.Error())
-			return false
-		}
-		if n == 0 && len(comps) == 0 {
-			break // the session wants more bytes than this
-		}
-	}
-	if o.state == stGreeting {
-		if !o.sess.Ready() {
-			return true
-		}
-		w.established(o, now) // admits
-	} else {
-		// A response may have raised the session's capacity.
-		w.admit(o, now)
-	}
-	return !w.drained(o, now)
-}
-
-// drained ends a connection the session finished with (HTTP/2: after the
-// peer's GOAWAY, nothing it may still answer is outstanding): what the
-// session still has to say is written, the connection closed, and what
-// was not processed replayed. It reports whether the connection ended.
-func (w *worker) drained(o *owner, now int64) bool {
-	if o.state != stOpen || !o.sess.Drained() {
-		return false
-	}
-	w.flush(o, now)
-	if o.state == stOpen {
-		w.closeFollowers(o, now)
-	}
-	return true
-}
-
-// complete resolves the request a response answers with its outcome. It
-// returns false when the connection was retired.
-func (w *worker) complete(o *owner, c *Completion, now int64) bool {
-	if !o.holds(c.Token) {
-		w.protocolFault(o, now, "response to an unknown request")
-		return false
-	}
-	s := o.slot(c.Token)
-	if c.Reset {
-		// The server reset this request alone: no response.
-		w.integrate(now)
-		w.resolve(o, c.Token)
-		w.rec.Fail(metrics.Transport, 1)
-		w.updateTarget(o, now)
-		w.admit(o, now)
-		return true
-	}
-	if s.state == slotQueued {
-		// An early response to a request still being written (a server
-		// refusing an upload): the server has it, so it counts as
-		// written from now.
-		w.wrote(o, c.Token, now)
-	}
-	w.rec.Response(now - s.start)
-	w.rec.Statuses.Add(c.Status)
-	w.rec.Served(now - s.written)
-	switch code := c.Status; {
-	case now > s.deadline:
-		w.rec.Fail(metrics.Timeout, 1)
-	case code < 0 || code >= len(w.status) || !w.status[code]:
-		w.rec.Fail(metrics.Status, 1)
-	case !c.BodyOK:
-		w.rec.Fail(metrics.Body, 1)
-		if len(c.Sample) > 0 {
-			w.rec.BodySample(c.Sample)
-		}
-	default:
-		w.rec.Success()
-	}
-	w.integrate(now)
-	w.resolve(o, c.Token)
-	w.updateTarget(o, now)
-	if !w.pol.answered(w, o, c.Closing, now) {
-		return false
-	}
-	w.admit(o, now)
-	return true
-}
+// How a connection ends — a graceful close, the server's close after the
+// last request, an abrupt end, a protocol fault — and how its owner
+// replaces it.
 
 // awaitClose waits (up to the timeout) for the server to close a
 // connection whose last response was read, so that the closing handshake's
@@ -264,4 +136,66 @@ func (w *worker) protocolFault(o *owner, now int64, reason string) {
 		w.rec.ProtocolUnattributed++
 	}
 	w.retireConn(o, now, true)
+}
+
+func (w *worker) closeFd(o *owner, reset bool) {
+	if o.fd < 0 {
+		return
+	}
+	if o.fd < len(w.byFd) {
+		w.byFd[o.fd] = 0
+	}
+	if o.fresh {
+		w.proved(o) // it ends without a refusal
+	}
+	if reset {
+		conn.Reset(o.fd)
+	} else {
+		conn.Close(o.fd)
+	}
+	o.fd = -1
+	o.tr = nil
+}
+
+// proved records the setup time of a TLS connection that was not refused
+// on its first read.
+func (w *worker) proved(o *owner) {
+	o.fresh = false
+	w.rec.SetupTime(o.setupNs)
+}
+
+// retireConn closes o's connection and queues the owner for a new one
+// after the current event batch (so that no stale event of this batch can
+// reach a reused descriptor).
+func (w *worker) retireConn(o *owner, now int64, reset bool) {
+	w.integrate(now)
+	w.closeFd(o, reset)
+	o.state = stIdle
+	if o.atTarget {
+		o.atTarget = false
+		w.atTarget--
+	}
+	// Whatever was written is gone with the connection; what remains in
+	// the ring is replayed from its first byte.
+	w.requeue(o)
+	if !o.retire {
+		o.retire = true
+		w.retired = append(w.retired, o.idx)
+	}
+	w.armTimer(o)
+}
+
+func (w *worker) reconnect() {
+	if len(w.retired) == 0 {
+		return
+	}
+	now := w.now()
+	for _, i := range w.retired {
+		o := &w.owners[i]
+		o.retire = false
+		if o.state == stIdle {
+			w.connect(o, now)
+		}
+	}
+	w.retired = w.retired[:0]
 }
