@@ -243,7 +243,18 @@ func (w *worker) run(ready chan<- error) {
 				timeout = d
 			}
 		}
-		n, err := w.p.WaitNs(w.events, timeout)
+		// Only a clock-driven policy (the rate test) needs a wake-up to
+		// the nanosecond; the wheel's 1 ms ticks wait in whole
+		// milliseconds, which costs far fewer wake-ups on a busy CPU than
+		// waking at each tick boundary exactly (measured: 30 % more CPU
+		// per response at depth 8 on one shared CPU).
+		var n int
+		var err error
+		if next < 0 {
+			n, err = w.p.Wait(w.events, w.wheel.Timeout(now))
+		} else {
+			n, err = w.p.WaitNs(w.events, timeout)
+		}
 		if err != nil {
 			msg := "poller: " + err.Error()
 			w.fatal.Store(&msg)

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Two brk builds side by side with wrk against one nginx: server pinned to
+# CPU 0, clients to CPU 1, 64 connections, the builds alternating so that
+# both see the same machine. Prints requests/s and client CPU µs per
+# response (user+sys ÷ responses) at depth 1 and depth 8.
+# Usage: scripts/compare-builds.sh OLD_BRK NEW_BRK [rounds] [seconds]
+set -euo pipefail
+old=$1 new=$2
+rounds=${3:-3}
+secs=${4:-5}
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'kill $(cat $work/nginx.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
+port=$(( 20000 + RANDOM % 20000 ))
+cat > "$work/nginx.conf" <<CONF
+$( [ "$(id -u)" = 0 ] && echo "user root;" )
+worker_processes 1; daemon on; pid $work/nginx.pid; error_log $work/error.log;
+events { worker_connections 4096; }
+http { access_log off; client_body_temp_path $work/cb; proxy_temp_path $work/p;
+  fastcgi_temp_path $work/f; uwsgi_temp_path $work/u; scgi_temp_path $work/s;
+  server { listen 127.0.0.1:$port; location / { return 200 "ok"; } } }
+CONF
+taskset -c 0 nginx -p "$work" -c "$work/nginx.conf"
+sleep 0.5
+url="http://127.0.0.1:$port/"
+
+measure() {
+  local name=$1; shift
+  /usr/bin/time -f "%U %S" -o "$work/time" taskset -c 1 "$@" > "$work/out" 2>&1 || true
+  local cpu resp
+  cpu=$(awk '{print $1+$2}' "$work/time" | tail -1)
+  case $name in
+    wrk*) resp=$(awk '/requests in/ {print $1}' "$work/out") ;;
+    *) resp=$(python3 -c "import json;d=json.load(open('$work/r.json'));print(sum(p['counts']['succeeded'] for p in d['phases']))") ;;
+  esac
+  awk -v n="$name" -v c="$cpu" -v r="$resp" -v s="$secs" \
+    'BEGIN { printf "%-16s %10.0f req/s  %6.2f µs CPU/response  (%d responses, %.2f s CPU)\n", n, r/s, c*1e6/r, r, c }'
+}
+
+for round in $(seq 1 "$rounds"); do
+  echo "round $round"
+  for d in 1 8; do
+    pair=("old:$old" "new:$new")
+    if [ $((round % 2)) = 0 ]; then pair=("new:$new" "old:$old"); fi
+    for e in "${pair[@]}"; do
+      measure "${e%%:*} depth $d" "${e#*:}" "$url" --conn 64 --start "$d" --max "$d" --phase "${secs}s" --threads 1 --json "$work/r.json"
+    done
+  done
+  measure "wrk -t1 -c64" wrk -t1 -c64 -d"${secs}s" "$url"
+done
