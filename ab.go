@@ -27,6 +27,9 @@ func (r *ABResult) ExitCode() int {
 // the other to go on alone. obsA and obsB observe each side. The error is
 // non-nil only for a bad plan or target, found before any traffic.
 func RunAB(ctx context.Context, m Mode, a, b Target, p Plan, obsA, obsB Observer) (*ABResult, error) {
+	if p.Shard != nil {
+		return nil, usage("an A/B run cannot be sharded")
+	}
 	if err := Check(a, p, m); err != nil {
 		return nil, err
 	}

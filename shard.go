@@ -89,6 +89,8 @@ func (s *Sharding) check(p Plan, m Mode) error {
 		return usage("--coordinator needs the shared token in the environment variable BRK_TOKEN")
 	case p.Baseline:
 		return usage("--baseline is not supported with --shard")
+	case m == ModeRate:
+		return usage("the rate test cannot be sharded yet: every shard would offer the whole schedule")
 	case m == ModeRequests && p.Conns < s.Count:
 		return usage("--conn %d cannot be split over %d shards: every shard needs a connection", p.Conns, s.Count)
 	case s.Tolerance < 0 || s.Allowance < 0 || s.JoinTimeout < 0:

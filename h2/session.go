@@ -709,9 +709,11 @@ func (s *Session) payload(b []byte) error {
 	if s.hbLen > maxHeaderBlock {
 		return connErr(http2.ErrCodeProtocol, "header block over %d bytes (CONTINUATION flood?)", maxHeaderBlock)
 	}
-	if _, err := s.dec.Write(b); err != nil {
+	if _, err := s.dec.Write(b); err != nil && s.hErr == nil {
 		return connErr(http2.ErrCodeCompression, "invalid HPACK: %v", err)
 	}
+	// A malformed field decoded before an HPACK error in the same bytes
+	// is the first fault, however the bytes were split.
 	return s.hErr
 }
 
