@@ -14,7 +14,7 @@ package brk
 import (
 	"time"
 
-	"brk/sched"
+	"github.com/brk-bench/brk/sched"
 )
 
 // Plan is the load schedule and the SLA.

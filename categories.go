@@ -1,6 +1,6 @@
 package brk
 
-import "brk/metrics"
+import "github.com/brk-bench/brk/metrics"
 
 // FailureCategories returns the names of the failure categories in report
 // order, as package metrics names them. They are the JSON names of Counts'

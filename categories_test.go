@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"brk/metrics"
+	"github.com/brk-bench/brk/metrics"
 )
 
 // countsJSONFailures lists Counts' JSON field names after attempted and

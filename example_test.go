@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"brk"
-	"brk/bench"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
 )
 
 // levels is an Observer that prints each phase's level and whether it was

@@ -1,4 +1,4 @@
-module brk
+module github.com/brk-bench/brk
 
 go 1.26.0
 

@@ -1,6 +1,6 @@
 package brk
 
-import "brk/sched"
+import "github.com/brk-bench/brk/sched"
 
 // Mode is a test mode: what a phase's level counts. Its text is the
 // report's "test" field.

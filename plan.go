@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"brk/sched"
+	"github.com/brk-bench/brk/sched"
 )
 
 // Defaults fills zero fields of p with the CLI's defaults.

@@ -3,9 +3,9 @@ package brk
 import (
 	"crypto/tls"
 
-	"brk/h1"
-	"brk/h2"
-	"brk/sched"
+	"github.com/brk-bench/brk/h1"
+	"github.com/brk-bench/brk/h2"
+	"github.com/brk-bench/brk/sched"
 )
 
 // prepared is a validated target and plan.

@@ -3,8 +3,8 @@ package brk
 import (
 	"time"
 
-	"brk/metrics"
-	"brk/sched"
+	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/sched"
 )
 
 // Progress is a live reading of the running phase.

@@ -4,8 +4,8 @@ import (
 	"net/url"
 	"strings"
 
-	"brk/h1"
-	"brk/h2"
+	"github.com/brk-bench/brk/h1"
+	"github.com/brk-bench/brk/h2"
 )
 
 // encodeRequest encodes t's request to u once, with what every response

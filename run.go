@@ -9,12 +9,12 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"brk/conn"
-	"brk/h1"
-	"brk/h2"
-	"brk/metrics"
-	"brk/sched"
-	"brk/shard"
+	"github.com/brk-bench/brk/conn"
+	"github.com/brk-bench/brk/h1"
+	"github.com/brk-bench/brk/h2"
+	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/shard"
 )
 
 // UsageError is a bad plan or target, found before any traffic.

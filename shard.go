@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"brk/sched"
-	"brk/shard"
+	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/shard"
 )
 
 // Sharding makes a run shard Index of Count of one plan run on several

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"brk/metrics"
-	"brk/sched"
+	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/sched"
 )
 
 // recorded is one phase's worker recorders, as the engine's workers would

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"brk"
-	"brk/bench/contract"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench/contract"
 )
 
 // BenchPath is the route a client benchmark requests: every response must

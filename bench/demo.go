@@ -3,7 +3,7 @@ package bench
 import (
 	"time"
 
-	"brk"
+	"github.com/brk-bench/brk"
 )
 
 // DemoSetup is the demo's fixture and plan, with its predicted outcome.

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"time"
 
-	"brk/bench/contract"
+	"github.com/brk-bench/brk/bench/contract"
 )
 
 // builtinRoutes are the fixture's routes that answer a fixed status and

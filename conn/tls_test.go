@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // A TLS connection whose peer does not read buffers at most one write's

@@ -1,4 +1,4 @@
-module brk/deploy
+module github.com/brk-bench/brk/deploy
 
 go 1.26.0
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/internal/hostile"
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 func runConn(t *testing.T, target brk.Target, plan brk.Plan) *brk.Result {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/internal/hostile"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/hostile"
 )
 
 // TestStatusAndBodyChecks: a wrong status or body is its own category,

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/internal/hostile"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/hostile"
 )
 
 // framingCase is one response framing sent through a real socket.

@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/net/http2"
 
-	"brk"
-	"brk/internal/hostile"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/hostile"
 )
 
 // h2Hostile starts a scripted HTTP/2 server: each connection sends

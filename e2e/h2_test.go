@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/bench"
-	"brk/internal/hostile"
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // h2Depths are the levels issue #9 asks to hold at 100 % success.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/internal/hostile"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/hostile"
 )
 
 // okResp is a keep-alive OK response with the body "ok".

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/internal/hostile"
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestInterruptDoesNotWaitForTimeout: an interrupt lets the drain run for

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/bench"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
 )
 
 // openFDs counts the process's open descriptors.

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestNginxKeepaliveReplacement runs 16 connections at depth 8 against a

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/internal/hostile"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/hostile"
 )
 
 // TestPipeliningIsReal checks on the server side that a depth-8 connection

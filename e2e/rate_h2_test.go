@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/bench"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
 )
 
 // TestRateOverHTTP2: the rate test over h2c against the fixture: every

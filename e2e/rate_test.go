@@ -13,9 +13,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"brk"
-	"brk/bench"
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // runRate runs brk.RunRate under a context timeout.

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestFiveThousandConnections holds 5,000 concurrent connections, plain and

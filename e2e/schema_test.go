@@ -13,8 +13,8 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"brk"
-	"brk/bench"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
 )
 
 func compileSchema(t *testing.T) *jsonschema.Schema {

@@ -22,9 +22,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"brk"
-	"brk/bench"
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // netLab is the namespaces of one test.
@@ -108,7 +108,7 @@ func inNetns(t *testing.T, ns string, f func()) {
 
 func buildBrk(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "brk")
+	bin := filepath.Join(t.TempDir(), "github.com/brk-bench/brk")
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/brk").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/bench"
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // The capacity model (M/D/K with a FIFO queue): K requests in service at

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/bench"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
 )
 
 // TestStatusCodeBreakdown: every phase counts its responses per status

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/bench"
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 func tlsPlan() brk.Plan {
@@ -181,7 +181,7 @@ func TestTLSConnectionsResume(t *testing.T) {
 // fails the setup, which at phase 0 is inconclusive.
 func TestMutualTLS(t *testing.T) {
 	ca := testenv.NewCA(t)
-	client := ca.Client(t, "brk")
+	client := ca.Client(t, "github.com/brk-bench/brk")
 	ngx := testenv.StartNginxTLS(t, testenv.NginxTLSOptions{Leaf: ca.Server(t, "localhost", "127.0.0.1"), ClientCA: ca})
 	url := "https://" + ngx.Addr + "/"
 	res := runBrk(t, brk.Target{URL: url, ExpectBody: []byte("ok"),

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/internal/hostile"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/hostile"
 )
 
 // tooLarge is what a server answers to an upload it refuses before

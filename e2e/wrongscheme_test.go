@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/bench"
-	"brk/internal/hostile"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/hostile"
 )
 
 // tlsAlert is what an OpenSSL-based TLS server answers to bytes that are

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"math"
 
-	"brk/proto"
+	"github.com/brk-bench/brk/proto"
 )
 
 // Template is a target's requests, encoded once and shared read-only by

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"brk/proto"
+	"github.com/brk-bench/brk/proto"
 )
 
 func testTemplate(t *testing.T) *Template {

@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/net/http2"
 
-	"brk/proto"
+	"github.com/brk-bench/brk/proto"
 )
 
 func http2HeadersParam(id uint32) http2.HeadersFrameParam {

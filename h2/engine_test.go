@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"brk/conn"
-	"brk/internal/hostile"
-	"brk/metrics"
-	"brk/sched"
+	"github.com/brk-bench/brk/conn"
+	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/sched"
 )
 
 // TestEngineReplacesConnectionWhenIDsRunOut: connections start 40 stream

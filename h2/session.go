@@ -8,7 +8,7 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
-	"brk/proto"
+	"github.com/brk-bench/brk/proto"
 )
 
 // Error is a connection error: the peer broke the protocol. Its code is

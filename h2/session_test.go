@@ -12,8 +12,8 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
-	"brk/h1"
-	"brk/proto"
+	"github.com/brk-bench/brk/h1"
+	"github.com/brk-bench/brk/proto"
 )
 
 func testTemplate(t testing.TB, body []byte) *Template {

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
-	"brk/h1"
+	"github.com/brk-bench/brk/h1"
 )
 
 // Settings this client advertises in its preface.
@@ -85,7 +85,7 @@ func NewTemplate(req h1.Request, scheme string, expect []byte, check bool) (*Tem
 		{Name: ":path", Value: path},
 	}
 	if !userUA {
-		fields = append(fields, hpack.HeaderField{Name: "user-agent", Value: "brk"})
+		fields = append(fields, hpack.HeaderField{Name: "user-agent", Value: "github.com/brk-bench/brk"})
 	}
 	for _, h := range req.Headers {
 		if strings.EqualFold(h.Name, "host") {

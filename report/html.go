@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"brk"
+	"github.com/brk-bench/brk"
 )
 
 // HTMLConditions are the run conditions shown in the report.

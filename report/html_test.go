@@ -18,10 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"brk"
-	"brk/bench"
-	"brk/internal/testenv"
-	"brk/report"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
+	"github.com/brk-bench/brk/report"
 )
 
 func htmlF(v float64) *float64 { return &v }

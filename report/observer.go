@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"brk"
+	"github.com/brk-bench/brk"
 )
 
 // Text is a brk.Observer that writes a run's human text to W as it runs:

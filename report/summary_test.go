@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"brk"
-	"brk/report"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/report"
 )
 
 // A Done run whose phases were client-bound says so; plurals are right.

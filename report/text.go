@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"brk"
+	"github.com/brk-bench/brk"
 )
 
 // WriteHeader writes the run's conditions before the first phase. test is

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"brk"
+	"github.com/brk-bench/brk"
 )
 
 // TestTextHTTP2: the header names HTTP/2 and a phase reports its HTTP/2

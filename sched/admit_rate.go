@@ -3,7 +3,7 @@ package sched
 import (
 	"math/rand/v2"
 
-	"brk/metrics"
+	"github.com/brk-bench/brk/metrics"
 )
 
 // ratePolicy is the rate test's admission: an open model. Arrivals come

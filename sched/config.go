@@ -23,7 +23,7 @@ import (
 	"errors"
 	"time"
 
-	"brk/conn"
+	"github.com/brk-bench/brk/conn"
 )
 
 // Config is what the engine needs to drive one target. It is validated by

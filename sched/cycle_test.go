@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"brk/conn"
-	"brk/h1"
+	"github.com/brk-bench/brk/conn"
+	"github.com/brk-bench/brk/h1"
 )
 
 const (

@@ -1,10 +1,11 @@
 package sched
 
 import (
-	"brk/conn"
-	"brk/metrics"
 	"errors"
 	"fmt"
+
+	"github.com/brk-bench/brk/conn"
+	"github.com/brk-bench/brk/metrics"
 )
 
 // How a connection ends — a graceful close, the server's close after the

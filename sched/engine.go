@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"brk/metrics"
+	"github.com/brk-bench/brk/metrics"
 )
 
 // Engine owns the workers for one target. Workers are started once and

@@ -1,8 +1,8 @@
 package sched
 
 import (
-	"brk/conn"
-	"brk/poller"
+	"github.com/brk-bench/brk/conn"
+	"github.com/brk-bench/brk/poller"
 )
 
 // Readiness and socket I/O: one event, reads until the transport would

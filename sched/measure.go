@@ -3,7 +3,7 @@ package sched
 import (
 	"time"
 
-	"brk/metrics"
+	"github.com/brk-bench/brk/metrics"
 )
 
 // Measurement is what one phase measured: the merged counters, time

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"brk/conn"
-	"brk/metrics"
-	"brk/proto"
+	"github.com/brk-bench/brk/conn"
+	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/proto"
 )
 
 // A line protocol that multiplexes like HTTP/2 does, to prove that the

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"brk/conn"
-	"brk/h1"
-	"brk/metrics"
+	"github.com/brk-bench/brk/conn"
+	"github.com/brk-bench/brk/h1"
+	"github.com/brk-bench/brk/metrics"
 )
 
 // schedAll lists the instants of n workers' shares of one phase's

@@ -1,7 +1,7 @@
 package sched
 
 import (
-	"brk/metrics"
+	"github.com/brk-bench/brk/metrics"
 )
 
 // The life of one request on its owner's ring — admitted (with the

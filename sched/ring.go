@@ -1,6 +1,6 @@
 package sched
 
-import "brk/metrics"
+import "github.com/brk-bench/brk/metrics"
 
 // The ring's sizing and its bulk operations: what an incident (a timeout,
 // a reset, a failed setup, a protocol fault) resolves at once, and what a

@@ -1,6 +1,6 @@
 package sched
 
-import "brk/proto"
+import "github.com/brk-bench/brk/proto"
 
 // Session is the protocol session the worker drives (package proto holds
 // the contract, so that protocol packages need not import the engine).

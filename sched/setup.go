@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"brk/conn"
-	"brk/metrics"
+	"github.com/brk-bench/brk/conn"
+	"github.com/brk-bench/brk/metrics"
 )
 
 // Connection setup: nonblocking connect, the TLS handshake on the setup

@@ -1,6 +1,6 @@
 package sched
 
-import "brk/metrics"
+import "github.com/brk-bench/brk/metrics"
 
 // Deadlines: each owner has one timer in the wheel, pointed at the deadline
 // of its oldest unresolved request, of its setup, of its back-off, or of

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"brk/metrics"
+	"github.com/brk-bench/brk/metrics"
 )
 
 // Verdict is how a run ended.

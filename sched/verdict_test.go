@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"brk/metrics"
+	"github.com/brk-bench/brk/metrics"
 )
 
 // measured builds a measurement from counts.

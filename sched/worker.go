@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"brk/conn"
-	"brk/metrics"
-	"brk/poller"
+	"github.com/brk-bench/brk/conn"
+	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/poller"
 )
 
 // Owner states.

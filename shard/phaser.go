@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"brk/sched"
+	"github.com/brk-bench/brk/sched"
 )
 
 // Config is one shard's part in a sharded run.

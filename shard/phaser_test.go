@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"brk/metrics"
-	"brk/sched"
+	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/sched"
 )
 
 // fakeLocal stands in for one shard's engine: each phase lasts its

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"time"
 
-	"brk/sched"
+	"github.com/brk-bench/brk/sched"
 )
 
 // The wire protocol: one TCP connection per shard to the coordinator

@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"time"
 
-	"brk/metrics"
+	"github.com/brk-bench/brk/metrics"
 )
 
 // Started is a responder that already accepts connections, as a StartFunc

@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 
-	"brk"
-	"brk/report"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/report"
 )
 
 type abCmd struct {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"brk"
-	"brk/bench"
-	"brk/report"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/report"
 )
 
 // benchCmd is `brk bench`: the client benchmarks itself against a responder

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"brk/bench"
+	"github.com/brk-bench/brk/bench"
 )
 
 // benchCSV parses brk bench's CSV and checks what every row must hold:
@@ -157,7 +157,7 @@ done
 // the same columns.
 func TestBenchFixtureBin(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "fixture-nethttp")
-	if out, err := exec.Command("go", "build", "-o", bin, "brk/examples/fixture-nethttp").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/brk-bench/brk/examples/fixture-nethttp").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	r := runBrk(t, "bench", "--fixture-bin", bin, "--connections", "8", "--depths", "1,8",

@@ -3,7 +3,7 @@ package main
 import (
 	"os"
 
-	"brk"
+	"github.com/brk-bench/brk"
 )
 
 type connCmd struct {

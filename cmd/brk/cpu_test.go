@@ -24,8 +24,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"brk/bench"
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // cpuPhase is the part of a schema-1 phase these tests read.

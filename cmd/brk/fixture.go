@@ -5,9 +5,9 @@ import (
 	"os"
 	"time"
 
-	"brk"
-	"brk/bench"
-	"brk/report"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/report"
 )
 
 type fixtureCmd struct {

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"brk/bench"
-	"brk/internal/testenv"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // runWrapped runs name with args (typically `sh -c SCRIPT sh brkBin ...`)

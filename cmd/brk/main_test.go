@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"brk/bench"
+	"github.com/brk-bench/brk/bench"
 )
 
 // brkBin is the binary built by TestMain.
@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "mkdtemp: %v\n", err)
 		os.Exit(1)
 	}
-	brkBin = filepath.Join(dir, "brk")
+	brkBin = filepath.Join(dir, "github.com/brk-bench/brk")
 	build := exec.Command("go", "build", "-o", brkBin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"brk"
-	"brk/report"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/report"
 )
 
 // maxReportBytes bounds a shard report brk merge reads.

@@ -4,8 +4,8 @@ import (
 	"io"
 	"os"
 
-	"brk"
-	"brk/report"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/report"
 )
 
 // observer picks the observer for a run: the human text, plus the live

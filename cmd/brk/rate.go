@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"brk"
+	"github.com/brk-bench/brk"
 )
 
 // rateLevels are the rate test's level flags, in requests/s.

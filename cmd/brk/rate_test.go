@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"brk/bench"
+	"github.com/brk-bench/brk/bench"
 )
 
 // TestRateCommand: brk rate runs the open-model test: levels in

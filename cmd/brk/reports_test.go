@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"brk/bench"
+	"github.com/brk-bench/brk/bench"
 )
 
 // devFull is a file every write to fails with ENOSPC.

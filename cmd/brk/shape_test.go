@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"brk/bench"
+	"github.com/brk-bench/brk/bench"
 )
 
 // The shape of what a user reads — the text's lines and the JSON report's

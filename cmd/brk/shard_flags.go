@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
-	"brk"
-	"brk/shard"
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/shard"
 )
 
 // shardFlags run one plan on several load boxes (the requests and

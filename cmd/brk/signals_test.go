@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"brk/bench"
+	"github.com/brk-bench/brk/bench"
 )
 
 // Timeline of one run (conn 4, depth 1, /delay?ms=700, --phase 300ms):

@@ -19,7 +19,7 @@ import (
 	"strconv"
 	"time"
 
-	"brk/bench/contract"
+	"github.com/brk-bench/brk/bench/contract"
 )
 
 func main() {
