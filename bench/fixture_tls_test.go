@@ -280,7 +280,7 @@ func TestFixtureProcessTLS(t *testing.T) {
 		t.Skipf("os.Executable: %v", err)
 	}
 	dir := t.TempDir()
-	exe := filepath.Join(dir, "github.com/brk-bench/brk")
+	exe := filepath.Join(dir, "brk")
 	// atexit_sleep_ms=0 spares a -race child the race runtime's 1 s sleep
 	// at exit.
 	script := fmt.Sprintf("#!/bin/sh\nGORACE=\"$GORACE atexit_sleep_ms=0\" BRK_FIXTURE_CHILD_HELPER=1 exec '%s' -test.run='^TestFixtureChildHelper$' -- \"$@\"\n", self)

@@ -108,7 +108,7 @@ func inNetns(t *testing.T, ns string, f func()) {
 
 func buildBrk(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "github.com/brk-bench/brk")
+	bin := filepath.Join(t.TempDir(), "brk")
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/brk").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -132,7 +132,7 @@ func TestTLS13ClientCertificateRequired(t *testing.T) {
 	if n := res.Phases[0].SetupLatencyMs.Count; n != 0 {
 		t.Fatalf("%d refused setups timed as established", n)
 	}
-	client := ca.Client(t, "github.com/brk-bench/brk")
+	client := ca.Client(t, "brk")
 	res = runBrk(t, brk.Target{URL: srv.URL + "/", ExpectBody: []byte("ok"),
 		TLS: brk.TLSOptions{CACert: ca.CertPath, Cert: client.CertPath, Key: client.KeyPath}}, tlsPlan())
 	if res.Verdict != brk.VerdictDone {

@@ -181,7 +181,7 @@ func TestTLSConnectionsResume(t *testing.T) {
 // fails the setup, which at phase 0 is inconclusive.
 func TestMutualTLS(t *testing.T) {
 	ca := testenv.NewCA(t)
-	client := ca.Client(t, "github.com/brk-bench/brk")
+	client := ca.Client(t, "brk")
 	ngx := testenv.StartNginxTLS(t, testenv.NginxTLSOptions{Leaf: ca.Server(t, "localhost", "127.0.0.1"), ClientCA: ca})
 	url := "https://" + ngx.Addr + "/"
 	res := runBrk(t, brk.Target{URL: url, ExpectBody: []byte("ok"),

@@ -85,7 +85,7 @@ func NewTemplate(req h1.Request, scheme string, expect []byte, check bool) (*Tem
 		{Name: ":path", Value: path},
 	}
 	if !userUA {
-		fields = append(fields, hpack.HeaderField{Name: "user-agent", Value: "github.com/brk-bench/brk"})
+		fields = append(fields, hpack.HeaderField{Name: "user-agent", Value: "brk"})
 	}
 	for _, h := range req.Headers {
 		if strings.EqualFold(h.Name, "host") {

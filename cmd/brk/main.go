@@ -105,7 +105,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var c cli
 	exited := -1
 	parser, err := kong.New(&c,
-		kong.Name("github.com/brk-bench/brk"),
+		kong.Name("brk"),
 		kong.Description("Find the HTTP load that breaks your SLA."),
 		kong.UsageOnError(),
 		kong.Writers(stdout, stderr),

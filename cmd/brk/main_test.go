@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "mkdtemp: %v\n", err)
 		os.Exit(1)
 	}
-	brkBin = filepath.Join(dir, "github.com/brk-bench/brk")
+	brkBin = filepath.Join(dir, "brk")
 	build := exec.Command("go", "build", "-o", brkBin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)

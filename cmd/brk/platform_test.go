@@ -15,7 +15,7 @@ func TestOtherPlatformsBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiling takes a while the first time (short)")
 	}
-	out := filepath.Join(t.TempDir(), "github.com/brk-bench/brk")
+	out := filepath.Join(t.TempDir(), "brk")
 	for _, goos := range []string{"darwin", "freebsd", "dragonfly", "windows", "openbsd"} {
 		t.Run(goos, func(t *testing.T) {
 			cmd := exec.Command("go", "build", "-o", out, ".")

@@ -261,7 +261,7 @@ func (f *loadFlags) warn(w io.Writer) {
 
 // commandLine is the command as typed, for the reports.
 func commandLine() string {
-	return strings.Join(append([]string{"github.com/brk-bench/brk"}, os.Args[1:]...), " ")
+	return strings.Join(append([]string{"brk"}, os.Args[1:]...), " ")
 }
 
 // writeJSON writes v as the indented JSON report to file, or to stdout
