@@ -16,6 +16,9 @@ type Text struct {
 	Test   brk.Mode
 	Target brk.Target
 	Plan   brk.Plan
+	// Verbose writes each phase's full block (WritePhase) instead of one
+	// line (WritePhaseLine).
+	Verbose bool
 }
 
 // WorkersStarted writes the run's conditions.
@@ -24,8 +27,17 @@ func (x *Text) WorkersStarted(threads int) { WriteHeader(x.W, x.Test, x.Target, 
 // PhaseStarted writes nothing: a phase's block follows its end.
 func (x *Text) PhaseStarted(brk.Phase) {}
 
-// PhaseFinished writes the phase's block.
-func (x *Text) PhaseFinished(s *brk.PhaseStats) { WritePhase(x.W, x.Test, s) }
+// PhaseFinished writes the phase's line, or its block when Verbose.
+func (x *Text) PhaseFinished(s *brk.PhaseStats) {
+	if x.Verbose {
+		WritePhase(x.W, x.Test, s)
+		return
+	}
+	if s.Index == 0 {
+		fmt.Fprintln(x.W)
+	}
+	WritePhaseLine(x.W, x.Test, s)
+}
 
 // Live is a Text that also writes the live progress line to Out each time
 // the engine takes its once-a-second reading of the running phase: it is a

@@ -35,5 +35,6 @@ func (c *connCmd) Run(e *env) error {
 	if err := c.shardFlags.apply(&p); err != nil {
 		return err
 	}
+	e.verbose = c.Verbose
 	return runTest(e, brk.ModeConnections, t, p, c.JSON, c.Report, c.Quiet)
 }

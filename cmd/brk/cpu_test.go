@@ -198,7 +198,7 @@ func TestClientBound(t *testing.T) {
 			// and the worker always has responses waiting.
 			r := startCmd(t, "taskset", "-c", strconv.Itoa(clientCPU), "nice", "-n", "15", brkBin,
 				base+"/plain", "--threads", "1", "--conn", "16", "--start", "4", "--max", "4",
-				"--phase", "1500ms", "--quiet", "--json", path).wait()
+				"--phase", "1500ms", "--quiet", "-v", "--json", path).wait()
 			if r.code != 0 && r.code != 1 {
 				t.Fatalf("exit %d, want 0 or 1 (a starved client may see timeouts)\n%s", r.code, r)
 			}
@@ -476,7 +476,7 @@ var phaseHeadRE = regexp.MustCompile(`^phase (\d+)  level \d+ concurrent request
 // verdict is the last stdout line.
 func TestPhaseText(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
-	r := runBrk(t, fx.URL("/plain"), "--conn", "4", "--start", "1", "--max", "2", "--phase", "500ms", "--threads", "1")
+	r := runBrk(t, fx.URL("/plain"), "--conn", "4", "--start", "1", "--max", "2", "--phase", "500ms", "--threads", "1", "-v")
 	expect(t, r, 0, "Done (8 concurrent requests)")
 	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
 	var blocks [][]string

@@ -57,10 +57,12 @@ type cli struct {
 
 // env is what a command needs from the process.
 type env struct {
-	ctx    context.Context
-	stdout io.Writer
-	stderr io.Writer
-	code   int
+	// verbose writes each phase's full block (--verbose).
+	verbose bool
+	ctx     context.Context
+	stdout  io.Writer
+	stderr  io.Writer
+	code    int
 }
 
 func main() {

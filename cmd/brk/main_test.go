@@ -311,12 +311,26 @@ func TestDone(t *testing.T) {
 // discrepancy fails at once.
 const timedAttempts = 3
 
-// failuresRE matches the per-phase failures line of the human text.
+// failuresRE matches the per-phase failures line of the verbose text.
 var failuresRE = regexp.MustCompile(`(?m)^\s*failures\s+(.*)$`)
 
-// timingOnly reports whether every failure in the human text is a timeout
-// or an abandoned request.
+// phaseLineRE matches a phase line of the default text, and failureRE
+// the failures named on it ("timeout: 3").
+var (
+	phaseLineRE = regexp.MustCompile(`(?m)^phase \d+ .*$`)
+	failureRE   = regexp.MustCompile(`\b(timeout|transport|abandoned|connect|connect_timeout|status|body|protocol): `)
+)
+
+// timingOnly reports whether every failure in the human text (default or
+// verbose) is a timeout or an abandoned request.
 func timingOnly(stdout string) bool {
+	for _, line := range phaseLineRE.FindAllString(stdout, -1) {
+		for _, m := range failureRE.FindAllStringSubmatch(line, -1) {
+			if m[1] != "timeout" && m[1] != "abandoned" {
+				return false
+			}
+		}
+	}
 	for _, m := range failuresRE.FindAllStringSubmatch(stdout, -1) {
 		for _, item := range strings.Split(m[1], ",") {
 			name, n, ok := strings.Cut(strings.TrimSpace(item), " ")

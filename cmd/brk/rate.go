@@ -50,5 +50,6 @@ func (c *rateCmd) Run(e *env) error {
 	if w := brk.RateSlotWarning(p); w != "" {
 		fmt.Fprintf(e.stderr, "brk: %s\n", w)
 	}
+	e.verbose = c.Verbose
 	return runTest(e, brk.ModeRate, t, p, c.JSON, c.Report, c.Quiet)
 }

@@ -22,7 +22,7 @@ func TestRateCommand(t *testing.T) {
 	for attempt := 1; ; attempt++ {
 		r = runBrk(t, "rate", fx.URL("/plain"), "--conn", "4", "--start", "200", "--pace", "200", "--max", "400",
 			"--phase", "300ms", "--threads", "1", "--expect-body", "ok", "--arrivals", "poisson", "--seed", "7",
-			"--json", jsonPath, "--report", htmlPath)
+			"-v", "--json", jsonPath, "--report", htmlPath)
 		// Only a client that fell behind its schedule (a loaded
 		// machine; brk calls it unfulfilled, exit 3) is retried.
 		if attempt == timedAttempts || r.code != 3 || !strings.Contains(r.stdout, "fell behind its arrival schedule") {

@@ -38,8 +38,9 @@ type loadFlags struct {
 	ExpectEcho   bool     `help:"Require the response body to equal the --body-file bytes."`
 	ExpectStatus string   `help:"Accepted status codes, comma-separated (default: any 2xx)." placeholder:"CODE,..."`
 
-	JSON  string `name:"json" help:"Write the JSON report to PATH; - writes it to stdout and the human text to stderr." placeholder:"PATH|-"`
-	Quiet bool   `help:"No live progress (shown once a second on stderr when it is a terminal)."`
+	JSON    string `name:"json" help:"Write the JSON report to PATH; - writes it to stdout and the human text to stderr." placeholder:"PATH|-"`
+	Quiet   bool   `help:"No live progress (shown once a second on stderr when it is a terminal)."`
+	Verbose bool   `short:"v" help:"Write each phase's full block (requests, failures, latency, load, generator, CPU) instead of one line."`
 
 	Refine    bool          `help:"After the first rejected phase, bisect between the last accepted and the first rejected level until they are adjacent; each probe is a phase."`
 	Repeat    int           `default:"1" help:"With --refine, run each probe this many times; a probe is accepted only if every run is."`
@@ -164,6 +165,7 @@ func (c *reqCmd) Run(e *env) error {
 	if err := c.shardFlags.apply(&p); err != nil {
 		return err
 	}
+	e.verbose = c.Verbose
 	return runTest(e, brk.ModeRequests, t, p, c.JSON, c.Report, c.Quiet)
 }
 
@@ -203,7 +205,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 		reportFile = f
 	}
 	started := time.Now()
-	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p}, e.stderr, quiet)
+	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose}, e.stderr, quiet)
 	res, err := brk.RunMode(e.ctx, mode, t, p, obs)
 	if err != nil {
 		return nil, refuse("%v", err)
@@ -213,7 +215,11 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.URL)
 	}
 	writeShard(text, res) // a sharded run (shard_flags.go)
-	report.WriteSummary(text, res)
+	if e.verbose {
+		report.WriteSummary(text, res)
+	} else {
+		report.WriteHeld(text, res)
+	}
 	// A requested report that could not be written is named on stderr and
 	// turns the exit code into 4 (130 stays 130).
 	reportFailed := false

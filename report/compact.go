@@ -1,0 +1,200 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/brk-bench/brk"
+)
+
+// The default text: one line per phase and a summary sentence. The full
+// blocks (WritePhase, WriteSummary) are the --verbose text.
+
+// WritePhaseLine writes one phase as one line — level, state, success %,
+// successful requests/s, p50/p99 and only the failures that happened —
+// with its reason (and a failed body's first bytes) on a second line when
+// there is one.
+func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
+	state := "accepted"
+	switch {
+	case s.Interrupted:
+		state = "interrupted"
+	case s.Inconclusive:
+		state = "INCONCLUSIVE"
+	case !s.Accepted:
+		state = "REJECTED"
+	}
+	if s.Probe {
+		state += " (probe)"
+	}
+	level := fmt.Sprintf("%d %s", s.Level, test.Unit())
+	if test == brk.ModeRequests {
+		level += fmt.Sprintf(" (%d/conn)", s.Depth)
+	}
+	fmt.Fprintf(w, "phase %d  %s  %s", s.Index, level, state)
+	if s.Counts.Attempted > 0 {
+		fmt.Fprintf(w, "  success %s  %s ok/s  p50 %s  p99 %s", Pct(s.SuccessPct), num(s.RequestsPerSec),
+			Ms(s.LatencyMs.P50), Ms(s.LatencyMs.P99))
+	}
+	if f := nonZeroFailures(s); f != "" {
+		fmt.Fprintf(w, "  %s", f)
+	}
+	fmt.Fprintln(w)
+	if s.Reason != "" && !s.Accepted {
+		fmt.Fprintf(w, "  reason: %s\n", s.Reason)
+	}
+	if s.Counts.Body > 0 && len(s.BodySamples) > 0 {
+		fmt.Fprintf(w, "  first differing body: %q\n", s.BodySamples[0])
+	}
+}
+
+// nonZeroFailures names the failure categories that happened, the
+// category first (`timeout: 3`), with the status codes other than 2xx
+// when there were status failures (`status: 404×101`).
+func nonZeroFailures(s *brk.PhaseStats) string {
+	var parts []string
+	for _, name := range brk.FailureCategories() {
+		n := s.Counts.Failure(name)
+		if n == 0 {
+			continue
+		}
+		if name == "status" {
+			if codes := nonSuccessCodes(s.StatusCodes); codes != "" {
+				parts = append(parts, "status: "+codes)
+				continue
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d", name, n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func nonSuccessCodes(m map[string]uint64) string {
+	var codes []string
+	for k := range m {
+		if len(k) == 3 && k[0] == '2' {
+			continue
+		}
+		codes = append(codes, k)
+	}
+	sort.Strings(codes)
+	var b strings.Builder
+	for i, k := range codes {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "%s×%d", k, m[k])
+	}
+	return b.String()
+}
+
+// WriteHeld writes the summary sentence: what the service held and where
+// it broke, and a note when accepted phases were client-bound.
+func WriteHeld(w io.Writer, r *brk.Result) {
+	if r.Baseline != nil {
+		WriteBaseline(w, r.Baseline)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, Held(r))
+	if n := clientBoundPhases(r); n > 0 && r.Verdict == brk.VerdictDone {
+		were := fmt.Sprintf("%d phases were", n)
+		if n == 1 {
+			were = "1 phase was"
+		}
+		fmt.Fprintf(w, "note: %s client_bound: their req/s describes the client, not the server\n", were)
+	}
+}
+
+// Held is the summary sentence: `Held 32 concurrent requests (≈799 req/s,
+// p99 41 ms); broke at 40 (success 99.76 % < 99.99 %)`.
+func Held(r *brk.Result) string {
+	unit := r.Test.Unit()
+	var b strings.Builder
+	if r.LastAccepted == nil {
+		b.WriteString("Held no level")
+	} else {
+		fmt.Fprintf(&b, "Held %d %s", *r.LastAccepted, unit)
+		if p := lastPhaseAt(r, *r.LastAccepted, true); p != nil {
+			fmt.Fprintf(&b, " (≈%s req/s, p99 %s)", num(p.RequestsPerSec), Ms(p.LatencyMs.P99))
+		}
+	}
+	switch r.Verdict {
+	case brk.VerdictBroken:
+		if r.FirstRejected != nil {
+			fmt.Fprintf(&b, "; broke at %d", *r.FirstRejected)
+			if p := lastPhaseAt(r, *r.FirstRejected, false); p != nil {
+				fmt.Fprintf(&b, " (%s)", whyRejected(r, p))
+			}
+		}
+	case brk.VerdictDone:
+		b.WriteString(": the --max level, accepted")
+	case brk.VerdictInconclusive:
+		b.WriteString("; then no verdict (below)")
+	case brk.VerdictInterrupted:
+		b.WriteString("; then interrupted")
+	}
+	return b.String()
+}
+
+// whyRejected is a rejected phase's reason in short: the success share
+// against --accept, else its reason.
+func whyRejected(r *brk.Result, p *brk.PhaseStats) string {
+	acc, err := strconv.ParseFloat(r.Accept, 64)
+	if err == nil && p.Counts.Attempted > 0 && p.SuccessPct < acc && p.Counts.Protocol == 0 {
+		return fmt.Sprintf("success %s < %s %%", Pct(p.SuccessPct), r.Accept)
+	}
+	return p.Reason
+}
+
+// lastPhaseAt is the last phase at level, accepted or not.
+func lastPhaseAt(r *brk.Result, level int, accepted bool) *brk.PhaseStats {
+	for i := len(r.Phases) - 1; i >= 0; i-- {
+		if p := r.Phases[i]; p.Level == level && p.Accepted == accepted {
+			return p
+		}
+	}
+	return nil
+}
+
+// Pct formats a percentage as a number reads: "100 %", "99.9876 %",
+// "41.38 %" (4 decimals near 100 %, where the SLA lives; 2 below 99 %).
+func Pct(v float64) string {
+	prec := 4
+	if v < 99 {
+		prec = 2
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s + " %"
+}
+
+// Ms formats milliseconds with about three significant digits: "0.412 ms",
+// "41.2 ms", "1234 ms".
+func Ms(v float64) string {
+	prec := 0
+	switch {
+	case v < 1:
+		prec = 3
+	case v < 10:
+		prec = 2
+	case v < 100:
+		prec = 1
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64) + " ms"
+}
+
+// num formats a rate without decimals, with thousands separated: "12,345".
+func num(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 0, 64)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,48 @@
+package report_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/report"
+)
+
+// The default text: one line per phase with only the failures that
+// happened, the category first; numbers that read as numbers.
+func TestPhaseLine(t *testing.T) {
+	s := &brk.PhaseStats{Index: 4, Level: 40, Depth: 5, Reason: "success 99.76% (49745 of 49846) is below --accept 99.99% at 40 concurrent requests",
+		Counts:     brk.Counts{Attempted: 49846, Succeeded: 49745, Status: 101},
+		SuccessPct: 99.7974, RequestsPerSec: 4974.5, LatencyMs: brk.Latency{P50: 12.34, P99: 41.04},
+		StatusCodes: map[string]uint64{"200": 49745, "404": 101}}
+	var b strings.Builder
+	report.WritePhaseLine(&b, brk.ModeRequests, s)
+	want := "phase 4  40 concurrent requests (5/conn)  REJECTED  success 99.7974 %  4,974 ok/s  p50 12.3 ms  p99 41.0 ms  status: 404×101\n" +
+		"  reason: success 99.76% (49745 of 49846) is below --accept 99.99% at 40 concurrent requests\n"
+	if b.String() != want {
+		t.Fatalf("got\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
+	report.WritePhaseLine(&b, brk.ModeConnections, &brk.PhaseStats{Index: 0, Level: 8, Accepted: true,
+		Counts: brk.Counts{Attempted: 10, Succeeded: 10}, SuccessPct: 100, RequestsPerSec: 20, LatencyMs: brk.Latency{P50: 0.4, P99: 1}})
+	if want := "phase 0  8 concurrent connections  accepted  success 100 %  20 ok/s  p50 0.400 ms  p99 1.00 ms\n"; b.String() != want {
+		t.Fatalf("got %q, want %q", b.String(), want)
+	}
+}
+
+// The summary says what the service held and where it broke.
+func TestHeld(t *testing.T) {
+	held, broke := 32, 40
+	r := &brk.Result{Test: brk.ModeRequests, Verdict: brk.VerdictBroken, Accept: "99.99", LastAccepted: &held, FirstRejected: &broke,
+		Phases: []*brk.PhaseStats{
+			{Index: 0, Level: 32, Accepted: true, RequestsPerSec: 799.4, LatencyMs: brk.Latency{P99: 41}},
+			{Index: 1, Level: 40, Counts: brk.Counts{Attempted: 1000, Succeeded: 997}, SuccessPct: 99.7, Reason: "…"},
+		}}
+	if got, want := report.Held(r), "Held 32 concurrent requests (≈799 req/s, p99 41.0 ms); broke at 40 (success 99.7 % < 99.99 %)"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	r.Verdict, r.FirstRejected, r.Phases = brk.VerdictDone, nil, r.Phases[:1]
+	if got, want := report.Held(r), "Held 32 concurrent requests (≈799 req/s, p99 41.0 ms): the --max level, accepted"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
