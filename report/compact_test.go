@@ -46,3 +46,25 @@ func TestHeld(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+// The live line is rewritten in place, bounded by the terminal's width,
+// and cleared before a phase's text.
+func TestLiveLine(t *testing.T) {
+	var out, text strings.Builder
+	l := &report.Live{Text: &report.Text{W: &text, Test: brk.ModeRequests}, Out: &out, Width: 40}
+	g := brk.Progress{Phase: 1, Level: 64, Elapsed: 3e9, Succeeded: 990, SuccessPerSec: 330,
+		Failed: brk.Counts{Timeout: 10}}
+	l.Progress(g)
+	l.Progress(g)
+	lines := strings.Split(out.String(), "\r\x1b[K")
+	if len(lines) != 3 || lines[0] != "" || lines[1] != lines[2] || len([]rune(lines[1])) > 39 || strings.Contains(out.String(), "\n") {
+		t.Fatalf("live output %q", out.String())
+	}
+	if !strings.HasPrefix(report.ProgressLine(g, brk.ModeRequests, 10e9), "… phase 1  64 concurrent requests  3/10 s  success 99 %  330 ok/s  timeout: 10") {
+		t.Fatalf("line %q", report.ProgressLine(g, brk.ModeRequests, 10e9))
+	}
+	l.PhaseFinished(&brk.PhaseStats{Index: 1, Level: 64, Accepted: true})
+	if !strings.HasSuffix(out.String(), "\r\x1b[K") || !strings.HasPrefix(text.String(), "phase 1") {
+		t.Fatalf("not cleared before the phase text: %q / %q", out.String(), text.String())
+	}
+}

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/brk-bench/brk"
 )
@@ -39,17 +41,71 @@ func (x *Text) PhaseFinished(s *brk.PhaseStats) {
 	WritePhaseLine(x.W, x.Test, s)
 }
 
-// Live is a Text that also writes the live progress line to Out each time
-// the engine takes its once-a-second reading of the running phase: it is a
-// brk.ProgressObserver. The CLI attaches it only when stderr is a terminal.
+// Live is a Text that also keeps one live progress line on Out, rewritten
+// in place (carriage return) each time the engine takes its once-a-second
+// reading of the running phase, and cleared before a phase's text: it is
+// a brk.ProgressObserver. The CLI attaches it only when stderr is a
+// terminal; Width bounds the line (0: 100 columns).
 type Live struct {
 	*Text
-	Out io.Writer
+	Out   io.Writer
+	Width int
+	shown bool
 }
 
-// Progress writes one live line (WriteProgress). It is called from the
-// engine's reporter goroutine, not the caller's.
-func (l *Live) Progress(g brk.Progress) { WriteProgress(l.Out, g) }
+// Progress rewrites the live line (ProgressLine). It is called from the
+// engine's reporter goroutine, not the caller's; the caller's goroutine
+// writes only between phases, when no reading is taken.
+func (l *Live) Progress(g brk.Progress) {
+	phase := l.Plan.Phase
+	if phase == 0 {
+		phase = 10 * time.Second
+	}
+	width := l.Width
+	if width <= 0 {
+		width = 100
+	}
+	line := ProgressLine(g, l.Test, phase)
+	if r := []rune(line); len(r) > width-1 {
+		line = string(r[:width-1])
+	}
+	fmt.Fprintf(l.Out, "\r\x1b[K%s", line)
+	l.shown = true
+}
+
+// PhaseFinished clears the live line, then writes the phase's text.
+func (l *Live) PhaseFinished(s *brk.PhaseStats) {
+	if l.shown {
+		fmt.Fprint(l.Out, "\r\x1b[K")
+		l.shown = false
+	}
+	l.Text.PhaseFinished(s)
+}
+
+// ProgressLine is the live reading of a running phase in one line: the
+// phase and its level, elapsed of the phase's length, success so far,
+// successes/s over the last second, and only the failures so far.
+func ProgressLine(g brk.Progress, test brk.Mode, phase time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "… phase %d  %d %s  %.0f/%.0f s", g.Phase, g.Level, test.Unit(), g.Elapsed.Seconds(), phase.Seconds())
+	failed := uint64(0)
+	for _, name := range brk.FailureCategories() {
+		failed += g.Failed.Failure(name)
+	}
+	if done := g.Succeeded + failed; done > 0 {
+		fmt.Fprintf(&b, "  success %s", Pct(100*float64(g.Succeeded)/float64(done)))
+	}
+	fmt.Fprintf(&b, "  %s ok/s", num(g.SuccessPerSec))
+	if g.Scheduled > 0 {
+		fmt.Fprintf(&b, "  %d scheduled, %d written", g.Scheduled, g.Written)
+	}
+	for _, name := range brk.FailureCategories() {
+		if n := g.Failed.Failure(name); n > 0 {
+			fmt.Fprintf(&b, "  %s: %d", name, n)
+		}
+	}
+	return b.String()
+}
 
 // WriteProgress writes a live reading of the running phase as one line:
 // phase, level, elapsed time, successes and successes/s, mean outstanding

@@ -8,15 +8,16 @@ import (
 	"github.com/brk-bench/brk/report"
 )
 
-// observer picks the observer for a run: the human text, plus the live
-// progress line once a second on stderr, never on stdout, only when stderr
-// is a terminal and --quiet is not given.
+// observer picks the observer for a run: the human text, plus one live
+// progress line rewritten once a second on stderr, never on stdout, only
+// when stderr is a terminal and --quiet is not given.
 func observer(text *report.Text, stderr io.Writer, quiet bool) brk.Observer {
 	if quiet {
 		return text
 	}
-	if f, ok := stderr.(*os.File); !ok || !isTerminal(f.Fd()) {
+	f, ok := stderr.(*os.File)
+	if !ok || !isTerminal(f.Fd()) {
 		return text
 	}
-	return &report.Live{Text: text, Out: stderr}
+	return &report.Live{Text: text, Out: stderr, Width: termWidth(f.Fd())}
 }
