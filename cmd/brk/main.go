@@ -106,15 +106,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	stdout = &stickyWriter{w: stdout}
 	var c cli
 	exited := -1
-	parser, err := kong.New(&c,
-		kong.Name("brk"),
-		kong.Description("Find the HTTP load that breaks your SLA."),
-		kong.UsageOnError(),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { exited = code; panic(kongExit{}) }),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"version": brk.Version()},
-	)
+	parser, err := newParser(&c, stdout, stderr, &exited)
 	if err != nil {
 		fmt.Fprintf(stderr, "brk: %v\n", err)
 		return exitUsage
@@ -161,6 +153,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 type kongExit struct{}
+
+// newParser is the command line's parser; an exit kong asks for (help,
+// version) is recorded in exited and unwinds parseArgs.
+func newParser(c *cli, stdout, stderr io.Writer, exited *int) (*kong.Kong, error) {
+	return kong.New(c,
+		kong.Name("brk"),
+		kong.Description("Find the HTTP load that breaks your SLA."),
+		kong.UsageOnError(),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { *exited = code; panic(kongExit{}) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": brk.Version()},
+	)
+}
 
 // parseArgs runs kong's parser, turning its help/exit panics into a result.
 func parseArgs(p *kong.Kong, args []string) (ctx *kong.Context, err error) {
