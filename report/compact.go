@@ -99,13 +99,7 @@ func WriteHeld(w io.Writer, r *brk.Result) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, Held(r))
-	if n := clientBoundPhases(r); n > 0 && r.Verdict == brk.VerdictDone {
-		were := fmt.Sprintf("%d phases were", n)
-		if n == 1 {
-			were = "1 phase was"
-		}
-		fmt.Fprintf(w, "note: %s client_bound: their req/s describes the client, not the server\n", were)
-	}
+	writeClientBoundNote(w, r)
 }
 
 // Held is the summary sentence: `Held 32 concurrent requests (≈799 req/s,

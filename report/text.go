@@ -226,6 +226,12 @@ func WriteSummary(w io.Writer, r *brk.Result) {
 	if r.Reason != "" && r.Verdict != brk.VerdictInconclusive {
 		fmt.Fprintf(w, "reason: %s\n", r.Reason)
 	}
+	writeClientBoundNote(w, r)
+}
+
+// writeClientBoundNote notes, for a Done run, the phases that were
+// client_bound.
+func writeClientBoundNote(w io.Writer, r *brk.Result) {
 	if n := clientBoundPhases(r); n > 0 && r.Verdict == brk.VerdictDone {
 		were := fmt.Sprintf("%d phases were", n)
 		if n == 1 {
