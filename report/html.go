@@ -47,7 +47,7 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r == nil {
 		return errors.New("brk: WriteHTML: nil Result")
 	}
-	d := htmlData{R: r, C: c, Final: FinalLine(r), Unit: r.Test.Unit(), Failures: brk.FailureCategories()}
+	d := htmlData{R: r, C: c, Final: FinalLine(r), Held: Held(r), Unit: r.Test.Unit(), Failures: brk.FailureCategories()}
 	d.VerdictClass = "v-" + string(r.Verdict)
 	switch r.Verdict {
 	case brk.VerdictDone, brk.VerdictBroken, brk.VerdictInterrupted, brk.VerdictInconclusive:
@@ -119,6 +119,7 @@ type htmlData struct {
 	R             *brk.Result
 	C             HTMLConditions
 	Final         string
+	Held          string // the summary sentence
 	Unit          string // what a level counts
 	VerdictClass  string
 	LastAccepted  string
@@ -643,14 +644,15 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 <body>
 <h1>brk {{.R.Test}} test</h1>
 <p class="sub"><code>{{.R.URL}}</code></p>
-{{if .Charts}}<div class="charts">
-{{range .Charts}}{{.}}
-{{end}}</div>{{else}}<div class="nophases">no phases ran</div>{{end}}
 <div class="verdict {{.VerdictClass}}">
 <div class="big">{{.Final}}</div>
+<div class="held">{{.Held}}</div>
 {{if .R.Reason}}<div class="reason">{{.R.Reason}}</div>{{end}}
 <div class="bracket">last accepted: <b>{{.LastAccepted}}</b> · first rejected: <b>{{.FirstRejected}}</b> ({{.Unit}})</div>
 </div>
+{{if .Charts}}<div class="charts">
+{{range .Charts}}{{.}}
+{{end}}</div>{{else}}<div class="nophases">no phases ran</div>{{end}}
 <h2>Phases</h2>
 {{if .Rows}}<div class="tablewrap"><table>
 <thead>

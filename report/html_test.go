@@ -457,3 +457,12 @@ func TestHTMLSaysHTTP2(t *testing.T) {
 		t.Error("the report does not say HTTP/2")
 	}
 }
+
+// The verdict and the summary sentence come first, above the charts.
+func TestHTMLVerdictFirst(t *testing.T) {
+	doc := writeHTML(t, htmlResult())
+	v, held, chart := strings.Index(doc, `<div class="verdict`), strings.Index(doc, `<div class="held">Held `), strings.Index(doc, "<svg")
+	if v < 0 || held < 0 || chart < 0 || v > chart || held > chart {
+		t.Fatalf("verdict at %d, summary at %d, first chart at %d", v, held, chart)
+	}
+}
