@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# HTTP/2 side by side: brk --http2 vs h2load against one h2o over TLS (h2),
-# server pinned to CPU 0 and clients to CPU 1, 64 connections, -m8 and -m32.
+# HTTP/2 side by side: brk --http2 vs h2load against one h2o, over TLS (h2)
+# and cleartext with prior knowledge (h2c), server pinned to CPU 0 and
+# clients to CPU 1, 64 connections, -m8 and -m32.
 # Prints requests/s and client CPU µs per response (user+sys ÷ responses).
 # Usage: scripts/h2sidebyside.sh [rounds] [seconds]
 set -euo pipefail
@@ -10,10 +11,14 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'kill $(cat $work/h2o.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
 port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+cport=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/key.pem" \
   -out "$work/cert.pem" -days 1 -subj /CN=localhost 2>/dev/null
 mkdir -p "$work/docs" && printf ok > "$work/docs/ok.txt" && chmod -R a+rX "$work"
 cat > "$work/h2o.conf" <<CONF
+listen:
+  host: 127.0.0.1
+  port: $cport
 listen:
   host: 127.0.0.1
   port: $port
@@ -33,15 +38,17 @@ taskset -c 0 h2o -c "$work/h2o.conf" >"$work/h2o.out" 2>&1 &
 echo $! > "$work/h2o.pid"
 sleep 1
 go build -o "$work/brk" ./cmd/brk
-url="https://127.0.0.1:$port/ok.txt"
 for r in $(seq "$rounds"); do
+ for url in "https://127.0.0.1:$port/ok.txt" "http://127.0.0.1:$cport/ok.txt"; do
+  proto=h2 tls=--insecure
+  if [ "${url%%:*}" = http ]; then proto=h2c tls=; fi
   for m in 8 32; do
-    taskset -c 1 "$work/brk" "$url" --http2 --insecure --conn 64 --start $m --max $m --phase ${secs}s \
+    taskset -c 1 "$work/brk" "$url" --http2 $tls --conn 64 --start $m --max $m --phase ${secs}s \
       --threads 1 --timeout 2s --quiet --json "$work/brk.json" >/dev/null
     python3 - "$work/brk.json" <<PY
 import json, sys
 p = json.load(open(sys.argv[1]))["phases"][0]
-print(f"round $r brk    -m$m: {p['requests_per_sec']:.0f} req/s, {p['client_cpu']['us_per_response']:.2f} µs CPU/response, success {p['success_pct']:.2f} %")
+print(f"round $r $proto brk    -m$m: {p['requests_per_sec']:.0f} req/s, {p['client_cpu']['us_per_response']:.2f} µs CPU/response, success {p['success_pct']:.2f} %")
 PY
     /usr/bin/time -f "%U %S" -o "$work/h2load.time" taskset -c 1 h2load -t1 -c64 -m$m -D "$secs" "$url" >"$work/h2load.out" 2>&1
     python3 - "$work/h2load.out" "$work/h2load.time" <<PY
@@ -49,7 +56,8 @@ import re, sys
 o = open(sys.argv[1]).read(); u, s = map(float, open(sys.argv[2]).read().split()[-2:])
 rps = float(re.search(r"finished in [0-9.]+s, ([0-9.]+) req/s", o).group(1))
 ok = int(re.search(r"(\d+) succeeded", o).group(1))
-print(f"round $r h2load -m$m: {rps:.0f} req/s, {(u + s) * 1e6 / ok:.2f} µs CPU/response")
+print(f"round $r $proto h2load -m$m: {rps:.0f} req/s, {(u + s) * 1e6 / ok:.2f} µs CPU/response")
 PY
   done
+ done
 done
