@@ -11,9 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// UsableCPUs counts the CPUs the process may use: its affinity mask,
+// usableCPUs counts the CPUs the process may use: its affinity mask,
 // lowered by a cgroup v2 CPU quota (cpu.max) when one is set.
-func UsableCPUs() int {
+func usableCPUs() int {
 	n := runtime.NumCPU()
 	var set unix.CPUSet
 	if unix.SchedGetaffinity(0, &set) == nil {

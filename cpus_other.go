@@ -4,5 +4,5 @@ package brk
 
 import "runtime"
 
-// UsableCPUs counts the CPUs the process may use.
-func UsableCPUs() int { return runtime.NumCPU() }
+// usableCPUs counts the CPUs the process may use.
+func usableCPUs() int { return runtime.NumCPU() }

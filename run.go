@@ -185,7 +185,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	}
 	threads := p.Threads
 	if threads == 0 {
-		threads = UsableCPUs()
+		threads = usableCPUs()
 	}
 	if threads > p.Conns {
 		threads = p.Conns
@@ -475,9 +475,9 @@ func tlsStats(j *sched.Judged) *TLSStats {
 		return nil
 	}
 	return &TLSStats{
-		Version: VersionName(m.TLS.Version),
+		Version: versionName(m.TLS.Version),
 		Cipher:  tls.CipherSuiteName(m.TLS.CipherSuite),
-		Group:   GroupName(tls.CurveID(m.TLS.Group)),
+		Group:   groupName(tls.CurveID(m.TLS.Group)),
 		Resumed: m.Setups.Resumed,
 	}
 }

@@ -39,8 +39,8 @@ var groups = map[string]tls.CurveID{
 	"secp384r1mlkem1024": tls.SecP384r1MLKEM1024,
 }
 
-// GroupName is the name brk reports for a negotiated group.
-func GroupName(id tls.CurveID) string {
+// groupName is the name brk reports for a negotiated group.
+func groupName(id tls.CurveID) string {
 	switch id {
 	case 0:
 		return ""
@@ -62,8 +62,8 @@ func GroupName(id tls.CurveID) string {
 	return id.String()
 }
 
-// VersionName is "1.2" or "1.3" for a negotiated version.
-func VersionName(v uint16) string {
+// versionName is "1.2" or "1.3" for a negotiated version.
+func versionName(v uint16) string {
 	switch v {
 	case 0:
 		return ""
