@@ -304,7 +304,35 @@ type PhaseStats struct {
 	// tests). There latency_ms counts from each request's scheduled
 	// instant: backlog is latency.
 	Rate *RateStats `json:"rate,omitempty"`
+	// Timeline is the phase's outcomes over time (nil when the phase
+	// measured nothing).
+	Timeline *Timeline `json:"timeline,omitempty"`
 }
+
+// Timeline is one phase's outcomes span by span, from the phase's start
+// through its drain: one point per second, or per WidthS seconds in a
+// phase so long that one-second points would exceed MaxTimelinePoints.
+// Outcomes are counted when they were decided (a response's arrival, a
+// deadline's expiry), so warm-up and stalls show.
+type Timeline struct {
+	StartS float64         `json:"start_s"` // the phase's start, seconds after the run's start
+	WidthS float64         `json:"width_s"` // each point's span; the last point may be cut short by the phase's end
+	Points []TimelinePoint `json:"points"`
+}
+
+// TimelinePoint is one span of a Timeline.
+type TimelinePoint struct {
+	Succeeded uint64 `json:"succeeded"`
+	Failed    uint64 `json:"failed"` // every category
+	// P99Ms is the 99th percentile latency of the complete responses
+	// that arrived in the span (0: none), from a coarse histogram: the
+	// upper edge of its bucket, at most 12.5 % above the true value. In a
+	// report merged from several load boxes it is the highest of theirs.
+	P99Ms float64 `json:"p99_ms"`
+}
+
+// MaxTimelinePoints bounds a phase's Timeline whatever the phase's length.
+const MaxTimelinePoints = 128
 
 // ServerCPU is one server process's CPU and memory over a phase, read from
 // /proc/PID/stat at the phase's start and end (Linux).
