@@ -14,6 +14,7 @@ package brk
 import (
 	"time"
 
+	"github.com/brk-bench/brk/metrics"
 	"github.com/brk-bench/brk/sched"
 )
 
@@ -332,7 +333,7 @@ type TimelinePoint struct {
 }
 
 // MaxTimelinePoints bounds a phase's Timeline whatever the phase's length.
-const MaxTimelinePoints = 128
+const MaxTimelinePoints = metrics.TimelineSpans
 
 // ServerCPU is one server process's CPU and memory over a phase, read from
 // /proc/PID/stat at the phase's start and end (Linux).

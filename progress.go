@@ -16,6 +16,10 @@ type Progress struct {
 	SuccessPerSec   float64       // over the last interval
 	Failed          Counts        // so far in this phase, by category (Attempted and Succeeded unset)
 	MeanOutstanding float64       // over the last interval
+	// P99 is the 99th percentile latency of the responses so far in this
+	// phase (0 before the first), from a coarse histogram: the upper edge
+	// of its bucket, at most 12.5 % above the true value.
+	P99 time.Duration
 	// The rate test (zero in the others): arrivals taken up and requests
 	// completely written so far in this phase.
 	Scheduled, Written uint64
@@ -48,6 +52,8 @@ func (r *reporter) run(phase, level int) {
 	defer close(r.done)
 	start := time.Now()
 	base := r.eng.Snapshot()
+	var lat0, lat [metrics.CoarseBuckets]uint64
+	r.eng.LiveLatency(&lat0)
 	prev, prevAt := base, start
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -68,6 +74,8 @@ func (r *reporter) run(phase, level int) {
 				p.MeanOutstanding = float64(s.OutstandingNs-prev.OutstandingNs) / float64(dt)
 			}
 			p.Failed.setFailures(func(c metrics.Category) uint64 { return s.Failed[c] - base.Failed[c] })
+			r.eng.LiveLatency(&lat)
+			p.P99 = time.Duration(metrics.LiveP99Us(&lat, &lat0)) * time.Microsecond
 			r.obs.Progress(p)
 			prev, prevAt = s, now
 		}

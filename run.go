@@ -433,7 +433,27 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		s.Rate = rateStats(r, s.RequestsPerSec)
 		s.ClientBound = s.ClientBound || r.Shortfall() > sched.MaxShortfall
 	}
+	s.Timeline = timeline(r)
 	return s
+}
+
+// timeline is a phase's outcomes over time: its spans through the end of
+// its drain (an empty span inside the phase is a stall, and kept).
+func timeline(r *sched.Measurement) *Timeline {
+	t := r.Stats.Timeline
+	if t == nil || t.WidthNs <= 0 {
+		return nil
+	}
+	n := int((int64(r.Elapsed) + t.WidthNs - 1) / t.WidthNs)
+	n = min(max(n, len(t.Trimmed())), len(t.Spans))
+	out := &Timeline{
+		StartS: float64(t.StartNs) / 1e9, WidthS: float64(t.WidthNs) / 1e9,
+		Points: make([]TimelinePoint, n),
+	}
+	for i, sp := range t.Spans[:n] {
+		out.Points[i] = TimelinePoint{Succeeded: sp.Succeeded, Failed: sp.Failed, P99Ms: float64(sp.P99Us) / 1e3}
+	}
+	return out
 }
 
 // rateStats is a rate test phase's schedule accounting.

@@ -125,6 +125,39 @@ func checkAccounting(t *testing.T, res *brk.Result) {
 	if tc.Attempted != tc.Succeeded+failures(tc) {
 		t.Errorf("run: attempted %d != succeeded %d + failures %d", tc.Attempted, tc.Succeeded, failures(tc))
 	}
+	checkTimelines(t, res)
+}
+
+// checkTimelines asserts that every phase's timeline accounts for each of
+// its outcomes exactly once, spans the phase with at most
+// brk.MaxTimelinePoints points, and starts after the previous phase's.
+func checkTimelines(t *testing.T, res *brk.Result) {
+	t.Helper()
+	prevStart := -1.0
+	for _, p := range res.Phases {
+		tl := p.Timeline
+		if tl == nil {
+			if p.Counts.Attempted > 0 {
+				t.Errorf("phase %d: %d outcomes and no timeline", p.Index, p.Counts.Attempted)
+			}
+			continue
+		}
+		var ok, failed uint64
+		for _, pt := range tl.Points {
+			ok += pt.Succeeded
+			failed += pt.Failed
+		}
+		if ok != p.Counts.Succeeded || failed != failures(p.Counts) {
+			t.Errorf("phase %d: timeline counts %d succeeded, %d failed; the phase %d, %d", p.Index, ok, failed, p.Counts.Succeeded, failures(p.Counts))
+		}
+		if n := len(tl.Points); n > brk.MaxTimelinePoints || tl.WidthS <= 0 || float64(n)*tl.WidthS < p.DurationS || float64(n-1)*tl.WidthS > p.DurationS+tl.WidthS {
+			t.Errorf("phase %d: %d points of %g s for a phase of %.3f s", p.Index, n, tl.WidthS, p.DurationS)
+		}
+		if tl.StartS <= prevStart {
+			t.Errorf("phase %d starts at %.3f s, not after the previous phase (%.3f s)", p.Index, tl.StartS, prevStart)
+		}
+		prevStart = tl.StartS
+	}
 }
 
 // serverStats returns srv's stats once it has counted at least

@@ -101,6 +101,9 @@ type Live struct {
 	// requests completely written for the first time.
 	Scheduled atomic.Uint64
 	Written   atomic.Uint64
+	// Latency counts complete responses by coarse latency bucket, so that
+	// a reader can tell the p99 so far (LiveP99Us).
+	Latency [CoarseBuckets]atomic.Uint64
 }
 
 // Recorder is one worker's measurements for the current phase.
@@ -176,6 +179,7 @@ type Recorder struct {
 	// part of the send lag no slot wait explains).
 	SendLag, Service, ClientLag *hdrhistogram.Histogram
 
+	tl   recTimeline
 	live *Live
 }
 
@@ -203,7 +207,9 @@ func (r *Recorder) Reset() {
 			h.Reset()
 		}
 	}
+	spans := r.tl.spans
 	*r = Recorder{Latency: lat, SetupLatency: setup, SendLag: lag, Service: svc, ClientLag: cl, live: live}
+	r.tl.spans = spans // reused by the next StartTimeline
 }
 
 // Wrote records a request completely written for the first time, lagNs
@@ -253,6 +259,9 @@ func (r *Recorder) ResetKeepingSetups() {
 func (r *Recorder) Success() {
 	r.Succeeded++
 	r.live.Succeeded.Add(1)
+	if r.tl.cur != nil {
+		r.tl.cur.ok++
+	}
 }
 
 // Response records the latency of a complete response (successful or not).
@@ -263,6 +272,11 @@ func (r *Recorder) Response(latencyNs int64) {
 	r.LatencySumNs += uint64(latencyNs)
 	r.LatencyCount++
 	recordUs(r.Latency, latencyNs)
+	b := CoarseIndex(latencyNs / 1000)
+	r.live.Latency[b].Add(1)
+	if r.tl.cur != nil {
+		r.tl.cur.lat[b]++
+	}
 }
 
 // recordUs records a duration in µs, clamped to the histogram's range.
@@ -351,6 +365,9 @@ func (r *Recorder) Fail(c Category, n uint64) {
 	}
 	r.Failed[c] += n
 	r.live.Failed[c].Add(n)
+	if r.tl.cur != nil {
+		r.tl.cur.failed += n
+	}
 }
 
 // SetupStarted records a setup attempt as it starts (TCP connect): a
@@ -449,6 +466,9 @@ type Phase struct {
 	SendLag   *hdrhistogram.Histogram `json:"-"`
 	Service   *hdrhistogram.Histogram `json:"-"`
 	ClientLag *hdrhistogram.Histogram `json:"-"`
+	// Timeline is the phase's outcomes span by span (nil when no worker
+	// kept one).
+	Timeline *Timeline `json:"timeline,omitempty"`
 }
 
 // peerMax keeps the lowest known peer stream limit.
@@ -501,6 +521,12 @@ func (p *Phase) Add(q *Phase) {
 	p.peerMax(q.PeerMaxStreams, q.PeerMaxKnown)
 	p.addRate(q.Written, q.Scheduled, q.ExpiredUnsent, q.LateNs, q.SendLag, q.Service, q.ClientLag)
 	p.firsts(q.TLS, q.ProtocolReason, q.SetupError, q.ClientError)
+	if q.Timeline != nil {
+		if p.Timeline == nil {
+			p.Timeline = &Timeline{}
+		}
+		p.Timeline.add(q.Timeline)
+	}
 }
 
 // addSamples keeps the first MaxBodySamples failed bodies.
@@ -665,4 +691,10 @@ func (p *Phase) Merge(r *Recorder) {
 	p.peerMax(r.PeerMaxStreams, r.PeerMaxKnown)
 	p.addRate(r.Written, r.Scheduled, r.ExpiredUnsent, r.LateNs, r.SendLag, r.Service, r.ClientLag)
 	p.firsts(r.TLS, r.ProtocolReason, r.SetupError, r.ClientError)
+	if r.tl.cur != nil {
+		if p.Timeline == nil {
+			p.Timeline = &Timeline{}
+		}
+		p.Timeline.merge(&r.tl)
+	}
 }

@@ -3,6 +3,7 @@ package report_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/report"
@@ -53,14 +54,14 @@ func TestLiveLine(t *testing.T) {
 	var out, text strings.Builder
 	l := &report.Live{Text: &report.Text{W: &text, Test: brk.ModeRequests}, Out: &out, Width: 40}
 	g := brk.Progress{Phase: 1, Level: 64, Elapsed: 3e9, Succeeded: 990, SuccessPerSec: 330,
-		Failed: brk.Counts{Timeout: 10}}
+		Failed: brk.Counts{Timeout: 10}, P99: 12 * time.Millisecond}
 	l.Progress(g)
 	l.Progress(g)
 	lines := strings.Split(out.String(), "\r\x1b[K")
 	if len(lines) != 3 || lines[0] != "" || lines[1] != lines[2] || len([]rune(lines[1])) > 39 || strings.Contains(out.String(), "\n") {
 		t.Fatalf("live output %q", out.String())
 	}
-	if !strings.HasPrefix(report.ProgressLine(g, brk.ModeRequests, 10e9), "… phase 1  64 concurrent requests  3/10 s  success 99 %  330 ok/s  timeout: 10") {
+	if !strings.HasPrefix(report.ProgressLine(g, brk.ModeRequests, 10e9), "… phase 1  64 concurrent requests  3/10 s  success 99 %  330 ok/s  p99 12.0 ms  timeout: 10") {
 		t.Fatalf("line %q", report.ProgressLine(g, brk.ModeRequests, 10e9))
 	}
 	l.PhaseFinished(&brk.PhaseStats{Index: 1, Level: 64, Accepted: true})

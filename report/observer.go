@@ -96,6 +96,9 @@ func ProgressLine(g brk.Progress, test brk.Mode, phase time.Duration) string {
 		fmt.Fprintf(&b, "  success %s", Pct(100*float64(g.Succeeded)/float64(done)))
 	}
 	fmt.Fprintf(&b, "  %s ok/s", num(g.SuccessPerSec))
+	if g.P99 > 0 {
+		fmt.Fprintf(&b, "  p99 %s", Ms(float64(g.P99)/1e6))
+	}
 	if g.Scheduled > 0 {
 		fmt.Fprintf(&b, "  %d scheduled, %d written", g.Scheduled, g.Written)
 	}

@@ -317,6 +317,17 @@ func (e *Engine) Snapshot() Snapshot {
 	return s
 }
 
+// LiveLatency reads the workers' live latency counters (never reset: a
+// reader takes differences, as with Snapshot) into dst.
+func (e *Engine) LiveLatency(dst *[metrics.CoarseBuckets]uint64) {
+	*dst = [metrics.CoarseBuckets]uint64{}
+	for _, w := range e.workers {
+		for i := range dst {
+			dst[i] += w.live.Latency[i].Load()
+		}
+	}
+}
+
 // Conns is the number of connection owners.
 func (e *Engine) Conns() int { return e.cfg.Conns }
 

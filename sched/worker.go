@@ -255,6 +255,7 @@ func (w *worker) run(ready chan<- error) {
 		} else {
 			n, err = w.p.WaitNs(w.events, timeout)
 		}
+		w.rec.Tick(w.now())
 		if err != nil {
 			msg := "poller: " + err.Error()
 			w.fatal.Store(&msg)
@@ -314,6 +315,8 @@ func (w *worker) command(c command) {
 		} else {
 			w.rec.Reset()
 		}
+		w.rec.StartTimeline(c.at, c.until-c.at, w.tmo)
+		w.rec.Tick(now)
 		w.rec.TLS = w.lastTLS
 		w.tlsSeen = false
 		w.phase = c.phase

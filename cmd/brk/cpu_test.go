@@ -367,6 +367,9 @@ func TestMachineCPUEveryPhase(t *testing.T) {
 // progressRE matches a live progress line.
 var progressRE = regexp.MustCompile("\x1b\\[K… phase 0\\b") // each rewrite of the live line
 
+// liveP99RE matches the live line's p99 so far.
+var liveP99RE = regexp.MustCompile(`ok/s  p99 \d+(\.\d+)? ms`)
+
 func progressLines(s string) int { return len(progressRE.FindAllString(s, -1)) }
 
 // shq quotes s for sh.
@@ -409,6 +412,9 @@ func TestProgress(t *testing.T) {
 		}
 		if !strings.Contains(r.stdout, "Done (4 concurrent requests)") {
 			t.Errorf("no verdict in the terminal output\n%s", r)
+		}
+		if !liveP99RE.MatchString(r.stdout) {
+			t.Errorf("no p99 so far in the live line\n%s", r)
 		}
 	})
 

@@ -1,0 +1,211 @@
+package metrics
+
+import "math/bits"
+
+// A phase's outcomes over time: each worker counts successes, failures and
+// a coarse latency histogram per span of the phase (one second, or wider in
+// a long phase so that a phase never has more than TimelineSpans spans);
+// the merge adds the workers' spans and reads each span's p99.
+
+// TimelineSpans bounds the spans of a phase, whatever its length.
+const TimelineSpans = 128
+
+// timelineWidth is the span width for a phase whose outcomes may come
+// within windowNs plus timeoutNs (the drain) of its start: one second, or
+// the least whole number of seconds that fits the phase in
+// TimelineSpans−1 spans (the last span takes what comes later).
+func timelineWidth(windowNs, timeoutNs int64) int64 {
+	const sec = int64(1e9)
+	span := windowNs + timeoutNs + sec
+	w := (span + (TimelineSpans-1)*sec - 1) / ((TimelineSpans - 1) * sec)
+	return max(w, 1) * sec
+}
+
+// CoarseBuckets is the size of a Coarse histogram: 1 µs buckets below
+// 8 µs, then 8 buckets per power of two up to 2^31 µs (about 36 minutes;
+// longer latencies land in the last bucket).
+const CoarseBuckets = 8 + 28*8
+
+// Coarse is a small latency histogram in µs whose bucket edges are at most
+// 12.5 % apart: enough to read a p99 per second in 1 KB.
+type Coarse [CoarseBuckets]uint32
+
+// CoarseIndex is the bucket of a latency of us microseconds.
+func CoarseIndex(us int64) int {
+	if us < 8 {
+		return int(max(us, 0))
+	}
+	shift := bits.Len64(uint64(us)) - 4 // us>>shift is in [8, 16)
+	return min(8+shift*8+int(us>>shift)-8, CoarseBuckets-1)
+}
+
+// CoarseUpper is the highest latency (µs) that falls in bucket i.
+func CoarseUpper(i int) int64 {
+	if i < 8 {
+		return int64(i)
+	}
+	shift := (i - 8) / 8
+	m := int64((i-8)%8 + 8)
+	return (m+1)<<shift - 1
+}
+
+// coarseQuantile returns the upper edge of the bucket holding quantile q
+// of the counts read by at (0 when there are none).
+func coarseQuantile(q float64, at func(i int) uint64) int64 {
+	var total uint64
+	for i := range CoarseBuckets {
+		total += at(i)
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := uint64(q*float64(total) + 0.999999999) // ceil, without float noise on exact products
+	rank = min(max(rank, 1), total)
+	var seen uint64
+	for i := range CoarseBuckets {
+		if seen += at(i); seen >= rank {
+			return CoarseUpper(i)
+		}
+	}
+	return CoarseUpper(CoarseBuckets - 1)
+}
+
+// recSpan is one worker's span.
+type recSpan struct {
+	ok, failed uint64
+	lat        Coarse
+}
+
+// recTimeline is one worker's timeline of the current phase. cur is the
+// span that outcomes count in (nil between phases).
+type recTimeline struct {
+	startNs, widthNs int64
+	spans            []recSpan
+	cur              *recSpan
+}
+
+// StartTimeline starts the phase's timeline at startNs (the engine's
+// clock, shared by every worker) for an admission window of windowNs and
+// a request timeout of timeoutNs. Its spans are allocated once and reused.
+func (r *Recorder) StartTimeline(startNs, windowNs, timeoutNs int64) {
+	t := &r.tl
+	t.startNs, t.widthNs = startNs, timelineWidth(windowNs, timeoutNs)
+	if t.spans == nil {
+		t.spans = make([]recSpan, TimelineSpans)
+	}
+	clear(t.spans)
+	t.cur = &t.spans[0]
+}
+
+// Tick points the timeline at the span of instant nowNs: the worker calls
+// it once per loop iteration, and every outcome recorded until the next
+// call counts in that span.
+func (r *Recorder) Tick(nowNs int64) {
+	t := &r.tl
+	if t.cur == nil {
+		return
+	}
+	i := (nowNs - t.startNs) / t.widthNs
+	t.cur = &t.spans[min(max(i, 0), int64(len(t.spans)-1))]
+}
+
+// Timeline is a phase's merged spans: counts per span and, while the
+// workers' histograms are at hand (in the process that measured it), the
+// coarse latency histogram of each span. Spans after the last one with an
+// outcome are dropped.
+type Timeline struct {
+	StartNs int64  `json:"start_ns"` // the phase's start on the engine's clock
+	WidthNs int64  `json:"width_ns"`
+	Spans   []Span `json:"spans"`
+	lat     []coarse64
+}
+
+// Span is one span of a Timeline.
+type Span struct {
+	Succeeded uint64 `json:"succeeded"`
+	Failed    uint64 `json:"failed"`
+	// P99Us is the upper edge of the coarse bucket holding the span's
+	// 99th percentile latency (0: no complete response).
+	P99Us int64 `json:"p99_us"`
+}
+
+type coarse64 [CoarseBuckets]uint64
+
+// merge adds one worker's timeline.
+func (t *Timeline) merge(r *recTimeline) {
+	if r.cur == nil {
+		return
+	}
+	if len(t.lat) == 0 {
+		t.StartNs, t.WidthNs = r.startNs, r.widthNs
+		t.Spans = make([]Span, len(r.spans))
+		t.lat = make([]coarse64, len(r.spans))
+	}
+	for i := range r.spans {
+		s := &r.spans[i]
+		t.Spans[i].Succeeded += s.ok
+		t.Spans[i].Failed += s.failed
+		for b, n := range s.lat {
+			t.lat[i][b] += uint64(n)
+		}
+	}
+	for i := range t.Spans {
+		h := &t.lat[i]
+		t.Spans[i].P99Us = coarseQuantile(0.99, func(b int) uint64 { return h[b] })
+	}
+}
+
+// add adds q, the same phase's timeline measured on another load box,
+// span by span (the boxes start their phases together): exactly while
+// both histograms are at hand, otherwise (from JSON) a span's p99 is the
+// higher of the two.
+func (t *Timeline) add(q *Timeline) {
+	exact := len(q.lat) == len(q.Spans)
+	if len(t.Spans) == 0 {
+		t.StartNs, t.WidthNs = q.StartNs, q.WidthNs
+		t.Spans = append([]Span(nil), q.Spans...)
+		t.lat = nil
+		if exact {
+			t.lat = append([]coarse64(nil), q.lat...)
+		}
+		return
+	}
+	if n := len(q.Spans); n > len(t.Spans) {
+		t.Spans = append(t.Spans, make([]Span, n-len(t.Spans))...)
+		if t.lat != nil {
+			t.lat = append(t.lat, make([]coarse64, n-len(t.lat))...)
+		}
+	}
+	exact = exact && t.lat != nil
+	if !exact {
+		t.lat = nil
+	}
+	for i, s := range q.Spans {
+		t.Spans[i].Succeeded += s.Succeeded
+		t.Spans[i].Failed += s.Failed
+		if !exact {
+			t.Spans[i].P99Us = max(t.Spans[i].P99Us, s.P99Us)
+			continue
+		}
+		for b, n := range q.lat[i] {
+			t.lat[i][b] += n
+		}
+		h := &t.lat[i]
+		t.Spans[i].P99Us = coarseQuantile(0.99, func(b int) uint64 { return h[b] })
+	}
+}
+
+// Trimmed returns the spans up to the last one with an outcome.
+func (t *Timeline) Trimmed() []Span {
+	n := len(t.Spans)
+	for n > 0 && t.Spans[n-1].Succeeded == 0 && t.Spans[n-1].Failed == 0 {
+		n--
+	}
+	return t.Spans[:n]
+}
+
+// LiveP99Us reads the p99 (µs, a coarse bucket's upper edge) of the
+// responses counted between two readings of the live latency counters.
+func LiveP99Us(now, base *[CoarseBuckets]uint64) int64 {
+	return coarseQuantile(0.99, func(i int) uint64 { return now[i] - base[i] })
+}
