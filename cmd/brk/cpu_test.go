@@ -418,6 +418,23 @@ func TestProgress(t *testing.T) {
 		}
 	})
 
+	t.Run("narrow terminal", func(t *testing.T) {
+		// Each rewrite of the live line fits the terminal's 50 columns
+		// and ends without a newline: one line, rewritten in place.
+		r := runScript(t, "stty cols 50 rows 20 && "+cmdline(args("3s")))
+		if r.code != 0 || progressLines(r.stdout) < 2 {
+			t.Fatalf("exit %d with %d progress lines, want 0 with 2 or more\n%s", r.code, progressLines(r.stdout), r)
+		}
+		for _, seg := range strings.Split(r.stdout, "\x1b[K")[1:] {
+			if !strings.HasPrefix(seg, "… phase") {
+				continue
+			}
+			if n := len([]rune(seg)); n > 49 || strings.Contains(seg, "\n") {
+				t.Errorf("live line of %d runes (a 50-column terminal), newline %v: %q", n, strings.Contains(seg, "\n"), seg)
+			}
+		}
+	})
+
 	t.Run("pipes", func(t *testing.T) {
 		r := runBrk(t, args("1500ms")...)
 		expect(t, r, 0, "Done (4 concurrent requests)")
