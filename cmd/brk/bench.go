@@ -111,8 +111,12 @@ func (c *benchCmd) Run(e *env) error {
 		responder = "child " + c.FixtureBin
 	}
 	phases := c.Repeat * len(m.Order(1))
-	fmt.Fprintf(e.stderr, "brk bench: %d phases of %v, protocols %s × connections %s × depths %s × %d repetitions; responder: %s\n",
-		phases, c.Phase, strings.Join(c.Protocols, ","), ints(c.Connections), ints(c.Depths), c.Repeat, responder)
+	reps := "1 repetition"
+	if c.Repeat != 1 {
+		reps = fmt.Sprintf("%d repetitions", c.Repeat)
+	}
+	fmt.Fprintf(e.stderr, "brk bench: %d phases of %v, protocols %s × connections %s × depths %s × %s; responder: %s\n",
+		phases, c.Phase, strings.Join(c.Protocols, ","), ints(c.Connections), ints(c.Depths), reps, responder)
 	rows, runErr := bench.Run(e.ctx, m, o)
 	if obs.csvErr == nil {
 		obs.csvErr = obs.csv.WriteHeader() // a header even without rows

@@ -645,15 +645,6 @@ func TestEcho(t *testing.T) {
 	})
 }
 
-// TestDemo: the demo finds the predicted break.
-func TestDemo(t *testing.T) {
-	r := runTimed(t, 32, func() []string { return []string{"demo", "--phase", "1s"} })
-	expect(t, r, 0, "Broken (32 concurrent requests)")
-	if !strings.Contains(r.stderr, "demo: brk found the predicted break, between 24 and 32") {
-		t.Errorf("no conclusion on stderr:\n%s", r.stderr)
-	}
-}
-
 // TestFixtureCommand: brk fixture announces its address, serves, and
 // stops on SIGINT.
 func TestFixtureCommand(t *testing.T) {

@@ -3,23 +3,29 @@ package main
 import (
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
-// TestReadmeCommandsParse: every brk command line in the README's shell
-// blocks is a command line brk accepts as written (its flags, values and
-// arguments parse). The ones that load a server run in other tests
-// (TestReadmeRealRun, TestDemo, the bench and shard tests).
-func TestReadmeCommandsParse(t *testing.T) {
+// readmeCommands returns the brk command lines of the README's shell
+// blocks (continuations joined, comments and the shell's redirections
+// cut), each as its arguments after "brk", and the other commands of
+// those blocks as they are.
+func readmeCommands(t *testing.T) (brkArgs [][]string, lines []string, other []string) {
+	t.Helper()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
-	n := 0
 	for _, b := range blocks {
 		text := strings.ReplaceAll(b[1], "\\\n", " ")
 		for _, line := range strings.Split(text, "\n") {
@@ -28,45 +34,167 @@ func TestReadmeCommandsParse(t *testing.T) {
 				line, _, _ = strings.Cut(line, shell)
 			}
 			line = strings.TrimSuffix(strings.TrimSpace(line), "&")
-			var args []string
 			switch f := strings.Fields(line); {
 			case len(f) > 0 && f[0] == "brk":
-				args = f[1:]
+				brkArgs, lines = append(brkArgs, f[1:]), append(lines, line)
 			case len(f) > 2 && f[0] == "go" && f[1] == "run" && f[2] == "./cmd/brk":
-				args = f[3:]
-			default:
-				continue
-			}
-			n++
-			var c cli
-			exited := -1
-			p, err := newParser(&c, io.Discard, io.Discard, &exited)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := parseArgs(p, args); err != nil || exited >= 0 {
-				t.Errorf("README command %q does not parse: %v", line, err)
+				brkArgs, lines = append(brkArgs, f[3:]), append(lines, line)
+			case len(f) > 0:
+				other = append(other, line)
 			}
 		}
 	}
-	if n < 5 {
-		t.Fatalf("found %d brk commands in the README's shell blocks", n)
+	return brkArgs, lines, other
+}
+
+// TestReadmeCommandsParse: every brk command line in the README's shell
+// blocks is a command line brk accepts as written (its flags, values and
+// arguments parse); TestReadmeCommandsRun runs them.
+func TestReadmeCommandsParse(t *testing.T) {
+	cmds, lines, _ := readmeCommands(t)
+	for i, args := range cmds {
+		var c cli
+		exited := -1
+		p, err := newParser(&c, io.Discard, io.Discard, &exited)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := parseArgs(p, args); err != nil || exited >= 0 {
+			t.Errorf("README command %q does not parse: %v", lines[i], err)
+		}
+	}
+	if len(cmds) < 5 {
+		t.Fatalf("found %d brk commands in the README's shell blocks", len(cmds))
 	}
 }
 
-// TestReadmeRealRun runs the README's "real run" as written, but for the
-// phase length, against the fixture it starts the same way.
-func TestReadmeRealRun(t *testing.T) {
-	fx := startBrk(t, nil, "fixture", "--listen", "127.0.0.1:0", "--capacity", "4", "--service", "2ms")
-	fx.waitFor("\n", 10*time.Second)
-	line, _, _ := strings.Cut(fx.stdout.String(), "\n")
-	base, ok := strings.CutPrefix(line, "listening on ")
-	if !ok {
-		t.Fatalf("fixture said %q", line)
+// TestReadmeCommandsRun runs every brk command of the README's shell
+// blocks, in order, and checks it does what the README says. They run as
+// written but for these substitutions, so that each is short and stays on
+// this machine: every --phase is 400ms (the demo's 1s) and --repeat 1;
+// the addresses of the README's servers (127.0.0.1:8080, svc:8080) are
+// the fixture's that the README's `brk fixture` line started (on a free
+// port), the coordinator box0:7070 a free loopback port, and
+// /tmp/fixture-nethttp the example built by the README's `go build` line
+// into a temporary directory. A README command this test does not know
+// fails it: add its case here.
+func TestReadmeCommandsRun(t *testing.T) {
+	cmds, lines, other := readmeCommands(t)
+	exampleBin := filepath.Join(t.TempDir(), "fixture-nethttp")
+	built := false
+	for _, o := range other {
+		if strings.HasPrefix(o, "go build -o /tmp/fixture-nethttp ") {
+			pkg := "github.com/brk-bench/brk/" + strings.TrimPrefix(strings.Fields(o)[4], "./")
+			if out, err := exec.Command("go", "build", "-o", exampleBin, pkg).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", o, err, out)
+			}
+			built = true
+		}
 	}
-	r := runBrk(t, base+"/plain", "--conn", "64", "--start", "2", "--pace", "2", "--phase", "400ms", "--timeout", "16ms",
-		"--accept", "99.99", "--threads", "2")
-	if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) {
-		t.Fatalf("the README's real run ended %d\n%s", r.code, r)
+	coord := testenv.FreePort(t)
+	t.Setenv("BRK_TOKEN", "readme-token")
+	var fixture string // host:port of the README's fixture, once started
+	var shards []*proc
+	var shardLines []string
+	for i, args := range cmds {
+		line := lines[i]
+		demo := len(args) > 0 && args[0] == "demo"
+		a := readmeSubstitute(args, fixture, coord, exampleBin, demo)
+		switch {
+		case demo:
+			r := runTimed(t, 32, func() []string { return a })
+			expect(t, r, 0, "Broken (32 concurrent requests)")
+			if !strings.Contains(r.stderr, "demo: brk found the predicted break, between 24 and 32") {
+				t.Errorf("%s: no conclusion on stderr:\n%s", line, r.stderr)
+			}
+		case a[0] == "fixture":
+			p := startBrk(t, nil, a...)
+			p.waitFor("\n", 10*time.Second)
+			first, _, _ := strings.Cut(p.stdout.String(), "\n")
+			base, ok := strings.CutPrefix(first, "listening on http://")
+			if !ok {
+				t.Fatalf("%s: said %q", line, first)
+			}
+			fixture = base
+		case a[0] == "bench":
+			if slices.Contains(a, exampleBin) && !built {
+				t.Fatalf("%s: the README builds no /tmp/fixture-nethttp before it", line)
+			}
+			r := runBrk(t, a...)
+			rows := benchCSV(t, r)
+			reps := 1
+			if m := regexp.MustCompile(`× (\d+) repetitions;`).FindStringSubmatch(r.stderr); m != nil {
+				reps, _ = strconv.Atoi(m[1])
+			} else if !strings.Contains(r.stderr, "× 1 repetition;") {
+				t.Errorf("%s: no repetitions in the header\n%s", line, r)
+			}
+			if r.code != 0 || len(rows) != 2*reps {
+				t.Errorf("%s: exit %d with %d CSV rows for %d repetitions, want 0 with one per depth (2) and repetition\n%s",
+					line, r.code, len(rows), reps, r)
+			}
+		case strings.HasPrefix(a[0], "http"):
+			if fixture == "" {
+				t.Fatalf("%s: the README starts no fixture before it", line)
+			}
+			if slices.Contains(a, "--shard") {
+				shards = append(shards, startBrk(t, nil, a...))
+				shardLines = append(shardLines, line)
+				continue
+			}
+			r := runBrk(t, a...)
+			if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) {
+				t.Errorf("%s: ended %d, want a verdict (done or broken)\n%s", line, r.code, r)
+			}
+		default:
+			t.Errorf("README command %q: TestReadmeCommandsRun has no case for it", line)
+		}
 	}
+	// The shards run together and end with the same verdict.
+	if len(shards) != 3 {
+		t.Fatalf("%d shard commands in the README, want 3", len(shards))
+	}
+	var first result
+	for i, p := range shards {
+		r := p.wait()
+		if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) {
+			t.Errorf("%s: ended %d, want a verdict\n%s", shardLines[i], r.code, r)
+		}
+		if i == 0 {
+			first = r
+		} else if lastLine(r.stdout) != lastLine(first.stdout) {
+			t.Errorf("shard %d ended %q, shard 0 %q", i, lastLine(r.stdout), lastLine(first.stdout))
+		}
+	}
+}
+
+// readmeSubstitute applies TestReadmeCommandsRun's substitutions to one
+// README command's arguments.
+func readmeSubstitute(args []string, fixture, coord, exampleBin string, demo bool) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--phase" && i+1 < len(args):
+			out = append(out, a, "400ms")
+			i++
+			continue
+		case a == "--repeat" && i+1 < len(args):
+			out = append(out, a, "1")
+			i++
+			continue
+		case a == "--listen" && i+1 < len(args):
+			out = append(out, a, "127.0.0.1:0")
+			i++
+			continue
+		}
+		a = strings.ReplaceAll(a, "127.0.0.1:8080", fixture)
+		a = strings.ReplaceAll(a, "svc:8080", fixture)
+		a = strings.ReplaceAll(a, "box0:7070", coord)
+		a = strings.ReplaceAll(a, "/tmp/fixture-nethttp", exampleBin)
+		out = append(out, a)
+	}
+	if demo {
+		out = append(out, "--phase", "1s")
+	}
+	return out
 }
