@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,9 @@ const (
 	colMax         = "#5e3c99"
 	colInterrupted = "#9ca3af"
 	colLink        = "#b8bec6" // the line joining the success points
+	colTimeout     = "#525252" // the latency chart's timeout line
+	colLatLimit    = "#8c2d04" // the latency chart's --max-p99/--max-p999 lines
+	colBreak       = "#cc0000" // the break marker on the per-level charts
 )
 
 // WriteHTML writes one self-contained HTML file (no network fetches: no
@@ -101,10 +105,11 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 				phases = append(phases, p)
 			}
 		}
+		mark := breakMark(r, phases)
 		d.Charts = []template.HTML{
-			successChart(phases, d.Unit, sla, slaOK, r.Accept),
-			rpsChart(phases, d.Unit),
-			latencyChart(phases, d.Unit),
+			successChart(phases, d.Unit, sla, slaOK, r.Accept, mark),
+			rpsChart(phases, d.Unit, mark),
+			latencyChart(phases, d.Unit, latencyLimits(r), mark),
 		}
 	}
 	var buf bytes.Buffer
@@ -218,6 +223,8 @@ const (
 	plotH                      = chH - chTop - chBottom
 	chFont                     = `font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"`
 	pointR                     = 4.5
+	offScaleFactor             = 4
+	halo                       = `stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`
 	nominalTicks               = 5
 	ptNormal, ptRejected, ptIn = 0, 1, 2
 )
@@ -245,7 +252,9 @@ type chart struct {
 	id, title, xLabel, yLabel, yUnit string
 	xmin, xmax, ymin, ymax           float64
 	series                           []chartSeries
-	hline                            *hline
+	hlines                           []hline // drawn over the data
+	offScale                         []hline // limits far above the data: named, not drawn
+	mark                             *vmark  // the break
 	legend                           []legendItem
 	points                           int
 	empty                            string // message when nothing could be drawn
@@ -254,6 +263,73 @@ type chart struct {
 type hline struct {
 	y            float64
 	color, label string
+	class        string // the line's class attribute (tests find it by it)
+	dash         string // stroke-dasharray
+}
+
+// vmark is the break on a per-level chart: a vertical line at the level
+// of the first rejected (or inconclusive) phase, the bracket below it
+// shaded.
+type vmark struct {
+	x, from float64 // the level; the last accepted level (NaN: none)
+	label   string
+}
+
+// breakMark is where the run broke: the first rejected level, or the
+// level of the phase that ended the run inconclusive; nil when neither.
+func breakMark(r *brk.Result, ps []*brk.PhaseStats) *vmark {
+	from := math.NaN()
+	if r.LastAccepted != nil {
+		from = float64(*r.LastAccepted)
+	}
+	if r.FirstRejected != nil {
+		return &vmark{x: float64(*r.FirstRejected), from: from, label: fmt.Sprintf("broke at %d", *r.FirstRejected)}
+	}
+	if r.Verdict == brk.VerdictInconclusive {
+		for _, p := range ps {
+			if p.Inconclusive {
+				return &vmark{x: float64(p.Level), from: from, label: fmt.Sprintf("inconclusive at %d", p.Level)}
+			}
+		}
+	}
+	return nil
+}
+
+// latencyLimit is a horizontal line on the latency chart.
+type latencyLimit struct {
+	ms           float64
+	label, class string
+	color, dash  string
+}
+
+// latencyLimits are the run's request timeout and its latency SLA
+// (--max-p99, --max-p999), from the plan as run (the top level's timeout
+// where the plan has none).
+func latencyLimits(r *brk.Result) []latencyLimit {
+	var out []latencyLimit
+	timeout := r.Plan.TimeoutMs
+	if !(timeout > 0) {
+		timeout = r.TimeoutMs
+	}
+	if timeout > 0 && finite(timeout) {
+		out = append(out, latencyLimit{ms: timeout, label: "timeout " + fmtMs(timeout), class: "timeout", color: colTimeout, dash: "2 3"})
+	}
+	if v := r.Plan.MaxP99Ms; v > 0 && finite(v) {
+		out = append(out, latencyLimit{ms: v, label: "p99 limit " + fmtMs(v), class: "limit p99", color: colLatLimit, dash: "8 4"})
+	}
+	if v := r.Plan.MaxP999Ms; v > 0 && finite(v) {
+		out = append(out, latencyLimit{ms: v, label: "p99.9 limit " + fmtMs(v), class: "limit p999", color: colLatLimit, dash: "8 3 2 3"})
+	}
+	return out
+}
+
+// fmtMs writes a duration given in milliseconds as a person reads it:
+// "140 ms", "1 s", "2.5 s", "0.25 ms".
+func fmtMs(ms float64) string {
+	if ms >= 1000 {
+		return strconv.FormatFloat(math.Round(ms)/1000, 'f', -1, 64) + " s"
+	}
+	return strconv.FormatFloat(math.Round(ms*1000)/1000, 'f', -1, 64) + " ms"
 }
 
 // xDomain returns the level axis's range for the phases, padded.
@@ -293,10 +369,10 @@ func kindOf(p *brk.PhaseStats) int {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, accept string) template.HTML {
+func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, accept string, mark *vmark) template.HTML {
 	c := chart{
 		id: "chart-success", title: "Success against level",
-		xLabel: "level (" + unit + ")", yLabel: "success (%)", yUnit: "%",
+		xLabel: "level (" + unit + ")", yLabel: "success (%)", yUnit: "%", mark: mark,
 	}
 	c.xmin, c.xmax = xDomain(ps)
 	s := chartSeries{name: "success", color: colAccepted, linkColor: colLink, rejColor: colRejected}
@@ -332,7 +408,7 @@ func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, ac
 		c.legend = append(c.legend, legendItem{label: "interrupted", color: colInterrupted, hollow: true})
 	}
 	if slaOK {
-		c.hline = &hline{y: sla, color: colSLA, label: "SLA " + accept + " %"}
+		c.hlines = []hline{{y: sla, color: colSLA, label: "SLA " + accept + " %", class: "sla", dash: "6 4"}}
 		c.legend = append(c.legend, legendItem{label: "SLA " + accept + " %", color: colSLA, dashed: true})
 	}
 	if c.points == 0 {
@@ -341,10 +417,10 @@ func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, ac
 	return c.svg()
 }
 
-func rpsChart(ps []*brk.PhaseStats, unit string) template.HTML {
+func rpsChart(ps []*brk.PhaseStats, unit string, mark *vmark) template.HTML {
 	c := chart{
 		id: "chart-rps", title: "Successful requests/s against level",
-		xLabel: "level (" + unit + ")", yLabel: "successful requests/s", yUnit: "/s",
+		xLabel: "level (" + unit + ")", yLabel: "successful requests/s", yUnit: "/s", mark: mark,
 	}
 	c.xmin, c.xmax = xDomain(ps)
 	s := chartSeries{name: "req/s", color: colRPS}
@@ -370,10 +446,10 @@ func rpsChart(ps []*brk.PhaseStats, unit string) template.HTML {
 	return c.svg()
 }
 
-func latencyChart(ps []*brk.PhaseStats, unit string) template.HTML {
+func latencyChart(ps []*brk.PhaseStats, unit string, limits []latencyLimit, mark *vmark) template.HTML {
 	c := chart{
 		id: "chart-latency", title: "Latency percentiles against level",
-		xLabel: "level (" + unit + ")", yLabel: "latency (ms)", yUnit: " ms",
+		xLabel: "level (" + unit + ")", yLabel: "latency (ms)", yUnit: " ms", mark: mark,
 	}
 	c.xmin, c.xmax = xDomain(ps)
 	type pick struct {
@@ -406,7 +482,20 @@ func latencyChart(ps []*brk.PhaseStats, unit string) template.HTML {
 	if hasInterrupted(ps) {
 		c.legend = append(c.legend, legendItem{label: "interrupted", color: colInterrupted, hollow: true})
 	}
-	c.ymin, c.ymax = 0, niceCeil(hi*1.08)
+	// The timeout and the latency limits are drawn where the axis can hold
+	// them without flattening the data (up to offScaleFactor × the highest
+	// point); a limit further up is named at the top of the chart instead.
+	top := hi
+	for _, l := range limits {
+		h := hline{y: l.ms, color: l.color, label: l.label, class: l.class, dash: l.dash}
+		if hi > 0 && l.ms > hi*offScaleFactor {
+			c.offScale = append(c.offScale, h)
+			continue
+		}
+		top = math.Max(top, l.ms)
+		c.hlines = append(c.hlines, h)
+	}
+	c.ymin, c.ymax = 0, niceCeil(top*1.08)
 	c.points = n
 	if n == 0 {
 		c.empty = "no responses: no latency to draw"
@@ -555,6 +644,8 @@ func (c *chart) svg() template.HTML {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="14" fill="#6b7280" text-anchor="middle">%s</text>`, chLeft+plotW/2, chTop+plotH/2, esc(c.empty))
 	}
 
+	c.drawMark(&b)
+
 	// Series: a line through the points, then the points.
 	for _, s := range c.series {
 		link := s.linkColor
@@ -587,15 +678,62 @@ func (c *chart) svg() template.HTML {
 			}
 		}
 	}
-	// SLA line, over the data so it stays visible.
-	if h := c.hline; h != nil {
+	// Limit lines (the SLA, the timeout), over the data so they stay
+	// visible, each labelled at the right end; a label that would overlap
+	// the one above it goes to the left end instead.
+	lastY, lastRight := math.Inf(-1), false
+	for _, h := range sortedByY(c.hlines) {
 		y := c.py(h.y)
-		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="6 4"/>`, chLeft, y, chW-chRight, y, h.color)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s" text-anchor="end">%s</text>`, chW-chRight-4, y-5, h.color, esc(h.label))
+		fmt.Fprintf(&b, `<line class="hline %s" x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>`,
+			esc(h.class), chLeft, y, chW-chRight, y, h.color, h.dash)
+		right := !(lastRight && y-lastY < 14)
+		if right {
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s" text-anchor="end" %s>%s</text>`, chW-chRight-4, y-5, h.color, halo, esc(h.label))
+		} else {
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s" %s>%s</text>`, chLeft+6, y-5, h.color, halo, esc(h.label))
+		}
+		lastY, lastRight = y, right
+	}
+	for i, h := range c.offScale {
+		fmt.Fprintf(&b, `<text class="offscale %s" x="%d" y="%d" font-size="11" fill="%s" %s>↑ %s (above this scale)</text>`,
+			esc(h.class), chLeft+6, chTop+13+13*i, h.color, halo, esc(h.label))
 	}
 
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// sortedByY returns the lines from the top of the chart down.
+func sortedByY(hs []hline) []hline {
+	out := append([]hline(nil), hs...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].y > out[j].y })
+	return out
+}
+
+// drawMark draws the break: the bracket between the last accepted level
+// and the break shaded, a dashed vertical line at the break, labelled.
+func (c *chart) drawMark(b *strings.Builder) {
+	m := c.mark
+	if m == nil || !finite(m.x) || m.x < c.xmin || m.x > c.xmax {
+		return
+	}
+	x := c.px(m.x)
+	from := float64(chLeft)
+	if finite(m.from) && m.from < m.x {
+		from = c.px(math.Max(m.from, c.xmin))
+	}
+	fmt.Fprintf(b, `<rect class="break-band" x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" fill-opacity="0.07"/>`,
+		from, chTop, x-from, plotH, colBreak)
+	fmt.Fprintf(b, `<line class="break" data-level="%s" x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="1.5" stroke-dasharray="5 3"/>`,
+		strconv.FormatFloat(m.x, 'f', -1, 64), x, chTop, x, chTop+plotH, colBreak)
+	// The label sits at the top, left of the line unless the line is near
+	// the left, with a white halo so that it reads over the data.
+	anchor, lx := "end", x-4
+	if x-chLeft < 7*float64(len(m.label))+8 {
+		anchor, lx = "start", x+4
+	}
+	fmt.Fprintf(b, `<text class="break-label" x="%.1f" y="%d" font-size="11" font-weight="600" fill="%s" text-anchor="%s" %s>%s</text>`,
+		lx, chTop+13, colBreak, anchor, halo, template.HTMLEscapeString(m.label))
 }
 
 var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>

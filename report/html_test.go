@@ -71,6 +71,8 @@ func htmlResult() *brk.Result {
 		Verdict: brk.VerdictBroken, Reason: `phase 4 rejected: <script>alert(1)</script> & more`,
 		LastAccepted: htmlI(32), FirstRejected: htmlI(40),
 		Threads: 2, Conns: 8, TimeoutMs: 140, Accept: "99.99", Phases: ps,
+		Plan: brk.ResultPlan{Test: "requests", Protocol: "http/1.1", Connections: 8, Start: 1, Pace: 1,
+			PhaseS: 1, TimeoutMs: 140, AcceptPct: 99.99, Threads: 2, MaxP99Ms: 20},
 	}
 }
 
@@ -399,6 +401,9 @@ func TestHTMLRenderChromium(t *testing.T) {
 		{"latency p90", "#e6a100", 300},
 		{"latency p99", "#e7298a", 300},
 		{"latency max", "#5e3c99", 300},
+		{"latency timeout line", "#525252", 80},
+		{"latency p99 limit line", "#8c2d04", 150},
+		{"break marker", "#cc0000", 3 * 80},
 	} {
 		n := countColour(img, c.hex, 10)
 		t.Logf("%-24s %s: %d pixels", c.name, c.hex, n)
@@ -464,5 +469,113 @@ func TestHTMLVerdictFirst(t *testing.T) {
 	v, held, chart := strings.Index(doc, `<div class="verdict`), strings.Index(doc, `<div class="held">Held `), strings.Index(doc, "<svg")
 	if v < 0 || held < 0 || chart < 0 || v > chart || held > chart {
 		t.Fatalf("verdict at %d, summary at %d, first chart at %d", v, held, chart)
+	}
+}
+
+// lineAttr returns attribute attr of the first <line> with class cls in frag.
+func lineAttr(t *testing.T, frag, cls, attr string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`<line class="` + regexp.QuoteMeta(cls) + `"[^>]*? ` + attr + `="([-0-9.]+)"`).FindStringSubmatch(frag)
+	if m == nil {
+		t.Fatalf("no <line class=%q %s=…>", cls, attr)
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	return v
+}
+
+// The latency chart draws the timeout and the --max-p99/--max-p999 lines,
+// labelled, in the order of their values; every per-level chart marks the
+// break at the first rejected level, on the rejected point.
+func TestHTMLLatencyLimitsAndBreak(t *testing.T) {
+	r := htmlResult()
+	r.Plan.MaxP999Ms = 30
+	doc := writeHTML(t, r)
+	checkWellFormed(t, doc)
+	frags := svgFragments(t, doc)
+	lat := frags["chart-latency"]
+	for _, s := range []string{">timeout 140 ms</text>", ">p99 limit 20 ms</text>", ">p99.9 limit 30 ms</text>"} {
+		if !strings.Contains(lat, s) {
+			t.Errorf("latency chart lacks the label %q", s)
+		}
+	}
+	yTimeout := lineAttr(t, lat, "hline timeout", "y1")
+	y99 := lineAttr(t, lat, "hline limit p99", "y1")
+	y999 := lineAttr(t, lat, "hline limit p999", "y1")
+	if !(yTimeout < y999 && y999 < y99) {
+		t.Errorf("lines at y %.1f (timeout 140), %.1f (p99.9 30), %.1f (p99 20): not in the order of their values", yTimeout, y999, y99)
+	}
+	// The p99 limit sits where the axis puts 20 ms: between the ticks
+	// "0 ms" and the next one, in proportion.
+	ticks := regexp.MustCompile(`<text x="\d+" y="([-0-9.]+)"[^>]*text-anchor="end">(\d+) ms</text>`).FindAllStringSubmatch(lat, -1)
+	if len(ticks) < 2 {
+		t.Fatalf("latency chart: %d y ticks", len(ticks))
+	}
+	y0, _ := strconv.ParseFloat(ticks[0][1], 64)
+	v1, _ := strconv.ParseFloat(ticks[1][2], 64)
+	y1, _ := strconv.ParseFloat(ticks[1][1], 64)
+	if want := (y0 - 4) + (y1-y0)*20/v1; y99 < want-1 || y99 > want+1 {
+		t.Errorf("p99 limit line at y %.1f, want %.1f (20 ms)", y99, want)
+	}
+	if !strings.Contains(frags["chart-success"], `class="hline sla"`) || !strings.Contains(frags["chart-success"], ">SLA 99.99 %</text>") {
+		t.Error("success chart lost its SLA line")
+	}
+	// The break: the rejected point of the success chart is at x of the
+	// break line, on all three charts.
+	m := regexp.MustCompile(`<circle class="pt rejected" cx="([-0-9.]+)"`).FindStringSubmatch(frags["chart-success"])
+	if m == nil {
+		t.Fatal("no rejected point")
+	}
+	cx, _ := strconv.ParseFloat(m[1], 64)
+	for _, id := range []string{"chart-success", "chart-rps", "chart-latency"} {
+		f := frags[id]
+		if n := strings.Count(f, `class="break"`); n != 1 {
+			t.Errorf("%s: %d break lines, want 1", id, n)
+			continue
+		}
+		if x := lineAttr(t, f, "break", "x1"); x < cx-0.11 || x > cx+0.11 {
+			t.Errorf("%s: break at x %.1f, the rejected point at %.1f", id, x, cx)
+		}
+		if !strings.Contains(f, `data-level="40"`) || !strings.Contains(f, ">broke at 40</text>") || !strings.Contains(f, `class="break-band"`) {
+			t.Errorf("%s: the break is not labelled and shaded", id)
+		}
+	}
+}
+
+// A timeout far above every latency is named, not drawn (the data would be
+// flattened); a run without the plan's timeout uses the top level's; an
+// inconclusive run marks the phase that ended it; a run that did not break
+// marks nothing.
+func TestHTMLLatencyLimitOffScaleAndMarks(t *testing.T) {
+	r := htmlResult()
+	r.Plan = brk.ResultPlan{}
+	r.TimeoutMs = 1000
+	frags := svgFragments(t, writeHTML(t, r))
+	lat := frags["chart-latency"]
+	if strings.Contains(lat, `class="hline timeout"`) || !strings.Contains(lat, "↑ timeout 1 s (above this scale)") {
+		t.Errorf("a 1 s timeout over latencies below 40 ms: not named off scale")
+	}
+	if strings.Contains(lat, "limit") {
+		t.Error("latency limits drawn for a run without any")
+	}
+	r.TimeoutMs = 100
+	if lat := svgFragments(t, writeHTML(t, r))["chart-latency"]; !strings.Contains(lat, `class="hline timeout"`) || !strings.Contains(lat, ">timeout 100 ms</text>") {
+		t.Error("the top level's timeout is not drawn when the plan lacks it")
+	}
+
+	r.Verdict, r.FirstRejected, r.Reason = brk.VerdictInconclusive, nil, "target unfulfilled"
+	r.Phases[4].Inconclusive = true
+	for id, f := range svgFragments(t, writeHTML(t, r)) {
+		if !strings.Contains(f, ">inconclusive at 40</text>") || strings.Contains(f, "broke") {
+			t.Errorf("%s: the inconclusive phase is not marked so", id)
+		}
+	}
+
+	r = htmlResult()
+	r.Verdict, r.FirstRejected = brk.VerdictDone, nil
+	r.Phases = r.Phases[:4]
+	for id, f := range svgFragments(t, writeHTML(t, r)) {
+		if strings.Contains(f, `class="break`) {
+			t.Errorf("%s: a break marked on a run that did not break", id)
+		}
 	}
 }
