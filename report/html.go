@@ -51,7 +51,7 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r == nil {
 		return errors.New("brk: WriteHTML: nil Result")
 	}
-	d := htmlData{R: r, C: c, Final: FinalLine(r), Held: Held(r), Unit: r.Test.Unit(), Failures: brk.FailureCategories()}
+	d := htmlData{R: r, C: c, Final: FinalLine(r), Held: Held(r), Unit: r.Test.Unit()}
 	d.VerdictClass = "v-" + string(r.Verdict)
 	switch r.Verdict {
 	case brk.VerdictDone, brk.VerdictBroken, brk.VerdictInterrupted, brk.VerdictInconclusive:
@@ -81,7 +81,7 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	}
 	for _, p := range r.Phases {
 		if p != nil {
-			d.Rows = append(d.Rows, phaseRow(p))
+			d.Rows = append(d.Rows, phaseRow(r.Test, p))
 		}
 		if p != nil && p.Rate != nil {
 			x := p.Rate
@@ -133,7 +133,6 @@ type htmlData struct {
 	Timeout       string
 	Baseline      string
 	Charts        []template.HTML
-	Failures      []string // the failure categories: the table's failure columns
 	Rows          []htmlRow
 	RateRows      []htmlRateRow // the rate test's schedule table
 }
@@ -145,64 +144,6 @@ type htmlRateRow struct {
 	Offered, Achieved, Shortfall      string
 	LagP50, LagP99, LagMax            string
 	SvcP50, SvcP99, ClientP99         string
-}
-
-type htmlRow struct {
-	Index, Level, Depth    int
-	State, StateClass      string
-	Attempted, Succeeded   uint64
-	SuccessPct, RPS        string
-	Failures               []uint64 // by brk.FailureCategories
-	Mean, P50, P90, P99    string
-	P999, Max              string
-	Outstanding, Coverage  string
-	UsPerResp, MachineCPU  string
-	ClientBound            bool
-	Reason, Fault, SetupEr string
-	Server                 string // --server-pid figures
-	Statuses               string // responses per status code
-	BodySample             string // the first body that failed its check
-}
-
-func phaseRow(p *brk.PhaseStats) htmlRow {
-	row := htmlRow{
-		Index: p.Index, Level: p.Level, Depth: p.Depth,
-		State: "accepted", StateClass: "acc",
-		Attempted: p.Counts.Attempted, Succeeded: p.Counts.Succeeded,
-		SuccessPct: fmtF(p.SuccessPct, 4), RPS: fmtF(p.RequestsPerSec, 1),
-		Mean: fmtF(p.LatencyMs.Mean, 3), P50: fmtF(p.LatencyMs.P50, 3),
-		P90: fmtF(p.LatencyMs.P90, 3), P99: fmtF(p.LatencyMs.P99, 3),
-		P999: fmtF(p.LatencyMs.P999, 3), Max: fmtF(p.LatencyMs.Max, 3),
-		Outstanding: fmtF(p.MeanOutstanding, 1), Coverage: fmtF(p.TargetCoveragePct, 1),
-		UsPerResp: fmtF(p.ClientCPU.UsPerResponse, 2), MachineCPU: "n/a",
-		ClientBound: p.ClientBound,
-		Reason:      p.Reason, Fault: p.ProtocolFault, SetupEr: p.SetupError,
-	}
-	if len(p.Server) > 0 {
-		row.Server = ServerCPU(p.Server)
-	}
-	if len(p.StatusCodes) > 0 {
-		row.Statuses = StatusList(p.StatusCodes)
-	}
-	if len(p.BodySamples) > 0 {
-		row.BodySample = strconv.Quote(p.BodySamples[0])
-	}
-	for _, name := range brk.FailureCategories() {
-		row.Failures = append(row.Failures, p.Counts.Failure(name))
-	}
-	switch {
-	case p.Interrupted:
-		row.State, row.StateClass = "interrupted", "int"
-	case !p.Accepted:
-		row.State, row.StateClass = "rejected", "bad"
-	}
-	if p.Probe {
-		row.State += " (probe)"
-	}
-	if p.MachineCPUPct != nil {
-		row.MachineCPU = fmtF(*p.MachineCPUPct, 1)
-	}
-	return row
 }
 
 func fmtF(v float64, prec int) string {
@@ -762,16 +703,32 @@ h2 { font-size: 17px; margin: 28px 0 10px; }
 .v-inconclusive { border-left-color: #8a6d00; } .v-inconclusive .big { color: #8a6d00; }
 .v-interrupted { border-left-color: #555555; } .v-interrupted .big { color: #555555; }
 .tablewrap { overflow-x: auto; background: #ffffff; border: 1px solid #dfe3e8; border-radius: 8px; }
-table { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 7px; border-bottom: 1px solid #eceef1; text-align: right; white-space: nowrap; }
-thead th { background: #f0f2f5; position: sticky; top: 0; font-weight: 600; }
-thead tr.groups th { text-align: center; border-bottom: 1px solid #dfe3e8; }
+table { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; width: 100%; }
+th, td { padding: 4px 7px; border-bottom: 1px solid #eceef1; text-align: right; vertical-align: top; }
+td { white-space: nowrap; }
+thead th { background: #f0f2f5; font-weight: 600; vertical-align: bottom; }
 td.l, th.l { text-align: left; }
-td.note { text-align: left; white-space: normal; min-width: 220px; max-width: 420px; word-break: break-word; }
+table.phases tbody.phase tr:first-child td { border-bottom: 0; }
+td.fails { white-space: normal; }
+td.fails div { white-space: nowrap; }
+td.fails .none { color: #6b7280; }
+.per { color: #6b7280; font-size: 11px; }
+td.note { text-align: left; white-space: normal; overflow-wrap: anywhere; color: #374151; padding-top: 0; }
+td.note .reason { font-weight: 600; }
+tr.acc td.note .reason { font-weight: 400; }
+td.note code { font-size: 11.5px; }
+details summary { cursor: pointer; color: #4b5563; font-size: 11.5px; }
+.figs { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 6px 18px; padding: 6px 0 4px; }
+.figs dl { display: grid; grid-template-columns: minmax(7em, 1fr) minmax(0, auto); gap: 1px 10px; margin: 0; align-content: start; }
+.figs dt { color: #4b5563; }
+.figs dt.g { grid-column: 1 / -1; color: #1f2937; font-weight: 600; border-bottom: 1px solid #eceef1; }
+.figs dd { margin: 0; text-align: right; overflow-wrap: anywhere; }
 tr.bad td { background: #fdf1f0; }
 tr.int td { color: #6b7280; font-style: italic; }
 .st-ok { color: #0b6e2e; } .st-bad { color: #a50f15; font-weight: 600; } .st-int { color: #6b7280; }
+.tag { display: inline-block; font-size: 10.5px; font-weight: 600; padding: 0 5px; border-radius: 4px; background: #eef0f3; color: #374151; font-style: normal; }
 .cb { color: #8a6d00; font-weight: 600; }
+.tag.cb { background: #fbf3d5; }
 dl.cond { display: grid; grid-template-columns: max-content 1fr; gap: 4px 18px; background: #ffffff;
   border: 1px solid #dfe3e8; border-radius: 8px; padding: 14px 18px; margin: 0; }
 dl.cond dt { color: #4b5563; }
@@ -792,26 +749,24 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 {{range .Charts}}{{.}}
 {{end}}</div>{{else}}<div class="nophases">no phases ran</div>{{end}}
 <h2>Phases</h2>
-{{if .Rows}}<div class="tablewrap"><table>
+{{if .Rows}}<div class="tablewrap"><table class="phases">
 <thead>
-<tr class="groups"><th colspan="4"></th><th colspan="4">requests</th><th colspan="{{len .Failures}}">failures</th><th colspan="6">latency (ms)</th><th colspan="2">load</th><th colspan="3">client</th><th></th></tr>
-<tr><th>#</th><th>level</th><th>depth</th><th class="l">state</th>
-<th>attempted</th><th>succeeded</th><th>success %</th><th>req/s</th>
-{{range .Failures}}<th>{{.}}</th>{{end}}
-<th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th>
-<th>mean outstanding</th><th>coverage %</th>
-<th>CPU µs/response</th><th>machine CPU %</th><th>client_bound</th><th class="l">notes</th></tr>
+<tr><th>#</th><th>level</th><th class="l">state</th><th>success %</th><th>successful req/s</th><th>succeeded / attempted</th><th class="l">failures</th>
+<th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th></tr>
 </thead>
-<tbody>
-{{range .Rows}}<tr class="{{.StateClass}}"><td>{{.Index}}</td><td>{{.Level}}</td><td>{{.Depth}}</td>
-<td class="l {{if eq .StateClass "bad"}}st-bad{{else if eq .StateClass "int"}}st-int{{else}}st-ok{{end}}">{{.State}}</td>
-<td>{{.Attempted}}</td><td>{{.Succeeded}}</td><td>{{.SuccessPct}}</td><td>{{.RPS}}</td>{{range .Failures}}<td>{{.}}</td>{{end}}
-<td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td>
-<td>{{.Outstanding}}</td><td>{{.Coverage}}</td>
-<td>{{.UsPerResp}}</td><td>{{.MachineCPU}}</td><td>{{if .ClientBound}}<span class="cb">yes</span>{{else}}no{{end}}</td>
-<td class="note">{{.Reason}}{{if .Fault}}{{if .Reason}}; {{end}}protocol fault: {{.Fault}}{{end}}{{if .SetupEr}}{{if or .Reason .Fault}}; {{end}}setup error: {{.SetupEr}}{{end}}{{if .Server}}{{if or .Reason .Fault .SetupEr}}; {{end}}server: {{.Server}}{{end}}{{if .Statuses}}{{if or .Reason .Fault .SetupEr .Server}}; {{end}}statuses: {{.Statuses}}{{end}}{{if .BodySample}}; first differing body: {{.BodySample}}{{end}}</td></tr>
-{{end}}</tbody>
-</table></div>{{else}}<p>no phases ran</p>{{end}}
+{{range .Rows}}<tbody class="phase">
+<tr class="{{.StateClass}}"><td>{{.Index}}</td><td>{{.Level}}{{if .Per}}<div class="per">{{.Per}}</div>{{end}}</td>
+<td class="l {{if eq .StateClass "bad"}}st-bad{{else if eq .StateClass "int"}}st-int{{else}}st-ok{{end}}">{{.State}}{{if .Probe}} <span class="tag">probe</span>{{end}}{{if .ClientBound}} <span class="tag cb">client-bound</span>{{end}}</td>
+<td>{{.SuccessPct}}</td><td>{{.RPS}}</td><td>{{.Succeeded}}<div class="per">of {{.Attempted}}</div></td>
+<td class="l fails">{{range .Failed}}<div>{{.K}} {{.V}}</div>{{else}}<span class="none">none</span>{{end}}</td>
+<td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td></tr>
+<tr class="{{.StateClass}} more"><td></td><td colspan="11" class="note">
+{{if .Reason}}<div class="reason">{{.Reason}}</div>{{end}}{{if .Fault}}<div>protocol fault: {{.Fault}}</div>{{end}}{{if .SetupEr}}<div>setup error: {{.SetupEr}}</div>{{end}}{{if .Server}}<div>server: {{.Server}}</div>{{end}}{{if .Statuses}}<div>statuses: {{.Statuses}}</div>{{end}}{{if .BodySample}}<div>first differing body: <code>{{.BodySample}}</code></div>{{end}}
+<details><summary>every figure of phase {{.Index}}</summary><div class="figs">
+{{range .Groups}}<dl><dt class="g">{{.Title}}</dt>{{range .Items}}<dt>{{.K}}</dt><dd>{{.V}}</dd>{{end}}</dl>
+{{end}}</div></details></td></tr>
+</tbody>
+{{end}}</table></div>{{else}}<p>no phases ran</p>{{end}}
 {{if .RateRows}}<h2>Schedule (rate test)</h2>
 <p class="sub">Latency above counts from each request's scheduled instant (backlog is latency). Send lag: scheduled → written; service: written → response; client lag: scheduled → taken up by its worker. Above 1 % shortfall the client did not keep its schedule and the phase is unfulfilled.</p>
 <div class="tablewrap"><table>

@@ -3,8 +3,10 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"html"
 	"image"
 	"image/png"
@@ -187,7 +189,7 @@ func TestHTMLHandBuilt(t *testing.T) {
 		"&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;",  // phase reason
 		"Broken (40 concurrent requests)", "v-broken",
 		"last accepted: <b>32</b>", "first rejected: <b>40</b>",
-		"SLA 99.99 %", `class="cb">yes`, "loadbox-1", "2025-03-04T05:06:07Z", "linux / amd64",
+		"SLA 99.99 %", `class="tag cb">client-bound`, "<dt>client_bound</dt><dd>yes</dd>", "loadbox-1", "2025-03-04T05:06:07Z", "linux / amd64",
 		"<dt>timeout_ms</dt><dd>140</dd>", "<dt>accept_pct</dt><dd>99.99</dd>",
 		"<dt>threads</dt><dd>2</dd>", "<dt>conns</dt><dd>8</dd>",
 		"13000", "92.8571", "12500.0", "µs/response", "machine CPU %", "coverage %", "p99.9",
@@ -321,8 +323,10 @@ func TestHTMLRealRun(t *testing.T) {
 	}
 }
 
-// screenshot renders doc with headless Chromium and decodes the PNG.
-func screenshot(t *testing.T, doc string) (image.Image, string) {
+// chromium runs headless Chromium on doc (written to a file) with args
+// added and returns its stdout and the directory it ran in. It skips the
+// test where Chromium is missing (fails it where the CI requires it).
+func chromium(t *testing.T, doc string, args ...string) (string, string) {
 	t.Helper()
 	const bin = "/usr/bin/chromium"
 	if _, err := os.Stat(bin); err != nil {
@@ -333,18 +337,34 @@ func screenshot(t *testing.T, doc string) (image.Image, string) {
 	if err := os.WriteFile(page, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "report.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1200,2400",
-		"--screenshot="+out, "file://"+page)
+		"--user-data-dir=" + filepath.Join(dir, "profile")}, args...)
+	cmd := exec.CommandContext(ctx, bin, append(all, "file://"+page)...)
 	cmd.Env = append(os.Environ(), "HOME="+dir)
 	cmd.WaitDelay = 5 * time.Second
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, b)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.Bytes())
 	}
+	return stdout.String(), dir
+}
+
+// screenshot renders doc with headless Chromium at 1200×2400 and decodes
+// the PNG.
+func screenshot(t *testing.T, doc string) (image.Image, string) {
+	t.Helper()
+	return screenshotAt(t, doc, 1200, 2400)
+}
+
+// screenshotAt renders doc in a width×height window and decodes the PNG.
+func screenshotAt(t *testing.T, doc string, width, height int) (image.Image, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "report.png")
+	chromium(t, doc, fmt.Sprintf("--window-size=%d,%d", width, height), "--screenshot="+out)
 	f, err := os.Open(out)
 	if err != nil {
 		t.Fatalf("no screenshot: %v", err)
@@ -445,7 +465,7 @@ func TestHTMLProbeAndServerFigures(t *testing.T) {
 	r.Phases[1].StatusCodes = map[string]uint64{"200": 7, "404": 3}
 	doc := writeHTML(t, r)
 	checkWellFormed(t, doc)
-	for _, want := range []string{"(probe)", "server: pid 4242 user 0.50 s, system 0.25 s, 37.5 µs per successful response, RSS 12.3 MB", "pid 4242 gone", "statuses: 200×7, 404×3"} {
+	for _, want := range []string{`<span class="tag">probe</span>`, "server: pid 4242 user 0.50 s, system 0.25 s, 37.5 µs per successful response, RSS 12.3 MB", "pid 4242 gone", "statuses: 200×7, 404×3"} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("HTML lacks %q", want)
 		}
@@ -577,5 +597,185 @@ func TestHTMLLatencyLimitOffScaleAndMarks(t *testing.T) {
 		if strings.Contains(f, `class="break`) {
 			t.Errorf("%s: a break marked on a run that did not break", id)
 		}
+	}
+}
+
+// htmlWideResult is a long rate run with every optional figure filled and
+// every text long: what the page must lay out within 1280 px.
+func htmlWideResult() *brk.Result {
+	long := strings.Repeat("x", 64)
+	var ps []*brk.PhaseStats
+	for i := range 24 {
+		level := 100000 + 25000*i
+		p := &brk.PhaseStats{
+			Index: i, Level: level, Depth: 64, Accepted: i < 20, Probe: i >= 20,
+			DurationS: 61.25, ActiveS: 60,
+			Counts: brk.Counts{Attempted: 123456789, Succeeded: 120000000, Timeout: 1234567, Transport: 234567,
+				Abandoned: 345678, Connect: 45678, ConnectTimeout: 5678901, Status: 678901, Body: 78901, Protocol: 8901},
+			StatusCodes: map[string]uint64{"200": 119999999, "201": 1, "404": 678000, "500": 901, "503": 77777, "other": 3},
+			BodySamples: []string{long, "second"},
+			SuccessPct:  97.2000036, RequestsPerSec: 1959183.7,
+			LatencyMs: brk.Latency{Count: 120000000, Mean: 12345.678, P50: 23456.789, P90: 34567.891,
+				P99: 45678.912, P999: 56789.123, Max: 59999.999},
+			SetupLatencyMs:  brk.Latency{Count: 4096, Mean: 1234.5, P50: 1000, P90: 2000, P99: 3000, P999: 4000, Max: 5000},
+			MeanOutstanding: 262143.9, TargetCoveragePct: 99.9, TargetReachedOnce: 4096, TimeAtTargetPct: 98.7,
+			BlockedWrites: 9876543, MaxSendDelayMs: 12345.678, MaxLatenessMs: 2345.678,
+			Setups:        brk.Setups{Attempted: 4096, Established: 4000, Failed: 50, TimedOut: 40, Abandoned: 6, Resumed: 3999},
+			TLS:           &brk.TLSStats{Version: "TLS 1.3", Cipher: "TLS_CHACHA20_POLY1305_SHA256", Group: "X25519MLKEM768", Resumed: 3999},
+			ClientCPU:     brk.ClientCPU{UserS: 1234.567, SystemS: 2345.678, UsPerResponse: 123.45},
+			MachineCPUPct: htmlF(99.9), WorkerBusyPct: htmlF(97.5), ClientBound: i%3 == 0,
+			ProtocolFault: "bad chunk size " + long, SetupError: "dial tcp 127.0.0.1:1: connect: connection refused " + long,
+			ResetsSent: 123456, GoAwaysReceived: 12, StreamsReplayed: 345, PeerMaxStreams: func() *int64 { v := int64(100); return &v }(),
+			SetupsPerSec: 65.3,
+			Server: []brk.ServerCPU{{PID: 123456, UserS: 1234.5, SystemS: 234.5, UsPerResponse: 12.5, RSSBytes: 12_300_000_000},
+				{PID: 123457, Gone: true}},
+			Rate: &brk.RateStats{Scheduled: 123456789, Written: 123000000, ExpiredUnsent: 456789,
+				OfferedPerSec: 2057613.2, AchievedPerSec: 1959183.7,
+				SendLagMs:    brk.Latency{Count: 123000000, P50: 12345.678, P99: 23456.789, Max: 59999.999},
+				ServiceMs:    brk.Latency{Count: 120000000, P50: 12345.678, P99: 23456.789},
+				ClientLagMs:  brk.Latency{Count: 123456789, P99: 34567.891},
+				ShortfallPct: 12.345},
+		}
+		if !p.Accepted {
+			p.Reason = "success 97.2000 % (120000000 of 123456789) is below --accept 99.99 % at " + strconv.Itoa(level) + " requests/s; p99 45678.912 ms is above --max-p99 50 ms"
+		}
+		ps = append(ps, p)
+	}
+	la, fr := ps[19].Level, ps[20].Level
+	return &brk.Result{
+		Schema: 1, Test: brk.ModeRate, URL: "https://" + strings.Repeat("very-long-host-name.", 6) + "example.test:8443/" + strings.Repeat("path/", 30) + "?q=" + long,
+		Protocol: "h2", TLS: true,
+		Verdict: brk.VerdictBroken, Reason: ps[20].Reason, LastAccepted: &la, FirstRejected: &fr,
+		Threads: 64, Conns: 4096, TimeoutMs: 60000, RateDepth: 64, Arrivals: "poisson", Seed: 18446744073709551615,
+		Accept: "99.99", Version: "v1.2.3-0.20250101000000-0123456789ab+dirty", Command: "brk rate " + long,
+		Baseline: &brk.Baseline{DurationS: 60, MachineCPUPct: htmlF(3.5), ClientCPU: brk.ClientCPU{UserS: 0.01, SystemS: 0.02}},
+		Plan: brk.ResultPlan{Test: brk.ModeRate, Protocol: "h2", Connections: 4096, Start: 100000, Pace: 25000, Max: 1000000,
+			PhaseS: 60, TimeoutMs: 60000, AcceptPct: 99.99, Threads: 64, MaxP99Ms: 50, MaxP999Ms: 80,
+			Refine: true, Repeat: 3, RateDepth: 64, Arrivals: "poisson", Seed: 18446744073709551615},
+		Phases: ps,
+	}
+}
+
+// measureScript, added to the page in the test only, writes the page's
+// widths into the DOM: the document's scroll width, the viewport's width,
+// every table wrapper's scroll and client widths, and the rightmost edge
+// of any element with its name — first with every <details> closed, then
+// with every one open.
+const measureScript = `<script>
+(function () {
+  function measure() {
+    var de = document.documentElement;
+    var r = {doc: de.scrollWidth, body: document.body.scrollWidth, view: de.clientWidth, right: 0, el: "", wraps: []};
+    document.querySelectorAll("body *").forEach(function (e) {
+      var b = e.getBoundingClientRect();
+      if (b.width > 0 && b.right > r.right) { r.right = b.right; r.el = e.tagName + "." + (e.getAttribute("class") || ""); }
+    });
+    document.querySelectorAll(".tablewrap").forEach(function (t) { r.wraps.push([t.scrollWidth, t.clientWidth]); });
+    return r;
+  }
+  var closed = measure();
+  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  var open = measure();
+  var p = document.createElement("pre");
+  p.id = "measure";
+  p.textContent = JSON.stringify({closed: closed, open: open, details: document.querySelectorAll("details").length});
+  document.body.appendChild(p);
+})();
+</script>`
+
+type pageWidths struct {
+	Doc, Body, View int
+	Right           float64
+	El              string
+	Wraps           [][2]int
+}
+
+// measureAt loads doc (the measuring script added) in a width-pixel
+// window and returns its widths with the <details> closed and open.
+func measureAt(t *testing.T, doc string, width int) (closed, open pageWidths, details int) {
+	t.Helper()
+	page := strings.Replace(doc, "</body>", measureScript+"\n</body>", 1)
+	out, _ := chromium(t, page, fmt.Sprintf("--window-size=%d,1000", width), "--virtual-time-budget=5000", "--dump-dom")
+	m := regexp.MustCompile(`(?s)<pre id="measure">(.*?)</pre>`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the measuring script wrote nothing:\n%.2000s", out)
+	}
+	var v struct {
+		Closed, Open pageWidths
+		Details      int
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &v); err != nil {
+		t.Fatalf("measure %q: %v", m[1], err)
+	}
+	return v.Closed, v.Open, v.Details
+}
+
+func checkNoSideScroll(t *testing.T, what string, w pageWidths, width int) {
+	t.Helper()
+	t.Logf("%s: document %d, body %d, viewport %d px; rightmost %s at %.1f; tables (scroll, client) %v", what, w.Doc, w.Body, w.View, w.El, w.Right, w.Wraps)
+	if w.View > width || w.View < width-20 {
+		t.Fatalf("%s: viewport %d px, want about %d", what, w.View, width)
+	}
+	if w.Doc > w.View || w.Body > w.View {
+		t.Errorf("%s: the page scrolls sideways: document %d, body %d px wide in a %d px viewport", what, w.Doc, w.Body, w.View)
+	}
+	if w.Right > float64(w.View)+0.5 {
+		t.Errorf("%s: %s reaches %.1f px, beyond the %d px viewport", what, w.El, w.Right, w.View)
+	}
+	if len(w.Wraps) == 0 {
+		t.Errorf("%s: no tables measured", what)
+	}
+	for i, s := range w.Wraps {
+		if s[0] > s[1] {
+			t.Errorf("%s: table %d scrolls sideways: %d px of content in %d px", what, i, s[0], s[1])
+		}
+	}
+}
+
+// TestHTMLNoSideScroll1280: a long run with every optional figure filled
+// (TLS, HTTP/2, rate schedule, server CPU, probes, body samples, many
+// status codes, long texts) reads at 1280 px without scrolling sideways,
+// with the phases' <details> closed and open.
+func TestHTMLNoSideScroll1280(t *testing.T) {
+	r := htmlWideResult()
+	doc := writeHTML(t, r)
+	checkWellFormed(t, doc)
+	closed, open, details := measureAt(t, doc, 1280)
+	if details != len(r.Phases) {
+		t.Errorf("%d <details>, want one per phase (%d)", details, len(r.Phases))
+	}
+	checkNoSideScroll(t, "details closed", closed, 1280)
+	checkNoSideScroll(t, "details open", open, 1280)
+	if p := os.Getenv("BRK_HTML_WIDE_OUT"); p != "" {
+		os.WriteFile(p, []byte(doc), 0o644)
+	}
+}
+
+// Every figure the phase table showed before it was folded is still in
+// the page: each failure category's count, mean latency, load, client CPU,
+// machine CPU, and the notes; and the new ones: TLS, HTTP/2, setups.
+func TestHTMLPhaseFiguresKept(t *testing.T) {
+	r := htmlWideResult()
+	doc := writeHTML(t, r)
+	for _, s := range []string{
+		"<dt>timeout</dt><dd>1234567</dd>", "<dt>connect_timeout</dt><dd>5678901</dd>", "<dt>protocol</dt><dd>8901</dd>",
+		"<div>connect_timeout 5678901</div>", "<dt>mean</dt><dd>12345.678</dd>", "<dt>p99.9</dt><dd>56789.123</dd>",
+		"<dt>mean outstanding</dt><dd>262143.9</dd>", "<dt>coverage %</dt><dd>99.9</dd>",
+		"<dt>CPU µs/response</dt><dd>123.45</dd>", "<dt>machine CPU %</dt><dd>99.9</dd>",
+		"<dt>cipher</dt><dd>TLS_CHACHA20_POLY1305_SHA256</dd>", "<dt>GOAWAYs received</dt><dd>12</dd>",
+		"<dt>server stream limit</dt><dd>100</dd>", "<dt>resumed</dt><dd>3999</dd>", "<dt>expired unsent</dt><dd>456789</dd>",
+		"statuses: 200×119999999, 201×1, 404×678000, 500×901, 503×77777, other×3",
+		"server: pid 123456 user 1234.50 s", "pid 123457 gone", "protocol fault: bad chunk size",
+		"setup error: dial tcp", "first differing body: <code>&#34;xxxx", `<span class="tag">probe</span>`,
+		`<td>120000000<div class="per">of 123456789</div></td>`,
+	} {
+		if !strings.Contains(doc, s) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
+	// An accepted phase without failures says so.
+	r2 := htmlResult()
+	if doc := writeHTML(t, r2); !strings.Contains(doc, `<span class="none">none</span>`) || !strings.Contains(doc, "<div>timeout 1000</div>") {
+		t.Error("the failures column does not list only the failures that happened")
 	}
 }
