@@ -111,6 +111,9 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 			rpsChart(phases, d.Unit, mark),
 			latencyChart(phases, d.Unit, latencyLimits(r), mark),
 		}
+		if tl := timelineChart(phases); tl != "" {
+			d.Charts = append(d.Charts, tl)
+		}
 	}
 	var buf bytes.Buffer
 	if err := htmlTmpl.Execute(&buf, d); err != nil {

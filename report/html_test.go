@@ -157,8 +157,9 @@ func checkCharts(t *testing.T, doc string, want int) {
 			}
 		}
 	}
-	if len(frags) != 3 {
-		t.Errorf("%d charts, want 3", len(frags))
+	_, timeline := frags["chart-timeline"]
+	if n := len(frags); n != 3 && !(n == 4 && timeline) {
+		t.Errorf("%d charts, want 3 (and the timeline)", n)
 	}
 }
 
@@ -636,6 +637,11 @@ func htmlWideResult() *brk.Result {
 				ClientLagMs:  brk.Latency{Count: 123456789, P99: 34567.891},
 				ShortfallPct: 12.345},
 		}
+		tl := &brk.Timeline{StartS: 0.25 + 61.5*float64(i), WidthS: 1}
+		for j := range 62 {
+			tl.Points = append(tl.Points, brk.TimelinePoint{Succeeded: uint64(1950000 + 1000*(j%7)), Failed: uint64(50000 * (j % 3)), P99Ms: 45678.912 + float64(j)})
+		}
+		p.Timeline = tl
 		if !p.Accepted {
 			p.Reason = "success 97.2000 % (120000000 of 123456789) is below --accept 99.99 % at " + strconv.Itoa(level) + " requests/s; p99 45678.912 ms is above --max-p99 50 ms"
 		}
@@ -777,5 +783,125 @@ func TestHTMLPhaseFiguresKept(t *testing.T) {
 	r2 := htmlResult()
 	if doc := writeHTML(t, r2); !strings.Contains(doc, `<span class="none">none</span>`) || !strings.Contains(doc, "<div>timeout 1000</div>") {
 		t.Error("the failures column does not list only the failures that happened")
+	}
+}
+
+// htmlTimelineResult is a run of three phases with timelines: a warm-up,
+// a stall (a second of failures only, no responses) and a rejected phase
+// whose last point is cut short by the phase's end, then an empty point
+// past it.
+func htmlTimelineResult() *brk.Result {
+	r := htmlResult()
+	r.Phases = r.Phases[2:]
+	pt := func(ok, fail uint64, p99 float64) brk.TimelinePoint {
+		return brk.TimelinePoint{Succeeded: ok, Failed: fail, P99Ms: p99}
+	}
+	r.Phases[0].DurationS = 3
+	r.Phases[0].Timeline = &brk.Timeline{StartS: 0.5, WidthS: 1, Points: []brk.TimelinePoint{pt(2000, 0, 8), pt(4000, 0, 7), pt(4100, 0, 7)}}
+	r.Phases[1].DurationS = 4
+	r.Phases[1].Timeline = &brk.Timeline{StartS: 3.5, WidthS: 1, Points: []brk.TimelinePoint{pt(4200, 0, 9), pt(0, 300, 0), pt(3000, 20, 120), pt(4300, 0, 10)}}
+	r.Phases[2].DurationS = 2.5
+	r.Phases[2].Timeline = &brk.Timeline{StartS: 7.5, WidthS: 1, Points: []brk.TimelinePoint{pt(4000, 500, 30), pt(3900, 600, 35), pt(1000, 250, 40), pt(0, 0, 0)}}
+	return r
+}
+
+// pathAttr returns attribute attr of the <path> of series name.
+func pathAttr(t *testing.T, frag, name, attr string) string {
+	t.Helper()
+	m := regexp.MustCompile(`<path class="series" data-series="` + regexp.QuoteMeta(name) + `"[^>]*? ` + attr + `="([^"]*)"`).FindStringSubmatch(frag)
+	if m == nil {
+		t.Fatalf("timeline: no %s path with %s", name, attr)
+	}
+	return m[1]
+}
+
+// The timeline chart: successes/s, failures/s and p99 per span, rates over
+// each span's length (the last one cut short by the phase's end, the empty
+// one past it skipped), a gap in p99 where a span had no responses, each
+// phase's start marked with its level and the data starting there.
+func TestHTMLTimeline(t *testing.T) {
+	r := htmlTimelineResult()
+	doc := writeHTML(t, r)
+	checkWellFormed(t, doc)
+	checkSelfContained(t, doc, r)
+	tl, ok := svgFragments(t, doc)["chart-timeline"]
+	if !ok {
+		t.Fatal("no timeline chart")
+	}
+	if n := dataPoints(t, tl); n != 10 {
+		t.Errorf("timeline: %d points, want 10 (3 + 4 + 3; the span past the phase's end skipped)", n)
+	}
+	for series, want := range map[string]string{
+		"successes/s": "2000 4000 4100 4200 0 3000 4300 4000 3900 2000",
+		"failures/s":  "0 0 0 0 300 20 0 500 600 500",
+		"p99 ms":      "8 7 7 9 - 120 10 30 35 40",
+	} {
+		if got := pathAttr(t, tl, series, "data-values"); got != want {
+			t.Errorf("timeline %s: %q, want %q", series, got, want)
+		}
+	}
+	// The p99 line has a gap at the stall: it starts anew after it (and at
+	// each phase): 4 subpaths. The rates run on through the stall: 3.
+	for series, want := range map[string]int{"p99 ms": 4, "successes/s": 3, "failures/s": 3} {
+		if n := strings.Count(pathAttr(t, tl, series, "d"), "M"); n != want {
+			t.Errorf("timeline %s: %d subpaths, want %d", series, n, want)
+		}
+	}
+	// Each phase's start is marked, with its level, where its data starts.
+	marks := regexp.MustCompile(`<line class="phase-mark" data-phase="(\d+)" data-level="(\d+)" x1="([-0-9.]+)"`).FindAllStringSubmatch(tl, -1)
+	if len(marks) != 3 {
+		t.Fatalf("%d phase marks, want 3", len(marks))
+	}
+	starts := regexp.MustCompile(`M([-0-9.]+) `).FindAllStringSubmatch(pathAttr(t, tl, "successes/s", "d"), -1)
+	for i, m := range marks {
+		if want := strconv.Itoa(r.Phases[i].Level); m[2] != want || !strings.Contains(tl, ">"+want+"</text>") {
+			t.Errorf("phase mark %d: level %s, want %s, labelled", i, m[2], want)
+		}
+		if m[3] != starts[i][1] {
+			t.Errorf("phase %d: marked at x %s, its data starts at x %s", i, m[3], starts[i][1])
+		}
+	}
+	for _, s := range []string{"seconds since the run's start", ">successes/s</text>", ">failures/s</text>", "p99 (ms)"} {
+		if !strings.Contains(tl, s) {
+			t.Errorf("timeline lacks %q", s)
+		}
+	}
+}
+
+// Without timelines (every real run until the engine fills them) there is
+// no timeline chart, and no empty box for one.
+func TestHTMLNoTimeline(t *testing.T) {
+	r := htmlTimelineResult()
+	for _, p := range r.Phases {
+		p.Timeline = nil
+	}
+	r.Phases[1].Timeline = &brk.Timeline{StartS: 1, WidthS: 1}
+	doc := writeHTML(t, r)
+	if strings.Contains(doc, "chart-timeline") || strings.Contains(doc, "over time") {
+		t.Error("a timeline chart for a run without timelines")
+	}
+	if n := len(svgFragments(t, doc)); n != 3 {
+		t.Errorf("%d charts, want 3", n)
+	}
+}
+
+// The timeline renders in Chromium (its three series' colours are on the
+// page) and the page still fits 1280 px.
+func TestHTMLTimelineRenders(t *testing.T) {
+	doc := writeHTML(t, htmlTimelineResult())
+	img, out := screenshotAt(t, doc, 1280, 1600)
+	for _, c := range []struct{ name, hex string }{
+		{"successes/s", "#4dac26"}, {"failures/s", "#e66101"}, {"p99", "#c51b7d"},
+	} {
+		if n := countColour(img, c.hex, 10); n < 300 {
+			t.Errorf("timeline %s (%s): %d pixels, want >= 300", c.name, c.hex, n)
+		}
+	}
+	closed, _, _ := measureAt(t, doc, 1280)
+	checkNoSideScroll(t, "timeline page", closed, 1280)
+	if p := os.Getenv("BRK_HTML_TIMELINE_PNG"); p != "" {
+		if b, err := os.ReadFile(out); err == nil {
+			os.WriteFile(p, b, 0o644)
+		}
 	}
 }
