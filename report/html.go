@@ -65,11 +65,6 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r.FirstRejected != nil {
 		d.FirstRejected = strconv.Itoa(*r.FirstRejected)
 	}
-	d.Started = "unknown"
-	if !c.Started.IsZero() {
-		d.Started = c.Started.Format(time.RFC3339)
-	}
-	d.Timeout = strconv.FormatFloat(r.TimeoutMs, 'f', -1, 64)
 	if r.Baseline != nil {
 		b := r.Baseline
 		mach := "unavailable"
@@ -115,6 +110,7 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 			d.Charts = append(d.Charts, tl)
 		}
 	}
+	d.Conds = conditions(r, c, d.Baseline)
 	var buf bytes.Buffer
 	if err := htmlTmpl.Execute(&buf, d); err != nil {
 		return fmt.Errorf("brk: WriteHTML: %w", err)
@@ -132,10 +128,9 @@ type htmlData struct {
 	VerdictClass  string
 	LastAccepted  string
 	FirstRejected string
-	Started       string
-	Timeout       string
 	Baseline      string
 	Charts        []template.HTML
+	Conds         []htmlCond // the run conditions
 	Rows          []htmlRow
 	RateRows      []htmlRateRow // the rate test's schedule table
 }
@@ -735,7 +730,7 @@ tr.int td { color: #6b7280; font-style: italic; }
 dl.cond { display: grid; grid-template-columns: max-content 1fr; gap: 4px 18px; background: #ffffff;
   border: 1px solid #dfe3e8; border-radius: 8px; padding: 14px 18px; margin: 0; }
 dl.cond dt { color: #4b5563; }
-dl.cond dd { margin: 0; word-break: break-all; }
+dl.cond dd { margin: 0; overflow-wrap: anywhere; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 </style>
 </head>
@@ -782,20 +777,8 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 </table></div>{{end}}
 <h2>Run conditions</h2>
 <dl class="cond">
-<dt>command</dt><dd><code>{{if .C.Command}}{{.C.Command}}{{else}}unknown{{end}}</code></dd>
-<dt>url</dt><dd><code>{{.R.URL}}</code></dd>
-<dt>test / protocol</dt><dd>{{.R.Test}} / {{if eq .R.Protocol "h2"}}HTTP/2 (h2){{else}}{{.R.Protocol}}{{end}}</dd>
-<dt>threads</dt><dd>{{.R.Threads}}</dd>
-<dt>conns</dt><dd>{{.R.Conns}}</dd>
-<dt>timeout_ms</dt><dd>{{.Timeout}}</dd>
-<dt>accept_pct</dt><dd>{{.R.Accept}}</dd>
-{{if .Baseline}}<dt>baseline</dt><dd>{{.Baseline}}</dd>
-{{end}}<dt>host</dt><dd>{{if .C.Host}}{{.C.Host}}{{else}}unknown{{end}}</dd>
-<dt>CPUs</dt><dd>{{.C.CPUs}}</dd>
-<dt>OS / arch</dt><dd>{{.C.OS}} / {{.C.Arch}}</dd>
-<dt>started</dt><dd>{{.Started}}</dd>
-<dt>report schema</dt><dd>{{.R.Schema}}</dd>
-</dl>
+{{range .Conds}}<dt>{{.K}}</dt><dd>{{if .Code}}<code>{{.V}}</code>{{else}}{{.V}}{{end}}</dd>
+{{end}}</dl>
 </body>
 </html>
 `))

@@ -191,8 +191,8 @@ func TestHTMLHandBuilt(t *testing.T) {
 		"Broken (40 concurrent requests)", "v-broken",
 		"last accepted: <b>32</b>", "first rejected: <b>40</b>",
 		"SLA 99.99 %", `class="tag cb">client-bound`, "<dt>client_bound</dt><dd>yes</dd>", "loadbox-1", "2025-03-04T05:06:07Z", "linux / amd64",
-		"<dt>timeout_ms</dt><dd>140</dd>", "<dt>accept_pct</dt><dd>99.99</dd>",
-		"<dt>threads</dt><dd>2</dd>", "<dt>conns</dt><dd>8</dd>",
+		"<dt>Timeout per request</dt><dd>140 ms</dd>", "<dt>Success needed</dt><dd>at least 99.99 % of requests in a phase</dd>",
+		"<dt>Worker threads</dt><dd>2</dd>", "<dt>Connections</dt><dd>8, opened once</dd>",
 		"13000", "92.8571", "12500.0", "µs/response", "machine CPU %", "coverage %", "p99.9",
 	} {
 		if !strings.Contains(doc, s) {
@@ -903,5 +903,89 @@ func TestHTMLTimelineRenders(t *testing.T) {
 		if b, err := os.ReadFile(out); err == nil {
 			os.WriteFile(p, b, 0o644)
 		}
+	}
+}
+
+// runConditions returns the run conditions' labels and values in order.
+func runConditions(t *testing.T, doc string) [][2]string {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<dl class="cond">(.*?)</dl>`).FindStringSubmatch(doc)
+	if m == nil {
+		t.Fatal("no run conditions")
+	}
+	var out [][2]string
+	for _, kv := range regexp.MustCompile(`(?s)<dt>(.*?)</dt><dd>(.*?)</dd>`).FindAllStringSubmatch(m[1], -1) {
+		v := strings.NewReplacer("<code>", "", "</code>", "").Replace(kv[2])
+		out = append(out, [2]string{html.UnescapeString(kv[1]), html.UnescapeString(v)})
+	}
+	return out
+}
+
+// The run conditions are labelled in words, as a person reads them, never
+// as a flag or a JSON field, and their values carry their units.
+func TestHTMLConditionsLabels(t *testing.T) {
+	flagLike := regexp.MustCompile(`_|--|^[a-z]+$|(?i)\b(ms|pct|conns)\b`)
+	for _, tc := range []struct {
+		name string
+		r    *brk.Result
+		want [][2]string
+	}{
+		{"requests", htmlResult(), [][2]string{
+			{"Command line", htmlConditions().Command},
+			{"Test", "requests: raises concurrent requests phase by phase"},
+			{"HTTP version", "HTTP/1.1, plain TCP"},
+			{"Worker threads", "2"}, {"Connections", "8, opened once"},
+			{"Outstanding requests per connection", "1, then +1 each phase; no maximum: until a phase is rejected (level = 8 connections × this)"},
+			{"Phase length", "1 s of admission, then the drain"},
+			{"Timeout per request", "140 ms"},
+			{"Success needed", "at least 99.99 % of requests in a phase"},
+			{"Latency limits", "p99 at most 20 ms"},
+			{"Load machine", "loadbox-1"}, {"CPUs on the load machine", "16"}, {"Operating system", "linux / amd64"},
+			{"Started", "2025-03-04T05:06:07Z"}, {"Report schema version", "1"},
+		}},
+		{"rate", htmlWideResult(), [][2]string{
+			{"Test", "rate: raises the offered requests/s phase by phase (an open model)"},
+			{"HTTP version", "HTTP/2 (h2) over TLS"},
+			{"Worker threads", "64"}, {"Connections", "4096, opened once"},
+			{"Offered rate", "100000 requests/s, then +25000 each phase; up to 1000000 requests/s"},
+			{"Outstanding requests per connection, at most", "64"},
+			{"Arrivals", "poisson (seed 18446744073709551615)"},
+			{"Phase length", "60 s of admission, then the drain"},
+			{"Timeout per request", "60 s"},
+			{"Latency limits", "p99 at most 50 ms; p99.9 at most 80 ms"},
+			{"Refinement", "after the break, bisect down to adjacent levels; each probe runs 3 times (accepted only if every run is)"},
+			{"Idle baseline", "60.00 s idle: machine CPU 3.5 %; client user 0.010 s, system 0.020 s"},
+			{"brk version", "v1.2.3-0.20250101000000-0123456789ab+dirty"},
+		}},
+	} {
+		conds := runConditions(t, writeHTML(t, tc.r))
+		got := map[string]string{}
+		for _, kv := range conds {
+			if flagLike.MatchString(kv[0]) {
+				t.Errorf("%s: condition labelled %q, a flag's or field's name", tc.name, kv[0])
+			}
+			got[kv[0]] = kv[1]
+		}
+		for _, w := range tc.want {
+			if v, ok := got[w[0]]; !ok || v != w[1] {
+				t.Errorf("%s: %q = %q, want %q", tc.name, w[0], v, w[1])
+			}
+		}
+	}
+	c := &brk.Result{Schema: 1, Test: brk.ModeConnections, URL: "http://127.0.0.1:1/", Verdict: brk.VerdictDone,
+		Threads: 1, Requests: 3, TimeoutMs: 2500, Accept: "99",
+		Plan: brk.ResultPlan{Test: brk.ModeConnections, Start: 64, Pace: 64, Max: 256, PhaseS: 0.5, TimeoutMs: 2500, Requests: 3}}
+	got := map[string]string{}
+	for _, kv := range runConditions(t, writeHTML(t, c)) {
+		got[kv[0]] = kv[1]
+	}
+	for k, v := range map[string]string{"Requests per connection": "3", "Concurrent connections": "64 connections, then +64 each phase; up to 256 connections",
+		"Phase length": "500 ms of admission, then the drain", "Timeout per request": "2.5 s"} {
+		if got[k] != v {
+			t.Errorf("connections: %q = %q, want %q", k, got[k], v)
+		}
+	}
+	if _, ok := got["Connections"]; ok {
+		t.Error("connections test: a fixed connection count shown")
 	}
 }
