@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ func conditions(r *brk.Result, c HTMLConditions, baseline string) []htmlCond {
 		return s
 	}
 	out := []htmlCond{
-		{K: "Command line", V: unknown(c.Command), Code: true},
+		{K: "Command line", V: unknown(cmp.Or(c.Command, r.Command)), Code: true},
 		{K: "Target URL", V: r.URL, Code: true},
 		{K: "Test", V: testName(r.Test)},
 		{K: "HTTP version", V: httpVersion(r)},

@@ -641,6 +641,8 @@ func htmlWideResult() *brk.Result {
 		for j := range 62 {
 			tl.Points = append(tl.Points, brk.TimelinePoint{Succeeded: uint64(1950000 + 1000*(j%7)), Failed: uint64(50000 * (j % 3)), P99Ms: 45678.912 + float64(j)})
 		}
+		tl.Points[61].Succeeded /= 4 // the last point spans 0.25 s
+		tl.Points[61].Failed /= 4
 		p.Timeline = tl
 		if !p.Accepted {
 			p.Reason = "success 97.2000 % (120000000 of 123456789) is below --accept 99.99 % at " + strconv.Itoa(level) + " requests/s; p99 45678.912 ms is above --max-p99 50 ms"
@@ -984,6 +986,14 @@ func TestHTMLConditionsLabels(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("connections: %q = %q, want %q", k, got[k], v)
 		}
+	}
+	c.Command = "brk conn --requests 3 http://127.0.0.1:1/"
+	if doc := writeHTML(t, c); !strings.Contains(doc, "<code>brk requests --conns 8") {
+		t.Error("the conditions' command line is not preferred")
+	}
+	var b bytes.Buffer
+	if err := report.WriteHTML(&b, c, report.HTMLConditions{}); err != nil || !strings.Contains(b.String(), "<dd><code>brk conn --requests 3 http://127.0.0.1:1/</code></dd>") {
+		t.Error("without the conditions' command line, the Result's is not shown")
 	}
 	if _, ok := got["Connections"]; ok {
 		t.Error("connections test: a fixed connection count shown")
