@@ -43,10 +43,13 @@ const (
 )
 
 // WriteHTML writes one self-contained HTML file (no network fetches: no
-// external CSS/JS/fonts/images) for r: three inline SVG charts drawn here
-// (success %, successful requests/s and latency percentiles against the
-// level), the verdict, the phase table and the run conditions. Every text
-// from the Result is escaped by html/template.
+// external CSS/JS/fonts/images; no scripts) for r: the verdict, three
+// inline SVG charts drawn here (success % with the --accept line,
+// successful requests/s, and latency percentiles with the timeout and the
+// latency limits, all three marking the break) against the level, the
+// run's outcomes over time when its phases carry timelines, the phase
+// table and the run conditions. Every text from the Result is escaped by
+// html/template.
 func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r == nil {
 		return errors.New("brk: WriteHTML: nil Result")
