@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -36,18 +37,24 @@ const (
 	colMax         = "#5e3c99"
 	colInterrupted = "#9ca3af"
 	colLink        = "#b8bec6" // the line joining the success points
+	colTimeout     = "#525252" // the latency chart's timeout line
+	colLatLimit    = "#8c2d04" // the latency chart's --max-p99/--max-p999 lines
+	colBreak       = "#cc0000" // the break marker on the per-level charts
 )
 
 // WriteHTML writes one self-contained HTML file (no network fetches: no
-// external CSS/JS/fonts/images) for r: three inline SVG charts drawn here
-// (success %, successful requests/s and latency percentiles against the
-// level), the verdict, the phase table and the run conditions. Every text
-// from the Result is escaped by html/template.
+// external CSS/JS/fonts/images; no scripts) for r: the verdict, three
+// inline SVG charts drawn here (success % with the --accept line,
+// successful requests/s, and latency percentiles with the timeout and the
+// latency limits, all three marking the break) against the level, the
+// run's outcomes over time when its phases carry timelines, the phase
+// table and the run conditions. Every text from the Result is escaped by
+// html/template.
 func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r == nil {
 		return errors.New("brk: WriteHTML: nil Result")
 	}
-	d := htmlData{R: r, C: c, Final: FinalLine(r), Held: Held(r), Unit: r.Test.Unit(), Failures: brk.FailureCategories()}
+	d := htmlData{R: r, C: c, Final: FinalLine(r), Held: Held(r), Unit: r.Test.Unit()}
 	d.VerdictClass = "v-" + string(r.Verdict)
 	switch r.Verdict {
 	case brk.VerdictDone, brk.VerdictBroken, brk.VerdictInterrupted, brk.VerdictInconclusive:
@@ -61,11 +68,6 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r.FirstRejected != nil {
 		d.FirstRejected = strconv.Itoa(*r.FirstRejected)
 	}
-	d.Started = "unknown"
-	if !c.Started.IsZero() {
-		d.Started = c.Started.Format(time.RFC3339)
-	}
-	d.Timeout = strconv.FormatFloat(r.TimeoutMs, 'f', -1, 64)
 	if r.Baseline != nil {
 		b := r.Baseline
 		mach := "unavailable"
@@ -77,7 +79,7 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	}
 	for _, p := range r.Phases {
 		if p != nil {
-			d.Rows = append(d.Rows, phaseRow(p))
+			d.Rows = append(d.Rows, phaseRow(r.Test, p))
 		}
 		if p != nil && p.Rate != nil {
 			x := p.Rate
@@ -101,12 +103,17 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 				phases = append(phases, p)
 			}
 		}
+		mark := breakMark(r, phases)
 		d.Charts = []template.HTML{
-			successChart(phases, d.Unit, sla, slaOK, r.Accept),
-			rpsChart(phases, d.Unit),
-			latencyChart(phases, d.Unit),
+			successChart(phases, d.Unit, sla, slaOK, r.Accept, mark),
+			rpsChart(phases, d.Unit, mark),
+			latencyChart(phases, d.Unit, latencyLimits(r), mark),
+		}
+		if tl := timelineChart(phases); tl != "" {
+			d.Charts = append(d.Charts, tl)
 		}
 	}
+	d.Conds = conditions(r, c, d.Baseline)
 	var buf bytes.Buffer
 	if err := htmlTmpl.Execute(&buf, d); err != nil {
 		return fmt.Errorf("brk: WriteHTML: %w", err)
@@ -124,11 +131,9 @@ type htmlData struct {
 	VerdictClass  string
 	LastAccepted  string
 	FirstRejected string
-	Started       string
-	Timeout       string
 	Baseline      string
 	Charts        []template.HTML
-	Failures      []string // the failure categories: the table's failure columns
+	Conds         []htmlCond // the run conditions
 	Rows          []htmlRow
 	RateRows      []htmlRateRow // the rate test's schedule table
 }
@@ -140,64 +145,6 @@ type htmlRateRow struct {
 	Offered, Achieved, Shortfall      string
 	LagP50, LagP99, LagMax            string
 	SvcP50, SvcP99, ClientP99         string
-}
-
-type htmlRow struct {
-	Index, Level, Depth    int
-	State, StateClass      string
-	Attempted, Succeeded   uint64
-	SuccessPct, RPS        string
-	Failures               []uint64 // by brk.FailureCategories
-	Mean, P50, P90, P99    string
-	P999, Max              string
-	Outstanding, Coverage  string
-	UsPerResp, MachineCPU  string
-	ClientBound            bool
-	Reason, Fault, SetupEr string
-	Server                 string // --server-pid figures
-	Statuses               string // responses per status code
-	BodySample             string // the first body that failed its check
-}
-
-func phaseRow(p *brk.PhaseStats) htmlRow {
-	row := htmlRow{
-		Index: p.Index, Level: p.Level, Depth: p.Depth,
-		State: "accepted", StateClass: "acc",
-		Attempted: p.Counts.Attempted, Succeeded: p.Counts.Succeeded,
-		SuccessPct: fmtF(p.SuccessPct, 4), RPS: fmtF(p.RequestsPerSec, 1),
-		Mean: fmtF(p.LatencyMs.Mean, 3), P50: fmtF(p.LatencyMs.P50, 3),
-		P90: fmtF(p.LatencyMs.P90, 3), P99: fmtF(p.LatencyMs.P99, 3),
-		P999: fmtF(p.LatencyMs.P999, 3), Max: fmtF(p.LatencyMs.Max, 3),
-		Outstanding: fmtF(p.MeanOutstanding, 1), Coverage: fmtF(p.TargetCoveragePct, 1),
-		UsPerResp: fmtF(p.ClientCPU.UsPerResponse, 2), MachineCPU: "n/a",
-		ClientBound: p.ClientBound,
-		Reason:      p.Reason, Fault: p.ProtocolFault, SetupEr: p.SetupError,
-	}
-	if len(p.Server) > 0 {
-		row.Server = ServerCPU(p.Server)
-	}
-	if len(p.StatusCodes) > 0 {
-		row.Statuses = StatusList(p.StatusCodes)
-	}
-	if len(p.BodySamples) > 0 {
-		row.BodySample = strconv.Quote(p.BodySamples[0])
-	}
-	for _, name := range brk.FailureCategories() {
-		row.Failures = append(row.Failures, p.Counts.Failure(name))
-	}
-	switch {
-	case p.Interrupted:
-		row.State, row.StateClass = "interrupted", "int"
-	case !p.Accepted:
-		row.State, row.StateClass = "rejected", "bad"
-	}
-	if p.Probe {
-		row.State += " (probe)"
-	}
-	if p.MachineCPUPct != nil {
-		row.MachineCPU = fmtF(*p.MachineCPUPct, 1)
-	}
-	return row
 }
 
 func fmtF(v float64, prec int) string {
@@ -218,6 +165,8 @@ const (
 	plotH                      = chH - chTop - chBottom
 	chFont                     = `font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"`
 	pointR                     = 4.5
+	offScaleFactor             = 4
+	halo                       = `stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`
 	nominalTicks               = 5
 	ptNormal, ptRejected, ptIn = 0, 1, 2
 )
@@ -245,7 +194,9 @@ type chart struct {
 	id, title, xLabel, yLabel, yUnit string
 	xmin, xmax, ymin, ymax           float64
 	series                           []chartSeries
-	hline                            *hline
+	hlines                           []hline // drawn over the data
+	offScale                         []hline // limits far above the data: named, not drawn
+	mark                             *vmark  // the break
 	legend                           []legendItem
 	points                           int
 	empty                            string // message when nothing could be drawn
@@ -254,6 +205,73 @@ type chart struct {
 type hline struct {
 	y            float64
 	color, label string
+	class        string // the line's class attribute (tests find it by it)
+	dash         string // stroke-dasharray
+}
+
+// vmark is the break on a per-level chart: a vertical line at the level
+// of the first rejected (or inconclusive) phase, the bracket below it
+// shaded.
+type vmark struct {
+	x, from float64 // the level; the last accepted level (NaN: none)
+	label   string
+}
+
+// breakMark is where the run broke: the first rejected level, or the
+// level of the phase that ended the run inconclusive; nil when neither.
+func breakMark(r *brk.Result, ps []*brk.PhaseStats) *vmark {
+	from := math.NaN()
+	if r.LastAccepted != nil {
+		from = float64(*r.LastAccepted)
+	}
+	if r.FirstRejected != nil {
+		return &vmark{x: float64(*r.FirstRejected), from: from, label: fmt.Sprintf("broke at %d", *r.FirstRejected)}
+	}
+	if r.Verdict == brk.VerdictInconclusive {
+		for _, p := range ps {
+			if p.Inconclusive {
+				return &vmark{x: float64(p.Level), from: from, label: fmt.Sprintf("inconclusive at %d", p.Level)}
+			}
+		}
+	}
+	return nil
+}
+
+// latencyLimit is a horizontal line on the latency chart.
+type latencyLimit struct {
+	ms           float64
+	label, class string
+	color, dash  string
+}
+
+// latencyLimits are the run's request timeout and its latency SLA
+// (--max-p99, --max-p999), from the plan as run (the top level's timeout
+// where the plan has none).
+func latencyLimits(r *brk.Result) []latencyLimit {
+	var out []latencyLimit
+	timeout := r.Plan.TimeoutMs
+	if !(timeout > 0) {
+		timeout = r.TimeoutMs
+	}
+	if timeout > 0 && finite(timeout) {
+		out = append(out, latencyLimit{ms: timeout, label: "timeout " + fmtMs(timeout), class: "timeout", color: colTimeout, dash: "2 3"})
+	}
+	if v := r.Plan.MaxP99Ms; v > 0 && finite(v) {
+		out = append(out, latencyLimit{ms: v, label: "p99 limit " + fmtMs(v), class: "limit p99", color: colLatLimit, dash: "8 4"})
+	}
+	if v := r.Plan.MaxP999Ms; v > 0 && finite(v) {
+		out = append(out, latencyLimit{ms: v, label: "p99.9 limit " + fmtMs(v), class: "limit p999", color: colLatLimit, dash: "8 3 2 3"})
+	}
+	return out
+}
+
+// fmtMs writes a duration given in milliseconds as a person reads it:
+// "140 ms", "1 s", "2.5 s", "0.25 ms".
+func fmtMs(ms float64) string {
+	if ms >= 1000 {
+		return strconv.FormatFloat(math.Round(ms)/1000, 'f', -1, 64) + " s"
+	}
+	return strconv.FormatFloat(math.Round(ms*1000)/1000, 'f', -1, 64) + " ms"
 }
 
 // xDomain returns the level axis's range for the phases, padded.
@@ -293,10 +311,10 @@ func kindOf(p *brk.PhaseStats) int {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, accept string) template.HTML {
+func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, accept string, mark *vmark) template.HTML {
 	c := chart{
 		id: "chart-success", title: "Success against level",
-		xLabel: "level (" + unit + ")", yLabel: "success (%)", yUnit: "%",
+		xLabel: "level (" + unit + ")", yLabel: "success (%)", yUnit: "%", mark: mark,
 	}
 	c.xmin, c.xmax = xDomain(ps)
 	s := chartSeries{name: "success", color: colAccepted, linkColor: colLink, rejColor: colRejected}
@@ -332,7 +350,7 @@ func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, ac
 		c.legend = append(c.legend, legendItem{label: "interrupted", color: colInterrupted, hollow: true})
 	}
 	if slaOK {
-		c.hline = &hline{y: sla, color: colSLA, label: "SLA " + accept + " %"}
+		c.hlines = []hline{{y: sla, color: colSLA, label: "SLA " + accept + " %", class: "sla", dash: "6 4"}}
 		c.legend = append(c.legend, legendItem{label: "SLA " + accept + " %", color: colSLA, dashed: true})
 	}
 	if c.points == 0 {
@@ -341,10 +359,10 @@ func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, ac
 	return c.svg()
 }
 
-func rpsChart(ps []*brk.PhaseStats, unit string) template.HTML {
+func rpsChart(ps []*brk.PhaseStats, unit string, mark *vmark) template.HTML {
 	c := chart{
 		id: "chart-rps", title: "Successful requests/s against level",
-		xLabel: "level (" + unit + ")", yLabel: "successful requests/s", yUnit: "/s",
+		xLabel: "level (" + unit + ")", yLabel: "successful requests/s", yUnit: "/s", mark: mark,
 	}
 	c.xmin, c.xmax = xDomain(ps)
 	s := chartSeries{name: "req/s", color: colRPS}
@@ -370,10 +388,10 @@ func rpsChart(ps []*brk.PhaseStats, unit string) template.HTML {
 	return c.svg()
 }
 
-func latencyChart(ps []*brk.PhaseStats, unit string) template.HTML {
+func latencyChart(ps []*brk.PhaseStats, unit string, limits []latencyLimit, mark *vmark) template.HTML {
 	c := chart{
 		id: "chart-latency", title: "Latency percentiles against level",
-		xLabel: "level (" + unit + ")", yLabel: "latency (ms)", yUnit: " ms",
+		xLabel: "level (" + unit + ")", yLabel: "latency (ms)", yUnit: " ms", mark: mark,
 	}
 	c.xmin, c.xmax = xDomain(ps)
 	type pick struct {
@@ -406,7 +424,20 @@ func latencyChart(ps []*brk.PhaseStats, unit string) template.HTML {
 	if hasInterrupted(ps) {
 		c.legend = append(c.legend, legendItem{label: "interrupted", color: colInterrupted, hollow: true})
 	}
-	c.ymin, c.ymax = 0, niceCeil(hi*1.08)
+	// The timeout and the latency limits are drawn where the axis can hold
+	// them without flattening the data (up to offScaleFactor × the highest
+	// point); a limit further up is named at the top of the chart instead.
+	top := hi
+	for _, l := range limits {
+		h := hline{y: l.ms, color: l.color, label: l.label, class: l.class, dash: l.dash}
+		if hi > 0 && l.ms > hi*offScaleFactor {
+			c.offScale = append(c.offScale, h)
+			continue
+		}
+		top = math.Max(top, l.ms)
+		c.hlines = append(c.hlines, h)
+	}
+	c.ymin, c.ymax = 0, niceCeil(top*1.08)
 	c.points = n
 	if n == 0 {
 		c.empty = "no responses: no latency to draw"
@@ -555,6 +586,8 @@ func (c *chart) svg() template.HTML {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="14" fill="#6b7280" text-anchor="middle">%s</text>`, chLeft+plotW/2, chTop+plotH/2, esc(c.empty))
 	}
 
+	c.drawMark(&b)
+
 	// Series: a line through the points, then the points.
 	for _, s := range c.series {
 		link := s.linkColor
@@ -587,15 +620,62 @@ func (c *chart) svg() template.HTML {
 			}
 		}
 	}
-	// SLA line, over the data so it stays visible.
-	if h := c.hline; h != nil {
+	// Limit lines (the SLA, the timeout), over the data so they stay
+	// visible, each labelled at the right end; a label that would overlap
+	// the one above it goes to the left end instead.
+	lastY, lastRight := math.Inf(-1), false
+	for _, h := range sortedByY(c.hlines) {
 		y := c.py(h.y)
-		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="6 4"/>`, chLeft, y, chW-chRight, y, h.color)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s" text-anchor="end">%s</text>`, chW-chRight-4, y-5, h.color, esc(h.label))
+		fmt.Fprintf(&b, `<line class="hline %s" x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>`,
+			esc(h.class), chLeft, y, chW-chRight, y, h.color, h.dash)
+		right := !(lastRight && y-lastY < 14)
+		if right {
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s" text-anchor="end" %s>%s</text>`, chW-chRight-4, y-5, h.color, halo, esc(h.label))
+		} else {
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s" %s>%s</text>`, chLeft+6, y-5, h.color, halo, esc(h.label))
+		}
+		lastY, lastRight = y, right
+	}
+	for i, h := range c.offScale {
+		fmt.Fprintf(&b, `<text class="offscale %s" x="%d" y="%d" font-size="11" fill="%s" %s>↑ %s (above this scale)</text>`,
+			esc(h.class), chLeft+6, chTop+13+13*i, h.color, halo, esc(h.label))
 	}
 
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// sortedByY returns the lines from the top of the chart down.
+func sortedByY(hs []hline) []hline {
+	out := append([]hline(nil), hs...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].y > out[j].y })
+	return out
+}
+
+// drawMark draws the break: the bracket between the last accepted level
+// and the break shaded, a dashed vertical line at the break, labelled.
+func (c *chart) drawMark(b *strings.Builder) {
+	m := c.mark
+	if m == nil || !finite(m.x) || m.x < c.xmin || m.x > c.xmax {
+		return
+	}
+	x := c.px(m.x)
+	from := float64(chLeft)
+	if finite(m.from) && m.from < m.x {
+		from = c.px(math.Max(m.from, c.xmin))
+	}
+	fmt.Fprintf(b, `<rect class="break-band" x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" fill-opacity="0.07"/>`,
+		from, chTop, x-from, plotH, colBreak)
+	fmt.Fprintf(b, `<line class="break" data-level="%s" x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="1.5" stroke-dasharray="5 3"/>`,
+		strconv.FormatFloat(m.x, 'f', -1, 64), x, chTop, x, chTop+plotH, colBreak)
+	// The label sits at the top, left of the line unless the line is near
+	// the left, with a white halo so that it reads over the data.
+	anchor, lx := "end", x-4
+	if x-chLeft < 7*float64(len(m.label))+8 {
+		anchor, lx = "start", x+4
+	}
+	fmt.Fprintf(b, `<text class="break-label" x="%.1f" y="%d" font-size="11" font-weight="600" fill="%s" text-anchor="%s" %s>%s</text>`,
+		lx, chTop+13, colBreak, anchor, halo, template.HTMLEscapeString(m.label))
 }
 
 var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
@@ -624,20 +704,36 @@ h2 { font-size: 17px; margin: 28px 0 10px; }
 .v-inconclusive { border-left-color: #8a6d00; } .v-inconclusive .big { color: #8a6d00; }
 .v-interrupted { border-left-color: #555555; } .v-interrupted .big { color: #555555; }
 .tablewrap { overflow-x: auto; background: #ffffff; border: 1px solid #dfe3e8; border-radius: 8px; }
-table { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 7px; border-bottom: 1px solid #eceef1; text-align: right; white-space: nowrap; }
-thead th { background: #f0f2f5; position: sticky; top: 0; font-weight: 600; }
-thead tr.groups th { text-align: center; border-bottom: 1px solid #dfe3e8; }
+table { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; width: 100%; }
+th, td { padding: 4px 7px; border-bottom: 1px solid #eceef1; text-align: right; vertical-align: top; }
+td { white-space: nowrap; }
+thead th { background: #f0f2f5; font-weight: 600; vertical-align: bottom; }
 td.l, th.l { text-align: left; }
-td.note { text-align: left; white-space: normal; min-width: 220px; max-width: 420px; word-break: break-word; }
+table.phases tbody.phase tr:first-child td { border-bottom: 0; }
+td.fails { white-space: normal; }
+td.fails div { white-space: nowrap; }
+td.fails .none { color: #6b7280; }
+.per { color: #6b7280; font-size: 11px; }
+td.note { text-align: left; white-space: normal; overflow-wrap: anywhere; color: #374151; padding-top: 0; }
+td.note .reason { font-weight: 600; }
+tr.acc td.note .reason { font-weight: 400; }
+td.note code { font-size: 11.5px; }
+details summary { cursor: pointer; color: #4b5563; font-size: 11.5px; }
+.figs { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 6px 18px; padding: 6px 0 4px; }
+.figs dl { display: grid; grid-template-columns: minmax(7em, 1fr) minmax(0, auto); gap: 1px 10px; margin: 0; align-content: start; }
+.figs dt { color: #4b5563; }
+.figs dt.g { grid-column: 1 / -1; color: #1f2937; font-weight: 600; border-bottom: 1px solid #eceef1; }
+.figs dd { margin: 0; text-align: right; overflow-wrap: anywhere; }
 tr.bad td { background: #fdf1f0; }
 tr.int td { color: #6b7280; font-style: italic; }
 .st-ok { color: #0b6e2e; } .st-bad { color: #a50f15; font-weight: 600; } .st-int { color: #6b7280; }
+.tag { display: inline-block; font-size: 10.5px; font-weight: 600; padding: 0 5px; border-radius: 4px; background: #eef0f3; color: #374151; font-style: normal; }
 .cb { color: #8a6d00; font-weight: 600; }
+.tag.cb { background: #fbf3d5; }
 dl.cond { display: grid; grid-template-columns: max-content 1fr; gap: 4px 18px; background: #ffffff;
   border: 1px solid #dfe3e8; border-radius: 8px; padding: 14px 18px; margin: 0; }
 dl.cond dt { color: #4b5563; }
-dl.cond dd { margin: 0; word-break: break-all; }
+dl.cond dd { margin: 0; overflow-wrap: anywhere; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 </style>
 </head>
@@ -654,26 +750,24 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 {{range .Charts}}{{.}}
 {{end}}</div>{{else}}<div class="nophases">no phases ran</div>{{end}}
 <h2>Phases</h2>
-{{if .Rows}}<div class="tablewrap"><table>
+{{if .Rows}}<div class="tablewrap"><table class="phases">
 <thead>
-<tr class="groups"><th colspan="4"></th><th colspan="4">requests</th><th colspan="{{len .Failures}}">failures</th><th colspan="6">latency (ms)</th><th colspan="2">load</th><th colspan="3">client</th><th></th></tr>
-<tr><th>#</th><th>level</th><th>depth</th><th class="l">state</th>
-<th>attempted</th><th>succeeded</th><th>success %</th><th>req/s</th>
-{{range .Failures}}<th>{{.}}</th>{{end}}
-<th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th>
-<th>mean outstanding</th><th>coverage %</th>
-<th>CPU µs/response</th><th>machine CPU %</th><th>client_bound</th><th class="l">notes</th></tr>
+<tr><th>#</th><th>level</th><th class="l">state</th><th>success %</th><th>successful req/s</th><th>succeeded / attempted</th><th class="l">failures</th>
+<th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th></tr>
 </thead>
-<tbody>
-{{range .Rows}}<tr class="{{.StateClass}}"><td>{{.Index}}</td><td>{{.Level}}</td><td>{{.Depth}}</td>
-<td class="l {{if eq .StateClass "bad"}}st-bad{{else if eq .StateClass "int"}}st-int{{else}}st-ok{{end}}">{{.State}}</td>
-<td>{{.Attempted}}</td><td>{{.Succeeded}}</td><td>{{.SuccessPct}}</td><td>{{.RPS}}</td>{{range .Failures}}<td>{{.}}</td>{{end}}
-<td>{{.Mean}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td>
-<td>{{.Outstanding}}</td><td>{{.Coverage}}</td>
-<td>{{.UsPerResp}}</td><td>{{.MachineCPU}}</td><td>{{if .ClientBound}}<span class="cb">yes</span>{{else}}no{{end}}</td>
-<td class="note">{{.Reason}}{{if .Fault}}{{if .Reason}}; {{end}}protocol fault: {{.Fault}}{{end}}{{if .SetupEr}}{{if or .Reason .Fault}}; {{end}}setup error: {{.SetupEr}}{{end}}{{if .Server}}{{if or .Reason .Fault .SetupEr}}; {{end}}server: {{.Server}}{{end}}{{if .Statuses}}{{if or .Reason .Fault .SetupEr .Server}}; {{end}}statuses: {{.Statuses}}{{end}}{{if .BodySample}}; first differing body: {{.BodySample}}{{end}}</td></tr>
-{{end}}</tbody>
-</table></div>{{else}}<p>no phases ran</p>{{end}}
+{{range .Rows}}<tbody class="phase">
+<tr class="{{.StateClass}}"><td>{{.Index}}</td><td>{{.Level}}{{if .Per}}<div class="per">{{.Per}}</div>{{end}}</td>
+<td class="l {{if eq .StateClass "bad"}}st-bad{{else if eq .StateClass "int"}}st-int{{else}}st-ok{{end}}">{{.State}}{{if .Probe}} <span class="tag">probe</span>{{end}}{{if .ClientBound}} <span class="tag cb">client-bound</span>{{end}}</td>
+<td>{{.SuccessPct}}</td><td>{{.RPS}}</td><td>{{.Succeeded}}<div class="per">of {{.Attempted}}</div></td>
+<td class="l fails">{{range .Failed}}<div>{{.K}} {{.V}}</div>{{else}}<span class="none">none</span>{{end}}</td>
+<td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td></tr>
+<tr class="{{.StateClass}} more"><td></td><td colspan="11" class="note">
+{{if .Reason}}<div class="reason">{{.Reason}}</div>{{end}}{{if .Fault}}<div>protocol fault: {{.Fault}}</div>{{end}}{{if .SetupEr}}<div>setup error: {{.SetupEr}}</div>{{end}}{{if .Server}}<div>server: {{.Server}}</div>{{end}}{{if .Statuses}}<div>statuses: {{.Statuses}}</div>{{end}}{{if .BodySample}}<div>first differing body: <code>{{.BodySample}}</code></div>{{end}}
+<details><summary>every figure of phase {{.Index}}</summary><div class="figs">
+{{range .Groups}}<dl><dt class="g">{{.Title}}</dt>{{range .Items}}<dt>{{.K}}</dt><dd>{{.V}}</dd>{{end}}</dl>
+{{end}}</div></details></td></tr>
+</tbody>
+{{end}}</table></div>{{else}}<p>no phases ran</p>{{end}}
 {{if .RateRows}}<h2>Schedule (rate test)</h2>
 <p class="sub">Latency above counts from each request's scheduled instant (backlog is latency). Send lag: scheduled → written; service: written → response; client lag: scheduled → taken up by its worker. Above 1 % shortfall the client did not keep its schedule and the phase is unfulfilled.</p>
 <div class="tablewrap"><table>
@@ -686,20 +780,8 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 </table></div>{{end}}
 <h2>Run conditions</h2>
 <dl class="cond">
-<dt>command</dt><dd><code>{{if .C.Command}}{{.C.Command}}{{else}}unknown{{end}}</code></dd>
-<dt>url</dt><dd><code>{{.R.URL}}</code></dd>
-<dt>test / protocol</dt><dd>{{.R.Test}} / {{if eq .R.Protocol "h2"}}HTTP/2 (h2){{else}}{{.R.Protocol}}{{end}}</dd>
-<dt>threads</dt><dd>{{.R.Threads}}</dd>
-<dt>conns</dt><dd>{{.R.Conns}}</dd>
-<dt>timeout_ms</dt><dd>{{.Timeout}}</dd>
-<dt>accept_pct</dt><dd>{{.R.Accept}}</dd>
-{{if .Baseline}}<dt>baseline</dt><dd>{{.Baseline}}</dd>
-{{end}}<dt>host</dt><dd>{{if .C.Host}}{{.C.Host}}{{else}}unknown{{end}}</dd>
-<dt>CPUs</dt><dd>{{.C.CPUs}}</dd>
-<dt>OS / arch</dt><dd>{{.C.OS}} / {{.C.Arch}}</dd>
-<dt>started</dt><dd>{{.Started}}</dd>
-<dt>report schema</dt><dd>{{.R.Schema}}</dd>
-</dl>
+{{range .Conds}}<dt>{{.K}}</dt><dd>{{if .Code}}<code>{{.V}}</code>{{else}}{{.V}}{{end}}</dd>
+{{end}}</dl>
 </body>
 </html>
 `))

@@ -3,8 +3,10 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"html"
 	"image"
 	"image/png"
@@ -71,6 +73,8 @@ func htmlResult() *brk.Result {
 		Verdict: brk.VerdictBroken, Reason: `phase 4 rejected: <script>alert(1)</script> & more`,
 		LastAccepted: htmlI(32), FirstRejected: htmlI(40),
 		Threads: 2, Conns: 8, TimeoutMs: 140, Accept: "99.99", Phases: ps,
+		Plan: brk.ResultPlan{Test: "requests", Protocol: "http/1.1", Connections: 8, Start: 1, Pace: 1,
+			PhaseS: 1, TimeoutMs: 140, AcceptPct: 99.99, Threads: 2, MaxP99Ms: 20},
 	}
 }
 
@@ -153,8 +157,9 @@ func checkCharts(t *testing.T, doc string, want int) {
 			}
 		}
 	}
-	if len(frags) != 3 {
-		t.Errorf("%d charts, want 3", len(frags))
+	_, timeline := frags["chart-timeline"]
+	if n := len(frags); n != 3 && !(n == 4 && timeline) {
+		t.Errorf("%d charts, want 3 (and the timeline)", n)
 	}
 }
 
@@ -185,9 +190,9 @@ func TestHTMLHandBuilt(t *testing.T) {
 		"&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;",  // phase reason
 		"Broken (40 concurrent requests)", "v-broken",
 		"last accepted: <b>32</b>", "first rejected: <b>40</b>",
-		"SLA 99.99 %", `class="cb">yes`, "loadbox-1", "2025-03-04T05:06:07Z", "linux / amd64",
-		"<dt>timeout_ms</dt><dd>140</dd>", "<dt>accept_pct</dt><dd>99.99</dd>",
-		"<dt>threads</dt><dd>2</dd>", "<dt>conns</dt><dd>8</dd>",
+		"SLA 99.99 %", `class="tag cb">client-bound`, "<dt>client_bound</dt><dd>yes</dd>", "loadbox-1", "2025-03-04T05:06:07Z", "linux / amd64",
+		"<dt>Timeout per request</dt><dd>140 ms</dd>", "<dt>Success needed</dt><dd>at least 99.99 % of requests in a phase</dd>",
+		"<dt>Worker threads</dt><dd>2</dd>", "<dt>Connections</dt><dd>8, opened once</dd>",
 		"13000", "92.8571", "12500.0", "µs/response", "machine CPU %", "coverage %", "p99.9",
 	} {
 		if !strings.Contains(doc, s) {
@@ -319,8 +324,10 @@ func TestHTMLRealRun(t *testing.T) {
 	}
 }
 
-// screenshot renders doc with headless Chromium and decodes the PNG.
-func screenshot(t *testing.T, doc string) (image.Image, string) {
+// chromium runs headless Chromium on doc (written to a file) with args
+// added and returns its stdout and the directory it ran in. It skips the
+// test where Chromium is missing (fails it where the CI requires it).
+func chromium(t *testing.T, doc string, args ...string) (string, string) {
 	t.Helper()
 	const bin = "/usr/bin/chromium"
 	if _, err := os.Stat(bin); err != nil {
@@ -331,18 +338,34 @@ func screenshot(t *testing.T, doc string) (image.Image, string) {
 	if err := os.WriteFile(page, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "report.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1200,2400",
-		"--screenshot="+out, "file://"+page)
+		"--user-data-dir=" + filepath.Join(dir, "profile")}, args...)
+	cmd := exec.CommandContext(ctx, bin, append(all, "file://"+page)...)
 	cmd.Env = append(os.Environ(), "HOME="+dir)
 	cmd.WaitDelay = 5 * time.Second
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, b)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.Bytes())
 	}
+	return stdout.String(), dir
+}
+
+// screenshot renders doc with headless Chromium at 1200×2400 and decodes
+// the PNG.
+func screenshot(t *testing.T, doc string) (image.Image, string) {
+	t.Helper()
+	return screenshotAt(t, doc, 1200, 2400)
+}
+
+// screenshotAt renders doc in a width×height window and decodes the PNG.
+func screenshotAt(t *testing.T, doc string, width, height int) (image.Image, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "report.png")
+	chromium(t, doc, fmt.Sprintf("--window-size=%d,%d", width, height), "--screenshot="+out)
 	f, err := os.Open(out)
 	if err != nil {
 		t.Fatalf("no screenshot: %v", err)
@@ -399,6 +422,9 @@ func TestHTMLRenderChromium(t *testing.T) {
 		{"latency p90", "#e6a100", 300},
 		{"latency p99", "#e7298a", 300},
 		{"latency max", "#5e3c99", 300},
+		{"latency timeout line", "#525252", 80},
+		{"latency p99 limit line", "#8c2d04", 150},
+		{"break marker", "#cc0000", 3 * 80},
 	} {
 		n := countColour(img, c.hex, 10)
 		t.Logf("%-24s %s: %d pixels", c.name, c.hex, n)
@@ -440,7 +466,7 @@ func TestHTMLProbeAndServerFigures(t *testing.T) {
 	r.Phases[1].StatusCodes = map[string]uint64{"200": 7, "404": 3}
 	doc := writeHTML(t, r)
 	checkWellFormed(t, doc)
-	for _, want := range []string{"(probe)", "server: pid 4242 user 0.50 s, system 0.25 s, 37.5 µs per successful response, RSS 12.3 MB", "pid 4242 gone", "statuses: 200×7, 404×3"} {
+	for _, want := range []string{`<span class="tag">probe</span>`, "server: pid 4242 user 0.50 s, system 0.25 s, 37.5 µs per successful response, RSS 12.3 MB", "pid 4242 gone", "statuses: 200×7, 404×3"} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("HTML lacks %q", want)
 		}
@@ -464,5 +490,512 @@ func TestHTMLVerdictFirst(t *testing.T) {
 	v, held, chart := strings.Index(doc, `<div class="verdict`), strings.Index(doc, `<div class="held">Held `), strings.Index(doc, "<svg")
 	if v < 0 || held < 0 || chart < 0 || v > chart || held > chart {
 		t.Fatalf("verdict at %d, summary at %d, first chart at %d", v, held, chart)
+	}
+}
+
+// lineAttr returns attribute attr of the first <line> with class cls in frag.
+func lineAttr(t *testing.T, frag, cls, attr string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`<line class="` + regexp.QuoteMeta(cls) + `"[^>]*? ` + attr + `="([-0-9.]+)"`).FindStringSubmatch(frag)
+	if m == nil {
+		t.Fatalf("no <line class=%q %s=…>", cls, attr)
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	return v
+}
+
+// The latency chart draws the timeout and the --max-p99/--max-p999 lines,
+// labelled, in the order of their values; every per-level chart marks the
+// break at the first rejected level, on the rejected point.
+func TestHTMLLatencyLimitsAndBreak(t *testing.T) {
+	r := htmlResult()
+	r.Plan.MaxP999Ms = 30
+	doc := writeHTML(t, r)
+	checkWellFormed(t, doc)
+	frags := svgFragments(t, doc)
+	lat := frags["chart-latency"]
+	for _, s := range []string{">timeout 140 ms</text>", ">p99 limit 20 ms</text>", ">p99.9 limit 30 ms</text>"} {
+		if !strings.Contains(lat, s) {
+			t.Errorf("latency chart lacks the label %q", s)
+		}
+	}
+	yTimeout := lineAttr(t, lat, "hline timeout", "y1")
+	y99 := lineAttr(t, lat, "hline limit p99", "y1")
+	y999 := lineAttr(t, lat, "hline limit p999", "y1")
+	if !(yTimeout < y999 && y999 < y99) {
+		t.Errorf("lines at y %.1f (timeout 140), %.1f (p99.9 30), %.1f (p99 20): not in the order of their values", yTimeout, y999, y99)
+	}
+	// The p99 limit sits where the axis puts 20 ms: between the ticks
+	// "0 ms" and the next one, in proportion.
+	ticks := regexp.MustCompile(`<text x="\d+" y="([-0-9.]+)"[^>]*text-anchor="end">(\d+) ms</text>`).FindAllStringSubmatch(lat, -1)
+	if len(ticks) < 2 {
+		t.Fatalf("latency chart: %d y ticks", len(ticks))
+	}
+	y0, _ := strconv.ParseFloat(ticks[0][1], 64)
+	v1, _ := strconv.ParseFloat(ticks[1][2], 64)
+	y1, _ := strconv.ParseFloat(ticks[1][1], 64)
+	if want := (y0 - 4) + (y1-y0)*20/v1; y99 < want-1 || y99 > want+1 {
+		t.Errorf("p99 limit line at y %.1f, want %.1f (20 ms)", y99, want)
+	}
+	if !strings.Contains(frags["chart-success"], `class="hline sla"`) || !strings.Contains(frags["chart-success"], ">SLA 99.99 %</text>") {
+		t.Error("success chart lost its SLA line")
+	}
+	// The break: the rejected point of the success chart is at x of the
+	// break line, on all three charts.
+	m := regexp.MustCompile(`<circle class="pt rejected" cx="([-0-9.]+)"`).FindStringSubmatch(frags["chart-success"])
+	if m == nil {
+		t.Fatal("no rejected point")
+	}
+	cx, _ := strconv.ParseFloat(m[1], 64)
+	for _, id := range []string{"chart-success", "chart-rps", "chart-latency"} {
+		f := frags[id]
+		if n := strings.Count(f, `class="break"`); n != 1 {
+			t.Errorf("%s: %d break lines, want 1", id, n)
+			continue
+		}
+		if x := lineAttr(t, f, "break", "x1"); x < cx-0.11 || x > cx+0.11 {
+			t.Errorf("%s: break at x %.1f, the rejected point at %.1f", id, x, cx)
+		}
+		if !strings.Contains(f, `data-level="40"`) || !strings.Contains(f, ">broke at 40</text>") || !strings.Contains(f, `class="break-band"`) {
+			t.Errorf("%s: the break is not labelled and shaded", id)
+		}
+	}
+}
+
+// A timeout far above every latency is named, not drawn (the data would be
+// flattened); a run without the plan's timeout uses the top level's; an
+// inconclusive run marks the phase that ended it; a run that did not break
+// marks nothing.
+func TestHTMLLatencyLimitOffScaleAndMarks(t *testing.T) {
+	r := htmlResult()
+	r.Plan = brk.ResultPlan{}
+	r.TimeoutMs = 1000
+	frags := svgFragments(t, writeHTML(t, r))
+	lat := frags["chart-latency"]
+	if strings.Contains(lat, `class="hline timeout"`) || !strings.Contains(lat, "↑ timeout 1 s (above this scale)") {
+		t.Errorf("a 1 s timeout over latencies below 40 ms: not named off scale")
+	}
+	if strings.Contains(lat, "limit") {
+		t.Error("latency limits drawn for a run without any")
+	}
+	r.TimeoutMs = 100
+	if lat := svgFragments(t, writeHTML(t, r))["chart-latency"]; !strings.Contains(lat, `class="hline timeout"`) || !strings.Contains(lat, ">timeout 100 ms</text>") {
+		t.Error("the top level's timeout is not drawn when the plan lacks it")
+	}
+
+	r.Verdict, r.FirstRejected, r.Reason = brk.VerdictInconclusive, nil, "target unfulfilled"
+	r.Phases[4].Inconclusive = true
+	for id, f := range svgFragments(t, writeHTML(t, r)) {
+		if !strings.Contains(f, ">inconclusive at 40</text>") || strings.Contains(f, "broke") {
+			t.Errorf("%s: the inconclusive phase is not marked so", id)
+		}
+	}
+
+	r = htmlResult()
+	r.Verdict, r.FirstRejected = brk.VerdictDone, nil
+	r.Phases = r.Phases[:4]
+	for id, f := range svgFragments(t, writeHTML(t, r)) {
+		if strings.Contains(f, `class="break`) {
+			t.Errorf("%s: a break marked on a run that did not break", id)
+		}
+	}
+}
+
+// htmlWideResult is a long rate run with every optional figure filled and
+// every text long: what the page must lay out within 1280 px.
+func htmlWideResult() *brk.Result {
+	long := strings.Repeat("x", 64)
+	var ps []*brk.PhaseStats
+	for i := range 24 {
+		level := 100000 + 25000*i
+		p := &brk.PhaseStats{
+			Index: i, Level: level, Depth: 64, Accepted: i < 20, Probe: i >= 20,
+			DurationS: 61.25, ActiveS: 60,
+			Counts: brk.Counts{Attempted: 123456789, Succeeded: 120000000, Timeout: 1234567, Transport: 234567,
+				Abandoned: 345678, Connect: 45678, ConnectTimeout: 5678901, Status: 678901, Body: 78901, Protocol: 8901},
+			StatusCodes: map[string]uint64{"200": 119999999, "201": 1, "404": 678000, "500": 901, "503": 77777, "other": 3},
+			BodySamples: []string{long, "second"},
+			SuccessPct:  97.2000036, RequestsPerSec: 1959183.7,
+			LatencyMs: brk.Latency{Count: 120000000, Mean: 12345.678, P50: 23456.789, P90: 34567.891,
+				P99: 45678.912, P999: 56789.123, Max: 59999.999},
+			SetupLatencyMs:  brk.Latency{Count: 4096, Mean: 1234.5, P50: 1000, P90: 2000, P99: 3000, P999: 4000, Max: 5000},
+			MeanOutstanding: 262143.9, TargetCoveragePct: 99.9, TargetReachedOnce: 4096, TimeAtTargetPct: 98.7,
+			BlockedWrites: 9876543, MaxSendDelayMs: 12345.678, MaxLatenessMs: 2345.678,
+			Setups:        brk.Setups{Attempted: 4096, Established: 4000, Failed: 50, TimedOut: 40, Abandoned: 6, Resumed: 3999},
+			TLS:           &brk.TLSStats{Version: "TLS 1.3", Cipher: "TLS_CHACHA20_POLY1305_SHA256", Group: "X25519MLKEM768", Resumed: 3999},
+			ClientCPU:     brk.ClientCPU{UserS: 1234.567, SystemS: 2345.678, UsPerResponse: 123.45},
+			MachineCPUPct: htmlF(99.9), WorkerBusyPct: htmlF(97.5), ClientBound: i%3 == 0,
+			ProtocolFault: "bad chunk size " + long, SetupError: "dial tcp 127.0.0.1:1: connect: connection refused " + long,
+			ResetsSent: 123456, GoAwaysReceived: 12, StreamsReplayed: 345, PeerMaxStreams: func() *int64 { v := int64(100); return &v }(),
+			SetupsPerSec: 65.3,
+			Server: []brk.ServerCPU{{PID: 123456, UserS: 1234.5, SystemS: 234.5, UsPerResponse: 12.5, RSSBytes: 12_300_000_000},
+				{PID: 123457, Gone: true}},
+			Rate: &brk.RateStats{Scheduled: 123456789, Written: 123000000, ExpiredUnsent: 456789,
+				OfferedPerSec: 2057613.2, AchievedPerSec: 1959183.7,
+				SendLagMs:    brk.Latency{Count: 123000000, P50: 12345.678, P99: 23456.789, Max: 59999.999},
+				ServiceMs:    brk.Latency{Count: 120000000, P50: 12345.678, P99: 23456.789},
+				ClientLagMs:  brk.Latency{Count: 123456789, P99: 34567.891},
+				ShortfallPct: 12.345},
+		}
+		tl := &brk.Timeline{StartS: 0.25 + 61.5*float64(i), WidthS: 1}
+		for j := range 62 {
+			tl.Points = append(tl.Points, brk.TimelinePoint{Succeeded: uint64(1950000 + 1000*(j%7)), Failed: uint64(50000 * (j % 3)), P99Ms: 45678.912 + float64(j)})
+		}
+		tl.Points[61].Succeeded /= 4 // the last point spans 0.25 s
+		tl.Points[61].Failed /= 4
+		p.Timeline = tl
+		if !p.Accepted {
+			p.Reason = "success 97.2000 % (120000000 of 123456789) is below --accept 99.99 % at " + strconv.Itoa(level) + " requests/s; p99 45678.912 ms is above --max-p99 50 ms"
+		}
+		ps = append(ps, p)
+	}
+	la, fr := ps[19].Level, ps[20].Level
+	return &brk.Result{
+		Schema: 1, Test: brk.ModeRate, URL: "https://" + strings.Repeat("very-long-host-name.", 6) + "example.test:8443/" + strings.Repeat("path/", 30) + "?q=" + long,
+		Protocol: "h2", TLS: true,
+		Verdict: brk.VerdictBroken, Reason: ps[20].Reason, LastAccepted: &la, FirstRejected: &fr,
+		Threads: 64, Conns: 4096, TimeoutMs: 60000, RateDepth: 64, Arrivals: "poisson", Seed: 18446744073709551615,
+		Accept: "99.99", Version: "v1.2.3-0.20250101000000-0123456789ab+dirty", Command: "brk rate " + long,
+		Baseline: &brk.Baseline{DurationS: 60, MachineCPUPct: htmlF(3.5), ClientCPU: brk.ClientCPU{UserS: 0.01, SystemS: 0.02}},
+		Plan: brk.ResultPlan{Test: brk.ModeRate, Protocol: "h2", Connections: 4096, Start: 100000, Pace: 25000, Max: 1000000,
+			PhaseS: 60, TimeoutMs: 60000, AcceptPct: 99.99, Threads: 64, MaxP99Ms: 50, MaxP999Ms: 80,
+			Refine: true, Repeat: 3, RateDepth: 64, Arrivals: "poisson", Seed: 18446744073709551615},
+		Phases: ps,
+	}
+}
+
+// measureScript, added to the page in the test only, writes the page's
+// widths into the DOM: the document's scroll width, the viewport's width,
+// every table wrapper's scroll and client widths, and the rightmost edge
+// of any element with its name — first with every <details> closed, then
+// with every one open.
+const measureScript = `<script>
+(function () {
+  function measure() {
+    var de = document.documentElement;
+    var r = {doc: de.scrollWidth, body: document.body.scrollWidth, view: de.clientWidth, right: 0, el: "", wraps: []};
+    document.querySelectorAll("body *").forEach(function (e) {
+      var b = e.getBoundingClientRect();
+      if (b.width > 0 && b.right > r.right) { r.right = b.right; r.el = e.tagName + "." + (e.getAttribute("class") || ""); }
+    });
+    document.querySelectorAll(".tablewrap").forEach(function (t) { r.wraps.push([t.scrollWidth, t.clientWidth]); });
+    return r;
+  }
+  var closed = measure();
+  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  var open = measure();
+  var p = document.createElement("pre");
+  p.id = "measure";
+  p.textContent = JSON.stringify({closed: closed, open: open, details: document.querySelectorAll("details").length});
+  document.body.appendChild(p);
+})();
+</script>`
+
+type pageWidths struct {
+	Doc, Body, View int
+	Right           float64
+	El              string
+	Wraps           [][2]int
+}
+
+// measureAt loads doc (the measuring script added) in a width-pixel
+// window and returns its widths with the <details> closed and open.
+func measureAt(t *testing.T, doc string, width int) (closed, open pageWidths, details int) {
+	t.Helper()
+	page := strings.Replace(doc, "</body>", measureScript+"\n</body>", 1)
+	out, _ := chromium(t, page, fmt.Sprintf("--window-size=%d,1000", width), "--virtual-time-budget=5000", "--dump-dom")
+	m := regexp.MustCompile(`(?s)<pre id="measure">(.*?)</pre>`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the measuring script wrote nothing:\n%.2000s", out)
+	}
+	var v struct {
+		Closed, Open pageWidths
+		Details      int
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &v); err != nil {
+		t.Fatalf("measure %q: %v", m[1], err)
+	}
+	return v.Closed, v.Open, v.Details
+}
+
+func checkNoSideScroll(t *testing.T, what string, w pageWidths, width int) {
+	t.Helper()
+	t.Logf("%s: document %d, body %d, viewport %d px; rightmost %s at %.1f; tables (scroll, client) %v", what, w.Doc, w.Body, w.View, w.El, w.Right, w.Wraps)
+	if w.View > width || w.View < width-20 {
+		t.Fatalf("%s: viewport %d px, want about %d", what, w.View, width)
+	}
+	if w.Doc > w.View || w.Body > w.View {
+		t.Errorf("%s: the page scrolls sideways: document %d, body %d px wide in a %d px viewport", what, w.Doc, w.Body, w.View)
+	}
+	if w.Right > float64(w.View)+0.5 {
+		t.Errorf("%s: %s reaches %.1f px, beyond the %d px viewport", what, w.El, w.Right, w.View)
+	}
+	if len(w.Wraps) == 0 {
+		t.Errorf("%s: no tables measured", what)
+	}
+	for i, s := range w.Wraps {
+		if s[0] > s[1] {
+			t.Errorf("%s: table %d scrolls sideways: %d px of content in %d px", what, i, s[0], s[1])
+		}
+	}
+}
+
+// TestHTMLNoSideScroll1280: a long run with every optional figure filled
+// (TLS, HTTP/2, rate schedule, server CPU, probes, body samples, many
+// status codes, long texts) reads at 1280 px without scrolling sideways,
+// with the phases' <details> closed and open.
+func TestHTMLNoSideScroll1280(t *testing.T) {
+	r := htmlWideResult()
+	doc := writeHTML(t, r)
+	checkWellFormed(t, doc)
+	closed, open, details := measureAt(t, doc, 1280)
+	if details != len(r.Phases) {
+		t.Errorf("%d <details>, want one per phase (%d)", details, len(r.Phases))
+	}
+	checkNoSideScroll(t, "details closed", closed, 1280)
+	checkNoSideScroll(t, "details open", open, 1280)
+	if p := os.Getenv("BRK_HTML_WIDE_OUT"); p != "" {
+		os.WriteFile(p, []byte(doc), 0o644)
+	}
+}
+
+// Every figure the phase table showed before it was folded is still in
+// the page: each failure category's count, mean latency, load, client CPU,
+// machine CPU, and the notes; and the new ones: TLS, HTTP/2, setups.
+func TestHTMLPhaseFiguresKept(t *testing.T) {
+	r := htmlWideResult()
+	doc := writeHTML(t, r)
+	for _, s := range []string{
+		"<dt>timeout</dt><dd>1234567</dd>", "<dt>connect_timeout</dt><dd>5678901</dd>", "<dt>protocol</dt><dd>8901</dd>",
+		"<div>connect_timeout 5678901</div>", "<dt>mean</dt><dd>12345.678</dd>", "<dt>p99.9</dt><dd>56789.123</dd>",
+		"<dt>mean outstanding</dt><dd>262143.9</dd>", "<dt>coverage %</dt><dd>99.9</dd>",
+		"<dt>CPU µs/response</dt><dd>123.45</dd>", "<dt>machine CPU %</dt><dd>99.9</dd>",
+		"<dt>cipher</dt><dd>TLS_CHACHA20_POLY1305_SHA256</dd>", "<dt>GOAWAYs received</dt><dd>12</dd>",
+		"<dt>server stream limit</dt><dd>100</dd>", "<dt>resumed</dt><dd>3999</dd>", "<dt>expired unsent</dt><dd>456789</dd>",
+		"statuses: 200×119999999, 201×1, 404×678000, 500×901, 503×77777, other×3",
+		"server: pid 123456 user 1234.50 s", "pid 123457 gone", "protocol fault: bad chunk size",
+		"setup error: dial tcp", "first differing body: <code>&#34;xxxx", `<span class="tag">probe</span>`,
+		`<td>120000000<div class="per">of 123456789</div></td>`,
+	} {
+		if !strings.Contains(doc, s) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
+	// An accepted phase without failures says so.
+	r2 := htmlResult()
+	if doc := writeHTML(t, r2); !strings.Contains(doc, `<span class="none">none</span>`) || !strings.Contains(doc, "<div>timeout 1000</div>") {
+		t.Error("the failures column does not list only the failures that happened")
+	}
+}
+
+// htmlTimelineResult is a run of three phases with timelines: a warm-up,
+// a stall (a second of failures only, no responses) and a rejected phase
+// whose last point is cut short by the phase's end, then an empty point
+// past it.
+func htmlTimelineResult() *brk.Result {
+	r := htmlResult()
+	r.Phases = r.Phases[2:]
+	pt := func(ok, fail uint64, p99 float64) brk.TimelinePoint {
+		return brk.TimelinePoint{Succeeded: ok, Failed: fail, P99Ms: p99}
+	}
+	r.Phases[0].DurationS = 3
+	r.Phases[0].Timeline = &brk.Timeline{StartS: 0.5, WidthS: 1, Points: []brk.TimelinePoint{pt(2000, 0, 8), pt(4000, 0, 7), pt(4100, 0, 7)}}
+	r.Phases[1].DurationS = 4
+	r.Phases[1].Timeline = &brk.Timeline{StartS: 3.5, WidthS: 1, Points: []brk.TimelinePoint{pt(4200, 0, 9), pt(0, 300, 0), pt(3000, 20, 120), pt(4300, 0, 10)}}
+	r.Phases[2].DurationS = 2.5
+	r.Phases[2].Timeline = &brk.Timeline{StartS: 7.5, WidthS: 1, Points: []brk.TimelinePoint{pt(4000, 500, 30), pt(3900, 600, 35), pt(1000, 250, 40), pt(0, 0, 0)}}
+	return r
+}
+
+// pathAttr returns attribute attr of the <path> of series name.
+func pathAttr(t *testing.T, frag, name, attr string) string {
+	t.Helper()
+	m := regexp.MustCompile(`<path class="series" data-series="` + regexp.QuoteMeta(name) + `"[^>]*? ` + attr + `="([^"]*)"`).FindStringSubmatch(frag)
+	if m == nil {
+		t.Fatalf("timeline: no %s path with %s", name, attr)
+	}
+	return m[1]
+}
+
+// The timeline chart: successes/s, failures/s and p99 per span, rates over
+// each span's length (the last one cut short by the phase's end, the empty
+// one past it skipped), a gap in p99 where a span had no responses, each
+// phase's start marked with its level and the data starting there.
+func TestHTMLTimeline(t *testing.T) {
+	r := htmlTimelineResult()
+	doc := writeHTML(t, r)
+	checkWellFormed(t, doc)
+	checkSelfContained(t, doc, r)
+	tl, ok := svgFragments(t, doc)["chart-timeline"]
+	if !ok {
+		t.Fatal("no timeline chart")
+	}
+	if n := dataPoints(t, tl); n != 10 {
+		t.Errorf("timeline: %d points, want 10 (3 + 4 + 3; the span past the phase's end skipped)", n)
+	}
+	for series, want := range map[string]string{
+		"successes/s": "2000 4000 4100 4200 0 3000 4300 4000 3900 2000",
+		"failures/s":  "0 0 0 0 300 20 0 500 600 500",
+		"p99 ms":      "8 7 7 9 - 120 10 30 35 40",
+	} {
+		if got := pathAttr(t, tl, series, "data-values"); got != want {
+			t.Errorf("timeline %s: %q, want %q", series, got, want)
+		}
+	}
+	// The p99 line has a gap at the stall: it starts anew after it (and at
+	// each phase): 4 subpaths. The rates run on through the stall: 3.
+	for series, want := range map[string]int{"p99 ms": 4, "successes/s": 3, "failures/s": 3} {
+		if n := strings.Count(pathAttr(t, tl, series, "d"), "M"); n != want {
+			t.Errorf("timeline %s: %d subpaths, want %d", series, n, want)
+		}
+	}
+	// Each phase's start is marked, with its level, where its data starts.
+	marks := regexp.MustCompile(`<line class="phase-mark" data-phase="(\d+)" data-level="(\d+)" x1="([-0-9.]+)"`).FindAllStringSubmatch(tl, -1)
+	if len(marks) != 3 {
+		t.Fatalf("%d phase marks, want 3", len(marks))
+	}
+	starts := regexp.MustCompile(`M([-0-9.]+) `).FindAllStringSubmatch(pathAttr(t, tl, "successes/s", "d"), -1)
+	for i, m := range marks {
+		if want := strconv.Itoa(r.Phases[i].Level); m[2] != want || !strings.Contains(tl, ">"+want+"</text>") {
+			t.Errorf("phase mark %d: level %s, want %s, labelled", i, m[2], want)
+		}
+		if m[3] != starts[i][1] {
+			t.Errorf("phase %d: marked at x %s, its data starts at x %s", i, m[3], starts[i][1])
+		}
+	}
+	for _, s := range []string{"seconds since the run's start", ">successes/s</text>", ">failures/s</text>", "p99 (ms)"} {
+		if !strings.Contains(tl, s) {
+			t.Errorf("timeline lacks %q", s)
+		}
+	}
+}
+
+// Without timelines (every real run until the engine fills them) there is
+// no timeline chart, and no empty box for one.
+func TestHTMLNoTimeline(t *testing.T) {
+	r := htmlTimelineResult()
+	for _, p := range r.Phases {
+		p.Timeline = nil
+	}
+	r.Phases[1].Timeline = &brk.Timeline{StartS: 1, WidthS: 1}
+	doc := writeHTML(t, r)
+	if strings.Contains(doc, "chart-timeline") || strings.Contains(doc, "over time") {
+		t.Error("a timeline chart for a run without timelines")
+	}
+	if n := len(svgFragments(t, doc)); n != 3 {
+		t.Errorf("%d charts, want 3", n)
+	}
+}
+
+// The timeline renders in Chromium (its three series' colours are on the
+// page) and the page still fits 1280 px.
+func TestHTMLTimelineRenders(t *testing.T) {
+	doc := writeHTML(t, htmlTimelineResult())
+	img, out := screenshotAt(t, doc, 1280, 1600)
+	for _, c := range []struct{ name, hex string }{
+		{"successes/s", "#4dac26"}, {"failures/s", "#e66101"}, {"p99", "#c51b7d"},
+	} {
+		if n := countColour(img, c.hex, 10); n < 300 {
+			t.Errorf("timeline %s (%s): %d pixels, want >= 300", c.name, c.hex, n)
+		}
+	}
+	closed, _, _ := measureAt(t, doc, 1280)
+	checkNoSideScroll(t, "timeline page", closed, 1280)
+	if p := os.Getenv("BRK_HTML_TIMELINE_PNG"); p != "" {
+		if b, err := os.ReadFile(out); err == nil {
+			os.WriteFile(p, b, 0o644)
+		}
+	}
+}
+
+// runConditions returns the run conditions' labels and values in order.
+func runConditions(t *testing.T, doc string) [][2]string {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<dl class="cond">(.*?)</dl>`).FindStringSubmatch(doc)
+	if m == nil {
+		t.Fatal("no run conditions")
+	}
+	var out [][2]string
+	for _, kv := range regexp.MustCompile(`(?s)<dt>(.*?)</dt><dd>(.*?)</dd>`).FindAllStringSubmatch(m[1], -1) {
+		v := strings.NewReplacer("<code>", "", "</code>", "").Replace(kv[2])
+		out = append(out, [2]string{html.UnescapeString(kv[1]), html.UnescapeString(v)})
+	}
+	return out
+}
+
+// The run conditions are labelled in words, as a person reads them, never
+// as a flag or a JSON field, and their values carry their units.
+func TestHTMLConditionsLabels(t *testing.T) {
+	flagLike := regexp.MustCompile(`_|--|^[a-z]+$|(?i)\b(ms|pct|conns)\b`)
+	for _, tc := range []struct {
+		name string
+		r    *brk.Result
+		want [][2]string
+	}{
+		{"requests", htmlResult(), [][2]string{
+			{"Command line", htmlConditions().Command},
+			{"Test", "requests: raises concurrent requests phase by phase"},
+			{"HTTP version", "HTTP/1.1, plain TCP"},
+			{"Worker threads", "2"}, {"Connections", "8, opened once"},
+			{"Outstanding requests per connection", "1, then +1 each phase; no maximum: until a phase is rejected (level = 8 connections × this)"},
+			{"Phase length", "1 s of admission, then the drain"},
+			{"Timeout per request", "140 ms"},
+			{"Success needed", "at least 99.99 % of requests in a phase"},
+			{"Latency limits", "p99 at most 20 ms"},
+			{"Load machine", "loadbox-1"}, {"CPUs on the load machine", "16"}, {"Operating system", "linux / amd64"},
+			{"Started", "2025-03-04T05:06:07Z"}, {"Report schema version", "1"},
+		}},
+		{"rate", htmlWideResult(), [][2]string{
+			{"Test", "rate: raises the offered requests/s phase by phase (an open model)"},
+			{"HTTP version", "HTTP/2 (h2) over TLS"},
+			{"Worker threads", "64"}, {"Connections", "4096, opened once"},
+			{"Offered rate", "100000 requests/s, then +25000 each phase; up to 1000000 requests/s"},
+			{"Outstanding requests per connection, at most", "64"},
+			{"Arrivals", "poisson (seed 18446744073709551615)"},
+			{"Phase length", "60 s of admission, then the drain"},
+			{"Timeout per request", "60 s"},
+			{"Latency limits", "p99 at most 50 ms; p99.9 at most 80 ms"},
+			{"Refinement", "after the break, bisect down to adjacent levels; each probe runs 3 times (accepted only if every run is)"},
+			{"Idle baseline", "60.00 s idle: machine CPU 3.5 %; client user 0.010 s, system 0.020 s"},
+			{"brk version", "v1.2.3-0.20250101000000-0123456789ab+dirty"},
+		}},
+	} {
+		conds := runConditions(t, writeHTML(t, tc.r))
+		got := map[string]string{}
+		for _, kv := range conds {
+			if flagLike.MatchString(kv[0]) {
+				t.Errorf("%s: condition labelled %q, a flag's or field's name", tc.name, kv[0])
+			}
+			got[kv[0]] = kv[1]
+		}
+		for _, w := range tc.want {
+			if v, ok := got[w[0]]; !ok || v != w[1] {
+				t.Errorf("%s: %q = %q, want %q", tc.name, w[0], v, w[1])
+			}
+		}
+	}
+	c := &brk.Result{Schema: 1, Test: brk.ModeConnections, URL: "http://127.0.0.1:1/", Verdict: brk.VerdictDone,
+		Threads: 1, Requests: 3, TimeoutMs: 2500, Accept: "99",
+		Plan: brk.ResultPlan{Test: brk.ModeConnections, Start: 64, Pace: 64, Max: 256, PhaseS: 0.5, TimeoutMs: 2500, Requests: 3}}
+	got := map[string]string{}
+	for _, kv := range runConditions(t, writeHTML(t, c)) {
+		got[kv[0]] = kv[1]
+	}
+	for k, v := range map[string]string{"Requests per connection": "3", "Concurrent connections": "64 connections, then +64 each phase; up to 256 connections",
+		"Phase length": "500 ms of admission, then the drain", "Timeout per request": "2.5 s"} {
+		if got[k] != v {
+			t.Errorf("connections: %q = %q, want %q", k, got[k], v)
+		}
+	}
+	c.Command = "brk conn --requests 3 http://127.0.0.1:1/"
+	if doc := writeHTML(t, c); !strings.Contains(doc, "<code>brk requests --conns 8") {
+		t.Error("the conditions' command line is not preferred")
+	}
+	var b bytes.Buffer
+	if err := report.WriteHTML(&b, c, report.HTMLConditions{}); err != nil || !strings.Contains(b.String(), "<dd><code>brk conn --requests 3 http://127.0.0.1:1/</code></dd>") {
+		t.Error("without the conditions' command line, the Result's is not shown")
+	}
+	if _, ok := got["Connections"]; ok {
+		t.Error("connections test: a fixed connection count shown")
 	}
 }

@@ -1,0 +1,207 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/brk-bench/brk"
+)
+
+// htmlCond is one run condition as a person reads it: a label in words,
+// the value with its unit.
+type htmlCond struct {
+	K, V string
+	Code bool // the value is typed text (a command line, a URL)
+}
+
+// conditions are the run's conditions, from the Result (the plan as run,
+// the top level where the plan has nothing) and c.
+func conditions(r *brk.Result, c HTMLConditions, baseline string) []htmlCond {
+	p := r.Plan
+	unknown := func(s string) string {
+		if s == "" {
+			return "unknown"
+		}
+		return s
+	}
+	out := []htmlCond{
+		{K: "Command line", V: unknown(cmp.Or(c.Command, r.Command)), Code: true},
+		{K: "Target URL", V: r.URL, Code: true},
+		{K: "Test", V: testName(r.Test)},
+		{K: "HTTP version", V: httpVersion(r)},
+	}
+	add := func(k, v string) { out = append(out, htmlCond{K: k, V: v}) }
+	threads := r.Threads
+	if threads == 0 {
+		threads = p.Threads
+	}
+	if threads > 0 {
+		add("Worker threads", strconv.Itoa(threads))
+	}
+	conns := r.Conns
+	if conns == 0 {
+		conns = p.Connections
+	}
+	if r.Test != brk.ModeConnections && conns > 0 {
+		add("Connections", fmt.Sprintf("%d, opened once", conns))
+	}
+	if r.Test == brk.ModeConnections {
+		n := r.Requests
+		if n == 0 {
+			n = p.Requests
+		}
+		if n > 0 {
+			add("Requests per connection", strconv.Itoa(n))
+		}
+	}
+	if v := levels(r.Test, p, conns); v != "" {
+		add(levelsLabel(r.Test), v)
+	}
+	if r.Test == brk.ModeRate {
+		depth := r.RateDepth
+		if depth == 0 {
+			depth = p.RateDepth
+		}
+		if depth > 0 {
+			add("Outstanding requests per connection, at most", strconv.Itoa(depth))
+		}
+		arr := r.Arrivals
+		if arr == "" {
+			arr = p.Arrivals
+		}
+		if arr != "" {
+			seed := r.Seed
+			if seed == 0 {
+				seed = p.Seed
+			}
+			if seed != 0 {
+				arr += fmt.Sprintf(" (seed %d)", seed)
+			}
+			add("Arrivals", arr)
+		}
+	}
+	if p.PhaseS > 0 && finite(p.PhaseS) {
+		add("Phase length", fmtMs(p.PhaseS*1000)+" of admission, then the drain")
+	}
+	timeout := p.TimeoutMs
+	if !(timeout > 0) {
+		timeout = r.TimeoutMs
+	}
+	if timeout > 0 && finite(timeout) {
+		add("Timeout per request", fmtMs(timeout))
+	}
+	accept := strings.TrimSpace(r.Accept)
+	if accept == "" && p.AcceptPct > 0 {
+		accept = strconv.FormatFloat(p.AcceptPct, 'f', -1, 64)
+	}
+	if accept != "" {
+		add("Success needed", "at least "+accept+" % of requests in a phase")
+	}
+	var lim []string
+	if p.MaxP99Ms > 0 {
+		lim = append(lim, "p99 at most "+fmtMs(p.MaxP99Ms))
+	}
+	if p.MaxP999Ms > 0 {
+		lim = append(lim, "p99.9 at most "+fmtMs(p.MaxP999Ms))
+	}
+	if len(lim) > 0 {
+		add("Latency limits", strings.Join(lim, "; "))
+	}
+	if p.Refine {
+		rep := p.Repeat
+		if rep < 1 {
+			rep = 1
+		}
+		add("Refinement", fmt.Sprintf("after the break, bisect down to adjacent levels; each probe runs %s", times(rep)))
+	}
+	if baseline != "" {
+		add("Idle baseline", baseline)
+	}
+	add("Load machine", unknown(c.Host))
+	if c.CPUs > 0 {
+		add("CPUs on the load machine", strconv.Itoa(c.CPUs))
+	}
+	if c.OS != "" || c.Arch != "" {
+		add("Operating system", strings.TrimSpace(c.OS+" / "+c.Arch))
+	}
+	started := "unknown"
+	if !c.Started.IsZero() {
+		started = c.Started.Format(time.RFC3339)
+	}
+	add("Started", started)
+	if r.Version != "" {
+		add("brk version", r.Version)
+	}
+	add("Report schema version", strconv.Itoa(r.Schema))
+	return out
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times (accepted only if every run is)", n)
+}
+
+func testName(m brk.Mode) string {
+	switch m {
+	case brk.ModeConnections:
+		return "connections: raises concurrent connections phase by phase"
+	case brk.ModeRate:
+		return "rate: raises the offered requests/s phase by phase (an open model)"
+	case brk.ModeRequests, "":
+		return "requests: raises concurrent requests phase by phase"
+	}
+	return string(m)
+}
+
+func httpVersion(r *brk.Result) string {
+	v := r.Protocol
+	switch v {
+	case "h2":
+		v = "HTTP/2 (h2)"
+	case "http/1.1", "":
+		v = "HTTP/1.1"
+	}
+	if r.TLS {
+		v += " over TLS"
+	} else if strings.HasPrefix(r.URL, "http://") {
+		v += ", plain TCP"
+	}
+	return v
+}
+
+func levelsLabel(m brk.Mode) string {
+	switch m {
+	case brk.ModeConnections:
+		return "Concurrent connections"
+	case brk.ModeRate:
+		return "Offered rate"
+	}
+	return "Outstanding requests per connection"
+}
+
+// levels describes the schedule: where it starts, the step, the ceiling.
+func levels(m brk.Mode, p brk.ResultPlan, conns int) string {
+	if p.Start <= 0 && p.Pace <= 0 {
+		return ""
+	}
+	unit, top := "", "no maximum: until a phase is rejected"
+	switch m {
+	case brk.ModeConnections:
+		unit = " connections"
+	case brk.ModeRate:
+		unit = " requests/s"
+	}
+	if p.Max > 0 {
+		top = fmt.Sprintf("up to %d%s", p.Max, unit)
+	}
+	s := fmt.Sprintf("%d%s, then +%d each phase; %s", p.Start, unit, p.Pace, top)
+	if (m == brk.ModeRequests || m == "") && conns > 0 {
+		s += fmt.Sprintf(" (level = %d connections × this)", conns)
+	}
+	return s
+}
