@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/brk-bench/brk"
 )
@@ -52,8 +53,8 @@ func phaseRow(test brk.Mode, p *brk.PhaseStats) htmlRow {
 		Index: p.Index, Level: p.Level,
 		State: "accepted", StateClass: "acc", Probe: p.Probe, ClientBound: p.ClientBound,
 		Attempted: p.Counts.Attempted, Succeeded: p.Counts.Succeeded,
-		SuccessPct: fmtF(p.SuccessPct, 4), RPS: fmtF(p.RequestsPerSec, 1),
-		P50: fmtF(l.P50, 3), P90: fmtF(l.P90, 3), P99: fmtF(l.P99, 3), P999: fmtF(l.P999, 3), Max: fmtF(l.Max, 3),
+		SuccessPct: strings.TrimSuffix(Pct(p.SuccessPct), " %"), RPS: num(p.RequestsPerSec),
+		P50: msCell(l.P50), P90: msCell(l.P90), P99: msCell(l.P99), P999: msCell(l.P999), Max: msCell(l.Max),
 		Reason: p.Reason, Fault: p.ProtocolFault, SetupEr: p.SetupError,
 	}
 	if test == brk.ModeRequests || test == "" {
@@ -161,4 +162,13 @@ func phaseGroups(p *brk.PhaseStats, fails []htmlKV) []htmlGroup {
 		}})
 	}
 	return gs
+}
+
+// msCell is a latency in a column headed "ms": about three significant
+// digits, as in the text report (the details keep every digit).
+func msCell(v float64) string {
+	if !finite(v) {
+		return fmtF(v, 3)
+	}
+	return strings.TrimSuffix(Ms(v), " ms")
 }
