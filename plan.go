@@ -1,7 +1,6 @@
 package brk
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -158,25 +157,27 @@ func DefaultRateDepth(http2 bool) int {
 	return 1
 }
 
-// RateSlotWarning is the rate test's plan-time warning, or "": by Little's
-// law the requests outstanding at once are rate × latency, so a run whose
-// connections × depth slots are below its highest planned rate × timeout
-// can fail from a lack of slots alone (arrivals waiting past their
-// deadline) before the server is at fault.
-func RateSlotWarning(p Plan) string {
+// RateSlotWarning is the rate test's plan-time warning, or nil: by
+// Little's law the requests outstanding at once are rate × latency, so a
+// run whose connections × depth slots are below its highest planned rate
+// × timeout can fail from a lack of slots alone (arrivals waiting past
+// their deadline) before the server is at fault. It does not refuse the
+// plan (Check and RunRate accept it); it is a *PlanError only so that it
+// names its fields like a refusal, and a caller can Reword them.
+func RateSlotWarning(p Plan) *PlanError {
 	p.Defaults()
 	if p.RateDepth == 0 {
 		p.RateDepth = 1
 	}
-	rate, which := p.Start, "--start"
+	rate, which := p.Start, fStart
 	if p.Max > 0 {
-		rate, which = p.Max, "--max"
+		rate, which = p.Max, fMax
 	}
 	slots := p.Conns * p.RateDepth
 	need := float64(rate) * p.Timeout.Seconds()
 	if float64(slots) >= need {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("warning: --conn %d × --rate-depth %d = %d slots is below %s %d requests/s × --timeout %s = %.0f outstanding (Little's law): from %.0f requests/s on, a slow response can fail the run from a lack of slots alone",
-		p.Conns, p.RateDepth, slots, which, rate, p.Timeout, need, float64(slots)/p.Timeout.Seconds())
+	return refuse("%s %d × %s %d = %d slots is below %s %d requests/s × %s %s = %.0f outstanding (Little's law): from %.0f requests/s on, a slow response can fail the run from a lack of slots alone",
+		fConns, p.Conns, fRateDepth, p.RateDepth, slots, which, rate, fTimeout, p.Timeout, need, float64(slots)/p.Timeout.Seconds())
 }

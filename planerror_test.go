@@ -221,3 +221,19 @@ func TestAcceptNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestRateSlotWarning: the Little's-law warning names the plan's fields,
+// refuses nothing, and is nil when the slots suffice.
+func TestRateSlotWarning(t *testing.T) {
+	w := brk.RateSlotWarning(brk.Plan{Conns: 2, Start: 10, Max: 3000, RateDepth: 3, Timeout: 1500 * time.Millisecond})
+	want := "Plan.Conns 2 × Plan.RateDepth 3 = 6 slots is below Plan.Max 3000 requests/s × Plan.Timeout 1.5s = 4500 outstanding (Little's law): from 4 requests/s on, a slow response can fail the run from a lack of slots alone"
+	if w == nil || w.Error() != want {
+		t.Fatalf("warning %v, want %q", w, want)
+	}
+	if got := []string{"Plan.Conns", "Plan.RateDepth", "Plan.Max", "Plan.Timeout"}; !reflect.DeepEqual(w.Fields, got) {
+		t.Errorf("fields %q, want %q", w.Fields, got)
+	}
+	if w := brk.RateSlotWarning(brk.Plan{Conns: 100, Start: 50}); w != nil {
+		t.Errorf("100 slots for 50 requests/s × 1s: warning %v", w)
+	}
+}

@@ -50,8 +50,8 @@ func (c *rateCmd) Run(e *env) error {
 	if err := brk.Check(t, p, brk.ModeRate); err != nil {
 		return refuseLib(err)
 	}
-	if w := brk.RateSlotWarning(p); w != "" {
-		fmt.Fprintf(e.stderr, "brk: %s\n", w)
+	if w := brk.RateSlotWarning(p); w != nil {
+		fmt.Fprintf(e.stderr, "brk: warning: %s\n", flagWords(w))
 	}
 	e.verbose = c.Verbose
 	return runTest(e, brk.ModeRate, t, p, c.JSON, c.Report, c.Quiet)

@@ -113,3 +113,23 @@ func TestAcceptReport(t *testing.T) {
 		}
 	}
 }
+
+// TestRateSlotWarningWording: the library's Little's-law warning, in flag
+// words, exactly as brk printed it before the library spoke its own.
+func TestRateSlotWarningWording(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--conn", "2", "--start", "1000"},
+			"brk: warning: --conn 2 × --rate-depth 1 = 2 slots is below --start 1000 requests/s × --timeout 1s = 1000 outstanding (Little's law): from 2 requests/s on, a slow response can fail the run from a lack of slots alone"},
+		{[]string{"--conn", "2", "--start", "10", "--max", "3000", "--rate-depth", "3", "--timeout", "1500ms"},
+			"brk: warning: --conn 2 × --rate-depth 3 = 6 slots is below --max 3000 requests/s × --timeout 1.5s = 4500 outstanding (Little's law): from 4 requests/s on, a slow response can fail the run from a lack of slots alone"},
+	} {
+		// Nothing listens on port 1: the run ends inconclusive at once.
+		r := runBrk(t, append([]string{"rate", "http://127.0.0.1:1/plain", "--phase", "100ms", "--quiet"}, c.args...)...)
+		if first, _, _ := strings.Cut(r.stderr, "\n"); first != c.want {
+			t.Errorf("first stderr line\n got %q\nwant %q\n%s", first, c.want, r)
+		}
+	}
+}
