@@ -28,7 +28,7 @@ func (r *ABResult) ExitCode() int {
 // non-nil only for a bad plan or target, found before any traffic.
 func RunAB(ctx context.Context, m Mode, a, b Target, p Plan, obsA, obsB Observer) (*ABResult, error) {
 	if p.Shard != nil {
-		return nil, usage("an A/B run cannot be sharded")
+		return nil, refuse("%s: an A/B run cannot be sharded", fShard)
 	}
 	if err := Check(a, p, m); err != nil {
 		return nil, err

@@ -13,17 +13,17 @@ import (
 // The TLS configuration is nil for http://.
 func parseTargetURL(raw string, opts TLSOptions) (*url.URL, *tls.Config, error) {
 	if !strings.Contains(raw, "://") {
-		return nil, nil, usage("bad URL %q: no scheme: give http://%s or https://%s", raw, raw, raw)
+		return nil, nil, refuse("%s %q: no scheme: give http://%s or https://%s", fURL, raw, raw, raw)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, nil, usage("bad URL %q: %v", raw, err)
+		return nil, nil, refuse("%s %q: %v", fURL, raw, err)
 	}
 	var cfg *tls.Config
 	switch u.Scheme {
 	case "http":
 		if opts.set() {
-			return nil, nil, usage("TLS options need an https:// URL")
+			return nil, nil, refuse("%s options need an https:// URL", fTLS)
 		}
 	case "https":
 		cfg, err = tlsConfig(opts, u.Hostname())
@@ -31,32 +31,32 @@ func parseTargetURL(raw string, opts TLSOptions) (*url.URL, *tls.Config, error) 
 			return nil, nil, err
 		}
 	default:
-		return nil, nil, usage("bad URL %q: the scheme must be http:// or https://", raw)
+		return nil, nil, refuse("%s %q: the scheme must be http:// or https://", fURL, raw)
 	}
 	if u.Host == "" || u.Hostname() == "" {
-		return nil, nil, usage("bad URL %q: no host", raw)
+		return nil, nil, refuse("%s %q: no host", fURL, raw)
 	}
 	if u.User != nil {
-		return nil, nil, usage("bad URL %q: credentials in URLs are not supported (use -H Authorization:)", raw)
+		return nil, nil, refuse("%s %q: credentials in URLs are not supported (use %s Authorization:)", fURL, raw, fHeaders)
 	}
 	if pt := u.Port(); pt != "" {
 		if n, err := strconv.ParseUint(pt, 10, 16); err != nil || n == 0 {
-			return nil, nil, usage("bad URL %q: port %q is not 1..65535", raw, pt)
+			return nil, nil, refuse("%s %q: port %q is not 1..65535", fURL, raw, pt)
 		}
 	}
 	return u, cfg, nil
 }
 
-// dialAddress is the host:port text to dial: connect (--connect) when set,
+// dialAddress is the host:port text to dial: connect (Target.Connect) when set,
 // else the URL's host with the scheme's default port.
 func dialAddress(u *url.URL, connect string) (string, error) {
 	if connect != "" {
 		_, pt, err := net.SplitHostPort(connect)
 		if err != nil {
-			return "", usage("--connect %q: want HOST:PORT", connect)
+			return "", refuse("%s %q: want HOST:PORT", fConnect, connect)
 		}
 		if n, err := strconv.ParseUint(pt, 10, 16); err != nil || n == 0 {
-			return "", usage("--connect %q: port %q is not 1..65535", connect, pt)
+			return "", refuse("%s %q: port %q is not 1..65535", fConnect, connect, pt)
 		}
 		return connect, nil
 	}

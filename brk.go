@@ -4,8 +4,11 @@
 // success is a complete, valid response with an accepted status within the
 // timeout. Run returns the verdict and every phase's stats; an Observer is
 // called between phases on the caller's goroutine, never per request (a
-// ProgressObserver also gets a live reading once a second). Package
-// brk/report presents a Result as text or HTML; its JSON form is the report.
+// ProgressObserver also gets a live reading once a second), and a nil
+// Observer is fine. A bad Plan or Target is refused before any traffic
+// with a *PlanError, which names the refused fields (Plan.Conns,
+// Target.URL, ...). Package brk/report presents a Result as text or HTML;
+// its JSON form is the report.
 //
 // The engine behind it (package sched) is a fixed set of OS-thread-locked
 // workers, each owning a readiness poller and many nonblocking sockets.
@@ -26,9 +29,15 @@ type Plan struct {
 	Max     int           // per-connection ceiling; 0 = until a phase is rejected
 	Phase   time.Duration // admission time per phase (default 10s)
 	Timeout time.Duration // request budget (default 1s)
-	// Accept is the minimum success percentage as decimal text, e.g.
-	// "99.99" (default). It is parsed once into an exact fraction.
-	Accept  string
+	// Accept is the minimum success percentage of a phase, e.g. 99.99;
+	// 0 means DefaultAccept (99.99) and AcceptAny a threshold of 0 %.
+	// A number, not text: it is read once as the exact decimal fraction
+	// that its shortest form spells (strconv.FormatFloat(v, 'f', -1,
+	// 64): 99.99 → 9999/10000), so that no float rounding decides a
+	// verdict. It must be within 0..100 with at most 9 decimals; a
+	// negative value other than AcceptAny, NaN, ±Inf, a value above 100
+	// or one with more decimals is refused (a *PlanError), never rounded.
+	Accept  float64
 	Threads int // worker threads; 0 = CPUs usable by the process, never more than Conns
 	// Baseline observes the machine for one idle Phase before the load.
 	Baseline bool
@@ -59,6 +68,14 @@ type Plan struct {
 	Arrivals  string
 	Seed      uint64
 }
+
+// DefaultAccept is Plan.Accept's default, in percent.
+const DefaultAccept = 99.99
+
+// AcceptAny is the Plan.Accept that accepts every phase with attempts,
+// whatever its share of successes: a threshold of 0 %, which Accept's zero
+// value (the default) cannot say.
+const AcceptAny = -1.0
 
 // Header is one request header.
 type Header struct{ Name, Value string }
@@ -91,7 +108,8 @@ type Phase struct {
 	Target int // Conns × Depth: the level
 }
 
-// Observer is called on the caller's goroutine between phases.
+// Observer is called on the caller's goroutine between phases. A nil
+// Observer is fine: the run is then observed by nothing.
 type Observer interface {
 	WorkersStarted(threads int)
 	PhaseStarted(p Phase)
@@ -153,7 +171,7 @@ type Result struct {
 	// StartedAt is when the run started (RFC 3339, UTC).
 	StartedAt string        `json:"started_at"`
 	Phases    []*PhaseStats `json:"phases"`
-	// Shard is this shard's part of a sharded run (--shard); Shards lists
+	// Shard is this shard's part of a sharded run (Plan.Shard); Shards lists
 	// every shard of a merged or coordinated report.
 	Shard  *ShardInfo     `json:"shard,omitempty"`
 	Shards []ShardSummary `json:"shards,omitempty"`
@@ -181,7 +199,7 @@ type ResultPlan struct {
 	Seed        uint64  `json:"seed,omitempty"`       // rate test, poisson
 }
 
-// Baseline is the idle observation made before the load (--baseline). It
+// Baseline is the idle observation made before the load (Plan.Baseline). It
 // is shown beside the loaded phases, never subtracted from them.
 type Baseline struct {
 	DurationS     float64   `json:"duration_s"`
@@ -243,7 +261,7 @@ type ClientCPU struct {
 // PhaseStats is what one phase measured.
 type PhaseStats struct {
 	Index        int     `json:"index"`
-	Probe        bool    `json:"probe,omitempty"` // a --refine probe
+	Probe        bool    `json:"probe,omitempty"` // a Plan.Refine probe
 	Level        int     `json:"level"`           // Conns × Depth
 	Depth        int     `json:"depth"`
 	Accepted     bool    `json:"accepted"`
@@ -257,7 +275,7 @@ type PhaseStats struct {
 	// a code outside 100..599), whatever their outcome.
 	StatusCodes map[string]uint64 `json:"status_codes"`
 	// BodySamples are the first bytes (at most 64) of the first few
-	// bodies that failed --expect-body or --expect-echo.
+	// bodies that failed Target.ExpectBody or Target.ExpectEcho.
 	BodySamples    []string `json:"body_samples,omitempty"`
 	SuccessPct     float64  `json:"success_pct"`
 	RequestsPerSec float64  `json:"requests_per_sec"` // successes ÷ duration (drain included)
@@ -294,7 +312,7 @@ type PhaseStats struct {
 	PeerMaxStreams  *int64 `json:"peer_max_streams,omitempty"`
 	// SetupsPerSec is established setups ÷ duration (connections test).
 	SetupsPerSec float64 `json:"setups_per_sec"`
-	// Server is the CPU and memory of each --server-pid process over the
+	// Server is the CPU and memory of each Plan.ServerPIDs process over the
 	// phase.
 	Server []ServerCPU `json:"server,omitempty"`
 	// Raw is this load box's own measurement of the phase in a sharded

@@ -33,8 +33,8 @@ func ExampleRun() {
 	ctx := context.Background()
 	res, err := brk.Run(ctx, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")},
 		brk.Plan{Conns: 4, Start: 1, Pace: 1, Max: 3, Phase: 150 * time.Millisecond,
-			Timeout: time.Second, Accept: "99.99", Threads: 1}, levels{})
-	if err != nil { // only a *brk.UsageError: a bad plan or target, before any traffic
+			Timeout: time.Second, Accept: 99.99, Threads: 1}, levels{})
+	if err != nil { // only a *brk.PlanError: a bad plan or target, before any traffic
 		fmt.Println(err)
 		return
 	}

@@ -1,13 +1,14 @@
 package brk
 
 import (
-	"fmt"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/brk-bench/brk/sched"
 )
 
-// Defaults fills zero fields of p with the CLI's defaults.
+// Defaults fills zero fields of p with their defaults.
 func (p *Plan) Defaults() {
 	if p.Conns == 0 {
 		p.Conns = 64
@@ -24,15 +25,15 @@ func (p *Plan) Defaults() {
 	if p.Timeout == 0 {
 		p.Timeout = time.Second
 	}
-	if p.Accept == "" {
-		p.Accept = "99.99"
+	if p.Accept == 0 {
+		p.Accept = DefaultAccept
 	}
 }
 
 // validatePlan checks a plan with its defaults filled in against the
-// engine's bounds and parses its acceptance threshold. In the connections
-// test the level is the connection count: --conn does not apply, and the
-// threads are capped at the level.
+// engine's bounds and turns its acceptance threshold into a fraction. In
+// the connections test the level is the connection count: Conns does not
+// apply, and the threads are capped at the level.
 func validatePlan(p Plan, m Mode) (sched.Accept, error) {
 	if err := validateSharper(p); err != nil {
 		return sched.Accept{}, err
@@ -45,51 +46,65 @@ func validatePlan(p Plan, m Mode) (sched.Accept, error) {
 	}
 	switch {
 	case p.RateDepth != 0 || p.Arrivals != "" || p.Seed != 0:
-		return sched.Accept{}, usage("--rate-depth, --arrivals and --seed apply to the rate test only")
+		return sched.Accept{}, refuse("%s, %s and %s apply to the rate test only", fRateDepth, fArrivals, fSeed)
 	case p.Conns < 1:
-		return sched.Accept{}, usage("--conn must be at least 1")
+		return sched.Accept{}, refuse("%s must be at least 1", fConns)
 	case p.Start < 1 || p.Pace < 1:
-		return sched.Accept{}, usage("--start and --pace must be at least 1")
+		return sched.Accept{}, refuse("%s and %s must be at least 1", fStart, fPace)
 	case p.Max < 0:
-		return sched.Accept{}, usage("--max must not be negative")
+		return sched.Accept{}, refuse("%s must not be negative", fMax)
 	case p.Max > 0 && p.Start > p.Max:
-		return sched.Accept{}, usage("--start (%d) is above --max (%d)", p.Start, p.Max)
+		return sched.Accept{}, refuse("%s (%d) is above %s (%d)", fStart, p.Start, fMax, p.Max)
 	case p.Phase < time.Millisecond:
-		return sched.Accept{}, usage("--phase must be at least 1ms")
+		return sched.Accept{}, refuse("%s must be at least 1ms", fPhase)
 	case p.Timeout < time.Millisecond:
-		return sched.Accept{}, usage("--timeout must be at least 1ms")
+		return sched.Accept{}, refuse("%s must be at least 1ms", fTimeout)
 	case p.Threads < 0:
-		return sched.Accept{}, usage("--threads must not be negative")
+		return sched.Accept{}, refuse("%s must not be negative", fThreads)
 	case p.Threads > p.Conns:
-		return sched.Accept{}, usage("--threads (%d) is more than --conn (%d): a thread needs a connection", p.Threads, p.Conns)
+		return sched.Accept{}, refuse("%s (%d) is more than %s (%d): a thread needs a connection", fThreads, p.Threads, fConns, p.Conns)
 	case p.Max > sched.MaxLevel || p.Start > sched.MaxLevel:
-		return sched.Accept{}, usage("--start/--max above %d are not supported", sched.MaxLevel)
+		return sched.Accept{}, refuse("%s/%s above %d are not supported", fStart, fMax, sched.MaxLevel)
 	case p.Conns > sched.MaxLevel:
-		return sched.Accept{}, usage("--conn above %d is not supported", sched.MaxLevel)
+		return sched.Accept{}, refuse("%s above %d is not supported", fConns, sched.MaxLevel)
 	case p.Conns*max(p.Start, p.Max) > sched.MaxOutstanding:
-		return sched.Accept{}, usage("--conn × --start/--max above %d outstanding requests is not supported", sched.MaxOutstanding)
+		return sched.Accept{}, refuse("%s × %s/%s above %d outstanding requests is not supported", fConns, fStart, fMax, sched.MaxOutstanding)
 	}
-	return parseAccept(p.Accept)
+	return acceptFraction(p.Accept)
 }
 
 // validateSharper checks what every test shares: the latency limits,
-// --refine's repetitions and the --server-pid processes.
+// Refine's repetitions and the ServerPIDs processes.
 func validateSharper(p Plan) error {
 	switch {
 	case p.MaxP99 < 0 || p.MaxP999 < 0:
-		return usage("--max-p99 and --max-p999 must not be negative")
+		return refuse("%s and %s must not be negative", fMaxP99, fMaxP999)
 	case p.Repeat < 0:
-		return usage("--repeat must be at least 1")
+		return refuse("%s must be at least 1", fRepeat)
 	case p.Repeat > 1 && !p.Refine:
-		return usage("--repeat %d repeats --refine's probes: give --refine", p.Repeat)
+		return refuse("%s %d repeats %s's probes: give %s", fRepeat, p.Repeat, fRefine, fRefine)
 	}
 	return checkServerPIDs(p.ServerPIDs)
 }
 
-func parseAccept(s string) (sched.Accept, error) {
+// acceptFraction is Plan.Accept as the exact fraction that its shortest
+// decimal form reads as (99.99 → 9999/10000); AcceptAny is 0/100.
+func acceptFraction(v float64) (sched.Accept, error) {
+	if v == AcceptAny {
+		return sched.Accept{Num: 0, Den: 100}, nil
+	}
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return sched.Accept{}, refuse("%s %s: want a percentage such as 99.99", fAccept, s)
+	case v < 0:
+		return sched.Accept{}, refuse("%s %s: must not be negative (AcceptAny accepts every phase)", fAccept, s)
+	case v > 100:
+		return sched.Accept{}, refuse("%s %s: must be at most 100", fAccept, s)
+	}
 	acc, err := sched.ParseAccept(s)
-	if err != nil {
-		return sched.Accept{}, usage("%v", err)
+	if err != nil { // in 0..100, so too many decimals
+		return sched.Accept{}, refuse("%s %s: at most 9 decimals", fAccept, s)
 	}
 	return acc, nil
 }
@@ -99,35 +114,35 @@ func parseAccept(s string) (sched.Accept, error) {
 func validateRatePlan(p Plan) (sched.Accept, error) {
 	switch {
 	case p.Conns < 1:
-		return sched.Accept{}, usage("--conn must be at least 1")
+		return sched.Accept{}, refuse("%s must be at least 1", fConns)
 	case p.Start < 1 || p.Pace < 1:
-		return sched.Accept{}, usage("--start and --pace must be at least 1 (requests/s)")
+		return sched.Accept{}, refuse("%s and %s must be at least 1 (requests/s)", fStart, fPace)
 	case p.Max < 0:
-		return sched.Accept{}, usage("--max must not be negative")
+		return sched.Accept{}, refuse("%s must not be negative", fMax)
 	case p.Max > 0 && p.Start > p.Max:
-		return sched.Accept{}, usage("--start (%d) is above --max (%d)", p.Start, p.Max)
+		return sched.Accept{}, refuse("%s (%d) is above %s (%d)", fStart, p.Start, fMax, p.Max)
 	case p.Max > sched.MaxRate || p.Start > sched.MaxRate:
-		return sched.Accept{}, usage("--start/--max above %d requests/s are not supported", sched.MaxRate)
+		return sched.Accept{}, refuse("%s/%s above %d requests/s are not supported", fStart, fMax, sched.MaxRate)
 	case p.Phase < time.Millisecond:
-		return sched.Accept{}, usage("--phase must be at least 1ms")
+		return sched.Accept{}, refuse("%s must be at least 1ms", fPhase)
 	case p.Timeout < time.Millisecond:
-		return sched.Accept{}, usage("--timeout must be at least 1ms")
+		return sched.Accept{}, refuse("%s must be at least 1ms", fTimeout)
 	case p.Threads < 0:
-		return sched.Accept{}, usage("--threads must not be negative")
+		return sched.Accept{}, refuse("%s must not be negative", fThreads)
 	case p.Threads > p.Conns:
-		return sched.Accept{}, usage("--threads (%d) is more than --conn (%d): a thread needs a connection", p.Threads, p.Conns)
+		return sched.Accept{}, refuse("%s (%d) is more than %s (%d): a thread needs a connection", fThreads, p.Threads, fConns, p.Conns)
 	case p.Conns > sched.MaxLevel:
-		return sched.Accept{}, usage("--conn above %d is not supported", sched.MaxLevel)
+		return sched.Accept{}, refuse("%s above %d is not supported", fConns, sched.MaxLevel)
 	case p.RateDepth < 1:
-		return sched.Accept{}, usage("--rate-depth must be at least 1")
+		return sched.Accept{}, refuse("%s must be at least 1", fRateDepth)
 	case p.RateDepth > sched.MaxLevel || p.Conns*p.RateDepth > sched.MaxOutstanding:
-		return sched.Accept{}, usage("--conn × --rate-depth above %d outstanding requests is not supported", sched.MaxOutstanding)
+		return sched.Accept{}, refuse("%s × %s above %d outstanding requests is not supported", fConns, fRateDepth, sched.MaxOutstanding)
 	case p.Arrivals != "uniform" && p.Arrivals != "poisson":
-		return sched.Accept{}, usage("--arrivals %q: want uniform or poisson", p.Arrivals)
+		return sched.Accept{}, refuse("%s %q: want uniform or poisson", fArrivals, p.Arrivals)
 	case p.Requests != 0:
-		return sched.Accept{}, usage("--requests applies to the connections test")
+		return sched.Accept{}, refuse("%s applies to the connections test", fRequests)
 	}
-	return parseAccept(p.Accept)
+	return acceptFraction(p.Accept)
 }
 
 // DefaultRateDepth is the rate test's most outstanding requests per
@@ -142,25 +157,27 @@ func DefaultRateDepth(http2 bool) int {
 	return 1
 }
 
-// RateSlotWarning is the rate test's plan-time warning, or "": by Little's
-// law the requests outstanding at once are rate × latency, so a run whose
-// connections × depth slots are below its highest planned rate × timeout
-// can fail from a lack of slots alone (arrivals waiting past their
-// deadline) before the server is at fault.
-func RateSlotWarning(p Plan) string {
+// RateSlotWarning is the rate test's plan-time warning, or nil: by
+// Little's law the requests outstanding at once are rate × latency, so a
+// run whose connections × depth slots are below its highest planned rate
+// × timeout can fail from a lack of slots alone (arrivals waiting past
+// their deadline) before the server is at fault. It does not refuse the
+// plan (Check and RunRate accept it); it is a *PlanError only so that it
+// names its fields like a refusal, and a caller can Reword them.
+func RateSlotWarning(p Plan) *PlanError {
 	p.Defaults()
 	if p.RateDepth == 0 {
 		p.RateDepth = 1
 	}
-	rate, which := p.Start, "--start"
+	rate, which := p.Start, fStart
 	if p.Max > 0 {
-		rate, which = p.Max, "--max"
+		rate, which = p.Max, fMax
 	}
 	slots := p.Conns * p.RateDepth
 	need := float64(rate) * p.Timeout.Seconds()
 	if float64(slots) >= need {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("warning: --conn %d × --rate-depth %d = %d slots is below %s %d requests/s × --timeout %s = %.0f outstanding (Little's law): from %.0f requests/s on, a slow response can fail the run from a lack of slots alone",
-		p.Conns, p.RateDepth, slots, which, rate, p.Timeout, need, float64(slots)/p.Timeout.Seconds())
+	return refuse("%s %d × %s %d = %d slots is below %s %d requests/s × %s %s = %.0f outstanding (Little's law): from %.0f requests/s on, a slow response can fail the run from a lack of slots alone",
+		fConns, p.Conns, fRateDepth, p.RateDepth, slots, which, rate, fTimeout, p.Timeout, need, float64(slots)/p.Timeout.Seconds())
 }

@@ -21,7 +21,7 @@ type prepared struct {
 }
 
 // prepare validates p (with its defaults filled in) and t, in that order,
-// and encodes t's request; the error is a *UsageError.
+// and encodes t's request; the error is a *PlanError.
 func prepare(t *Target, p Plan, m Mode) (*prepared, error) {
 	p.Defaults()
 	pr := &prepared{plan: p}

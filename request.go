@@ -30,7 +30,7 @@ func encodeRequest(t *Target, u *url.URL) (tmpl *h1.Template, replay bool, err e
 	// Encode once: the request, its closing variant, the repeated buffer.
 	tmpl, err = h1.NewTemplate(req, expect, expect != nil)
 	if err != nil {
-		return nil, false, usage("%s", strings.TrimPrefix(err.Error(), "h1: "))
+		return nil, false, refuse("%s", strings.TrimPrefix(err.Error(), "h1: "))
 	}
 	return tmpl, method == "GET" || method == "HEAD", nil
 }
@@ -54,7 +54,7 @@ func encodeRequestH2(t *Target, u *url.URL) (*h2.Template, error) {
 	}
 	tmpl, err := h2.NewTemplate(req, u.Scheme, expect, expect != nil)
 	if err != nil {
-		return nil, usage("%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "h1: "), "h2: "))
+		return nil, refuse("%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "h1: "), "h2: "))
 	}
 	return tmpl, nil
 }
@@ -63,16 +63,16 @@ func encodeRequestH2(t *Target, u *url.URL) (*h2.Template, error) {
 // from ExpectBody or ExpectEcho; head responses have none to check.
 func expectedBody(t *Target, head bool) ([]byte, error) {
 	if head && (t.ExpectEcho || t.ExpectBody != nil) {
-		return nil, usage("--expect-body and --expect-echo cannot apply to HEAD responses, which have no body")
+		return nil, refuse("%s and %s cannot apply to HEAD responses, which have no body", fExpectBody, fExpectEcho)
 	}
 	if !t.ExpectEcho {
 		return t.ExpectBody, nil
 	}
 	if t.Body == nil {
-		return nil, usage("--expect-echo needs --body-file")
+		return nil, refuse("%s needs %s", fExpectEcho, fBody)
 	}
 	if t.ExpectBody != nil {
-		return nil, usage("--expect-echo and --expect-body cannot be combined")
+		return nil, refuse("%s and %s cannot be combined", fExpectEcho, fExpectBody)
 	}
 	return t.Body, nil
 }
@@ -86,7 +86,7 @@ func statusCheck(codes []int) (func(int) bool, error) {
 	var ok [600]bool
 	for _, c := range codes {
 		if c < 100 || c > 599 {
-			return nil, usage("--expect-status %d: not an HTTP status code", c)
+			return nil, refuse("%s %d: not an HTTP status code", fExpectStatus, c)
 		}
 		ok[c] = true
 	}

@@ -17,19 +17,10 @@ import (
 	"github.com/brk-bench/brk/shard"
 )
 
-// UsageError is a bad plan or target, found before any traffic.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-func usage(format string, args ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, args...)}
-}
-
-// Run runs the requests test: --conn connections opened once, each phase
+// Run runs the requests test: Conns connections opened once, each phase
 // raising the outstanding requests per connection, until a phase is
 // rejected, the max is reached, the run turns inconclusive, or ctx ends.
-// The error is non-nil only for a bad plan or target (*UsageError), found
+// The error is non-nil only for a bad plan or target (*PlanError), found
 // before any traffic; every other ending is in the Result.
 func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 	return RunMode(ctx, ModeRequests, t, p, obs)
@@ -46,7 +37,7 @@ func RunConnections(ctx context.Context, t Target, p Plan, obs Observer) (*Resul
 	return RunMode(ctx, ModeConnections, t, p, obs)
 }
 
-// RunRate runs the rate test, an open model: --conn connections opened
+// RunRate runs the rate test, an open model: Conns connections opened
 // once; each phase offers Start + n × Pace requests/s on a schedule against
 // the clock (p.Arrivals: uniform or poisson), whatever the server does. A
 // due arrival takes a free slot (at most p.RateDepth outstanding per
@@ -65,7 +56,7 @@ func RunMode(ctx context.Context, m Mode, t Target, p Plan, obs Observer) (*Resu
 }
 
 // Check validates a target and plan as RunMode would for mode m, without
-// any traffic; the error is a *UsageError.
+// any traffic; the error is a *PlanError (or CheckPlatform's).
 func Check(t Target, p Plan, m Mode) error {
 	_, _, err := check(&t, p, m)
 	return err
@@ -76,7 +67,7 @@ func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
 		return nil, p, err
 	}
 	if !m.valid() {
-		return nil, p, usage("unknown test %q", m)
+		return nil, p, refuse("unknown test %q", m)
 	}
 	connTest := m == ModeConnections
 	if m == ModeRate {
@@ -87,7 +78,7 @@ func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
 			p.Arrivals = "uniform"
 		}
 		if t.TLS.NoResume {
-			return nil, p, usage("--no-resume applies to the connections test")
+			return nil, p, refuse("%s applies to the connections test", fNoResume)
 		}
 	}
 	if connTest {
@@ -95,10 +86,10 @@ func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
 			p.Requests = 1
 		}
 		if p.Requests < 0 {
-			return nil, p, usage("--requests must be at least 1")
+			return nil, p, refuse("%s must be at least 1", fRequests)
 		}
 	} else if t.TLS.NoResume {
-		return nil, p, usage("--no-resume applies to the connections test")
+		return nil, p, refuse("%s applies to the connections test", fNoResume)
 	}
 	pr, err := prepare(t, p, m)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// serverSampler reads the CPU and memory of --server-pid processes at each
+// serverSampler reads the CPU and memory of Plan.ServerPIDs processes at each
 // phase's start and end.
 type serverSampler struct {
 	pids   []int
@@ -89,21 +89,21 @@ func readProcStat(pid int) procStat {
 	return st
 }
 
-// checkServerPIDs refuses --server-pid where /proc cannot answer, or for a
+// checkServerPIDs refuses Plan.ServerPIDs where /proc cannot answer, or for a
 // process that does not exist when the run starts.
 func checkServerPIDs(pids []int) error {
 	if len(pids) == 0 {
 		return nil
 	}
 	if runtime.GOOS != "linux" {
-		return usage("--server-pid reads /proc and works on Linux only")
+		return refuse("%s reads /proc and works on Linux only", fServerPIDs)
 	}
 	for _, pid := range pids {
 		if pid <= 0 {
-			return usage("--server-pid %d: not a process ID", pid)
+			return refuse("%s %d: not a process ID", fServerPIDs, pid)
 		}
 		if !readProcStat(pid).ok {
-			return usage("--server-pid %d: no such process (or /proc/%d/stat is unreadable)", pid, pid)
+			return refuse("%s %d: no such process (or /proc/%d/stat is unreadable)", fServerPIDs, pid, pid)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,21 +81,21 @@ type ShardSummary struct {
 
 func (s *Sharding) check(p Plan, m Mode) error {
 	if err := (shard.Spec{Index: s.Index, Count: s.Count}).Valid(); err != nil {
-		return usage("--shard: %v", err)
+		return refuse("%s: %v", fShard, err)
 	}
 	switch {
 	case s.Coordinator == "":
-		return usage("--shard needs --coordinator HOST:PORT (shard 0 listens there)")
+		return refuse("%s needs %s HOST:PORT (shard 0 listens there)", fShard, fShardCoordinator)
 	case s.Token == "":
-		return usage("--coordinator needs the shared token in the environment variable BRK_TOKEN")
+		return refuse("%s needs %s", fShardCoordinator, fShardToken)
 	case p.Baseline:
-		return usage("--baseline is not supported with --shard")
+		return refuse("%s is not supported with %s", fBaseline, fShard)
 	case m == ModeRate:
-		return usage("the rate test cannot be sharded yet: every shard would offer the whole schedule")
+		return refuse("%s: the rate test cannot be sharded yet: every shard would offer the whole schedule", fShard)
 	case m == ModeRequests && p.Conns < s.Count:
-		return usage("--conn %d cannot be split over %d shards: every shard needs a connection", p.Conns, s.Count)
+		return refuse("%s %d cannot be split over %d shards: every shard needs a connection", fConns, p.Conns, s.Count)
 	case s.Tolerance < 0 || s.Allowance < 0 || s.JoinTimeout < 0:
-		return usage("--start-tolerance, --drain-allowance and --join-timeout must not be negative")
+		return refuse("%s, %s and %s must not be negative", fShardTolerance, fShardAllowance, fShardJoinTimeout)
 	}
 	return nil
 }
@@ -138,7 +139,7 @@ func planHash(t *Target, p Plan, m Mode, s *Sharding) string {
 		Refine                    bool
 		Repeat, Requests, Count   int
 	}{m, t.URL, t.Method, t.Headers, hex.EncodeToString(body[:]), t.ExpectStatus, t.ExpectBody, t.ExpectEcho,
-		p.Conns, p.Start, p.Pace, p.Max, p.Phase, p.Timeout, s.allowance(p), p.Accept, p.MaxP99, p.MaxP999,
+		p.Conns, p.Start, p.Pace, p.Max, p.Phase, p.Timeout, s.allowance(p), strconv.FormatFloat(p.Accept, 'f', -1, 64), p.MaxP99, p.MaxP999,
 		p.Refine, p.Repeat, p.Requests, s.Count}
 	b, _ := json.Marshal(v)
 	h := sha256.Sum256(b)
@@ -255,7 +256,7 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 	r0 := ordered[0]
 	acc, err := sched.ParseAccept(r0.Accept)
 	if err != nil {
-		return bad("%s: accept_pct: %v", name(byIndex[0]), err)
+		return bad("%s: accept_pct %v", name(byIndex[0]), err)
 	}
 	mode := r0.Test
 	if !mode.valid() {

@@ -24,7 +24,7 @@ func (o TLSOptions) set() bool {
 		o.Cert != "" || o.Key != "" || o.NoResume
 }
 
-// groups maps the accepted --tls-group names to crypto/tls IDs.
+// groups maps the accepted TLSOptions.Group names to crypto/tls IDs.
 var groups = map[string]tls.CurveID{
 	"x25519":             tls.X25519,
 	"secp256r1":          tls.CurveP256,
@@ -76,7 +76,7 @@ func versionName(v uint16) string {
 }
 
 // tlsConfig builds the client configuration for an https:// target, or a
-// usage error for a combination that cannot be offered.
+// *PlanError for a combination that cannot be offered.
 func tlsConfig(o TLSOptions, serverName string) (*tls.Config, error) {
 	cfg := &tls.Config{
 		ServerName: serverName,
@@ -84,16 +84,16 @@ func tlsConfig(o TLSOptions, serverName string) (*tls.Config, error) {
 		MinVersion: tls.VersionTLS12,
 	}
 	if o.CACert != "" && o.Insecure {
-		return nil, usage("--cacert and --insecure cannot be combined")
+		return nil, refuse("%s and %s cannot be combined", fCACert, fInsecure)
 	}
 	if o.CACert != "" {
 		pem, err := os.ReadFile(o.CACert)
 		if err != nil {
-			return nil, usage("--cacert: %v", err)
+			return nil, refuse("%s: %v", fCACert, err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, usage("--cacert %s: no PEM certificate in it", o.CACert)
+			return nil, refuse("%s %s: no PEM certificate in it", fCACert, o.CACert)
 		}
 		cfg.RootCAs = pool
 	}
@@ -105,15 +105,15 @@ func tlsConfig(o TLSOptions, serverName string) (*tls.Config, error) {
 	case "1.3":
 		cfg.MinVersion, cfg.MaxVersion = tls.VersionTLS13, tls.VersionTLS13
 	default:
-		return nil, usage("--tls-version %q: want 1.2 or 1.3", o.Version)
+		return nil, refuse("%s %q: want 1.2 or 1.3", fTLSVersion, o.Version)
 	}
 	if o.Group != "" {
 		id, ok := groups[strings.ToLower(o.Group)]
 		if !ok {
-			return nil, usage("--tls-group %q: want X25519, secp256r1, secp384r1, secp521r1, X25519MLKEM768, SecP256r1MLKEM768 or SecP384r1MLKEM1024", o.Group)
+			return nil, refuse("%s %q: want X25519, secp256r1, secp384r1, secp521r1, X25519MLKEM768, SecP256r1MLKEM768 or SecP384r1MLKEM1024", fTLSGroup, o.Group)
 		}
 		if id >= tls.SecP256r1MLKEM768 && cfg.MaxVersion == tls.VersionTLS12 {
-			return nil, usage("--tls-group %s needs TLS 1.3; it cannot be offered with --tls-version 1.2", o.Group)
+			return nil, refuse("%s %s needs TLS 1.3; it cannot be offered with %s 1.2", fTLSGroup, o.Group, fTLSVersion)
 		}
 		cfg.CurvePreferences = []tls.CurveID{id}
 		if id >= tls.SecP256r1MLKEM768 {
@@ -132,7 +132,7 @@ func tlsConfig(o TLSOptions, serverName string) (*tls.Config, error) {
 			}
 		}
 		if suite == nil {
-			return nil, usage("--tls-cipher %q: not a cipher suite crypto/tls knows (IANA names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)", o.Cipher)
+			return nil, refuse("%s %q: not a cipher suite crypto/tls knows (IANA names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)", fTLSCipher, o.Cipher)
 		}
 		tls12 := false
 		for _, v := range suite.SupportedVersions {
@@ -141,21 +141,21 @@ func tlsConfig(o TLSOptions, serverName string) (*tls.Config, error) {
 			}
 		}
 		if !tls12 {
-			return nil, usage("--tls-cipher %s: crypto/tls does not let a client offer one TLS 1.3 suite alone, so it cannot be offered; name a TLS 1.2 suite", o.Cipher)
+			return nil, refuse("%s %s: crypto/tls does not let a client offer one TLS 1.3 suite alone, so it cannot be offered; name a TLS 1.2 suite", fTLSCipher, o.Cipher)
 		}
 		if cfg.MinVersion == tls.VersionTLS13 {
-			return nil, usage("--tls-cipher %s is a TLS 1.2 suite; it cannot be offered with TLS 1.3 only", o.Cipher)
+			return nil, refuse("%s %s is a TLS 1.2 suite; it cannot be offered with TLS 1.3 only", fTLSCipher, o.Cipher)
 		}
 		cfg.CipherSuites = []uint16{suite.ID}
 		cfg.MaxVersion = tls.VersionTLS12
 	}
 	if (o.Cert == "") != (o.Key == "") {
-		return nil, usage("--cert and --key go together")
+		return nil, refuse("%s and %s go together", fCert, fKey)
 	}
 	if o.Cert != "" {
 		pair, err := tls.LoadX509KeyPair(o.Cert, o.Key)
 		if err != nil {
-			return nil, usage("--cert/--key: %v", err)
+			return nil, refuse("%s/%s: %v", fCert, fKey, err)
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}

@@ -23,7 +23,7 @@ func Demo() DemoSetup {
 		Fixture: FixtureConfig{Addr: "127.0.0.1:0", Capacity: 4, Service: 20 * time.Millisecond},
 		Plan: brk.Plan{
 			Conns: 8, Start: 1, Pace: 1, Phase: 3 * time.Second,
-			Timeout: 140 * time.Millisecond, Accept: "99.99", Threads: 1,
+			Timeout: 140 * time.Millisecond, Accept: 99.99, Threads: 1,
 		},
 		LastPass: 3,
 	}

@@ -34,7 +34,7 @@ func h2Hostile(t *testing.T, st *hostile.H2Stats, settings []http2.Setting, hand
 
 // h2Plan is one phase at depth d on conns connections.
 func h2Plan(conns, d int, phase, timeout time.Duration) brk.Plan {
-	return brk.Plan{Conns: conns, Start: d, Max: d, Phase: phase, Timeout: timeout, Accept: "99.99", Threads: 1}
+	return brk.Plan{Conns: conns, Start: d, Max: d, Phase: phase, Timeout: timeout, Accept: 99.99, Threads: 1}
 }
 
 func answerAll(h *hostile.H2Conn, ev hostile.H2Event) bool {
@@ -351,7 +351,7 @@ func TestH2ConnectionsLastStreamTimesOut(t *testing.T) {
 		}
 		return true
 	})
-	plan := brk.Plan{Start: 2, Max: 2, Requests: 3, Phase: 500 * time.Millisecond, Timeout: 50 * time.Millisecond, Accept: "0", Threads: 1}
+	plan := brk.Plan{Start: 2, Max: 2, Requests: 3, Phase: 500 * time.Millisecond, Timeout: 50 * time.Millisecond, Accept: brk.AcceptAny, Threads: 1}
 	ctx, cancel := contextWithTimeout()
 	defer cancel()
 	res, err := brk.RunConnections(ctx, target, plan, nil)

@@ -83,7 +83,7 @@ func TestH2FixtureConnections(t *testing.T) {
 				defer f.Close()
 				target := brk.Target{URL: f.URL("/plain"), HTTP2: true, ExpectBody: []byte("ok")}
 				target.TLS.Insecure = tlsOn
-				plan := brk.Plan{Start: d, Max: d, Requests: 3, Phase: time.Second, Timeout: 2 * time.Second, Accept: "100", Threads: 1}
+				plan := brk.Plan{Start: d, Max: d, Requests: 3, Phase: time.Second, Timeout: 2 * time.Second, Accept: 100, Threads: 1}
 				ctx, cancel := contextWithTimeout()
 				defer cancel()
 				res, err := brk.RunConnections(ctx, target, plan, nil)
@@ -135,7 +135,7 @@ func TestH2O(t *testing.T) {
 			h := testenv.StartH2O(t, nil, "")
 			target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", HTTP2: true, ExpectBody: []byte("ok")}
 			target.TLS.Insecure = true
-			plan := brk.Plan{Start: d, Max: d, Requests: 3, Phase: time.Second, Timeout: 2 * time.Second, Accept: "100", Threads: 1}
+			plan := brk.Plan{Start: d, Max: d, Requests: 3, Phase: time.Second, Timeout: 2 * time.Second, Accept: 100, Threads: 1}
 			ctx, cancel := contextWithTimeout()
 			defer cancel()
 			res, err := brk.RunConnections(ctx, target, plan, nil)

@@ -23,7 +23,7 @@ const runTimeout = 20 * time.Second
 func shortPlan(conns, d int, phase time.Duration) brk.Plan {
 	return brk.Plan{
 		Conns: conns, Start: d, Max: d, Phase: phase,
-		Timeout: time.Second, Accept: "99.99", Threads: 1,
+		Timeout: time.Second, Accept: 99.99, Threads: 1,
 	}
 }
 

@@ -53,7 +53,7 @@ func TestObsFoldAccepted(t *testing.T) {
 	srv := hostile.Start(t, obsFoldScript())
 	target := brk.Target{URL: "http://" + srv.Addr() + "/", ExpectBody: []byte("ok")}
 	plan := brk.Plan{Conns: 1, Start: 4, Max: 4, Phase: 300 * time.Millisecond,
-		Timeout: time.Second, Accept: "99.99", Threads: 1}
+		Timeout: time.Second, Accept: 99.99, Threads: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := brk.Run(ctx, target, plan, nil)

@@ -112,7 +112,7 @@ func TestConnectionCloseAbandonsPOST(t *testing.T) {
 func TestPhasesRaiseDepth(t *testing.T) {
 	srv := hostile.Start(t, hostile.PipelineObserver([]byte(okResp)))
 	plan := brk.Plan{Conns: 2, Start: 1, Pace: 1, Max: 3, Phase: 200 * time.Millisecond,
-		Timeout: time.Second, Accept: "99.99", Threads: 2}
+		Timeout: time.Second, Accept: 99.99, Threads: 2}
 	res := runBrk(t, hostileTarget(srv), plan)
 	t.Log(describe(res))
 	checkAccounting(t, res)

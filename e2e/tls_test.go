@@ -126,8 +126,8 @@ func TestTLSNegotiation(t *testing.T) {
 	}
 	for _, o := range impossible {
 		_, err := brk.Run(context.Background(), brk.Target{URL: url, TLS: o}, tlsPlan(), nil)
-		var ue *brk.UsageError
-		if !errors.As(err, &ue) {
+		var pe *brk.PlanError
+		if !errors.As(err, &pe) {
 			t.Errorf("%+v: err %v, want a usage error before traffic", o, err)
 		}
 	}

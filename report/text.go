@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/brk-bench/brk"
@@ -31,7 +32,7 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 			arrivals = "uniform"
 		}
 		fmt.Fprintf(w, "  offered rate: start %d, pace %d, max %s requests/s, %s arrivals; %d connections × %d outstanding at most; phase %s, timeout %s, accept %s %%; %s\n",
-			p.Start, p.Pace, maxs, arrivals, p.Conns, depth, p.Phase, p.Timeout, p.Accept, plural(threads, "worker thread"))
+			p.Start, p.Pace, maxs, arrivals, p.Conns, depth, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
 		return
 	}
 	if test == brk.ModeConnections {
@@ -39,11 +40,20 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 			p.Requests = 1
 		}
 		fmt.Fprintf(w, "  concurrent connections: start %d, pace %d, max %s; %s per connection; phase %s, timeout %s, accept %s %%; %s\n",
-			p.Start, p.Pace, maxs, plural(p.Requests, "request"), p.Phase, p.Timeout, p.Accept, plural(threads, "worker thread"))
+			p.Start, p.Pace, maxs, plural(p.Requests, "request"), p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
 		return
 	}
 	fmt.Fprintf(w, "  %s, start %d, pace %d, max %s per connection; phase %s, timeout %s, accept %s %%; %s\n",
-		plural(p.Conns, "connection"), p.Start, p.Pace, maxs, p.Phase, p.Timeout, p.Accept, plural(threads, "worker thread"))
+		plural(p.Conns, "connection"), p.Start, p.Pace, maxs, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
+}
+
+// acceptText is a Plan's Accept (defaults filled in) as a percentage's
+// text: AcceptAny is 0.
+func acceptText(v float64) string {
+	if v == brk.AcceptAny {
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // plural is "1 thing" or "N things".

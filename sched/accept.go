@@ -13,26 +13,27 @@ import (
 type Accept struct{ Num, Den uint64 }
 
 // ParseAccept parses a percentage between 0 and 100 with at most 9
-// decimals.
+// decimals and an optional "%". Its error quotes s and names no field or
+// flag: the caller prefixes what s was ("accept_pct", "--accept").
 func ParseAccept(s string) (Accept, error) {
 	t := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
 	intPart, frac, _ := strings.Cut(t, ".")
 	if intPart == "" && frac == "" || len(frac) > 9 || strings.ContainsAny(t, "+-eE") {
-		return Accept{}, fmt.Errorf("--accept %q: want a percentage such as 99.99", s)
+		return Accept{}, fmt.Errorf("%q: want a percentage such as 99.99", s)
 	}
 	if intPart == "" {
 		intPart = "0"
 	}
 	num, err := strconv.ParseUint(intPart+frac, 10, 64)
 	if err != nil {
-		return Accept{}, fmt.Errorf("--accept %q: want a percentage such as 99.99", s)
+		return Accept{}, fmt.Errorf("%q: want a percentage such as 99.99", s)
 	}
 	den := uint64(100)
 	for range frac {
 		den *= 10
 	}
 	if num > den {
-		return Accept{}, fmt.Errorf("--accept %q: must be at most 100", s)
+		return Accept{}, fmt.Errorf("%q: must be at most 100", s)
 	}
 	return Accept{Num: num, Den: den}, nil
 }
@@ -56,7 +57,10 @@ func (a Accept) String() string {
 	return strconv.FormatFloat(float64(a.Num)*100/float64(a.Den), 'f', -1, 64)
 }
 
-// Pct returns the percentage as a float (for display only).
+// Pct returns the percentage as a float: the float64 nearest to it (one
+// correctly rounded division of integers below 2⁵³), whose shortest
+// decimal form is the percentage's for any Accept that ParseAccept
+// returns.
 func (a Accept) Pct() float64 {
 	if a.Den == 0 {
 		return 0

@@ -1,6 +1,9 @@
 package sched
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseAccept(t *testing.T) {
 	cases := []struct {
@@ -26,6 +29,8 @@ func TestParseAccept(t *testing.T) {
 		if c.bad {
 			if err == nil {
 				t.Errorf("%q: accepted as %v", c.in, a)
+			} else if strings.Contains(err.Error(), "--") {
+				t.Errorf("%q: error %q names a flag; its caller says what the text was", c.in, err)
 			}
 			continue
 		}

@@ -28,7 +28,11 @@ func (c *abCmd) Run(e *env) error {
 	if c.Report != "" {
 		return refuse("brk ab writes no HTML report; use --json for both sides' reports")
 	}
-	mode, p := brk.ModeRequests, c.plan(c.Start, c.Pace, c.Max)
+	p, err := c.plan(c.Start, c.Pace, c.Max)
+	if err != nil {
+		return err
+	}
+	mode := brk.ModeRequests
 	if c.Connections {
 		mode, p.Requests = brk.ModeConnections, c.Requests
 	}
@@ -43,7 +47,7 @@ func (c *abCmd) Run(e *env) error {
 	b.Body = a.Body // --body-file - was read once, for both sides
 	for _, t := range []brk.Target{a, b} {
 		if err := brk.Check(t, p, mode); err != nil {
-			return refuse("%v", err)
+			return refuseLib(err)
 		}
 	}
 	text := e.stdout
@@ -64,7 +68,7 @@ func (c *abCmd) Run(e *env) error {
 	}
 	res, err := brk.RunAB(e.ctx, mode, a, b, p, side("A", a), side("B", b))
 	if err != nil {
-		return refuse("%v", err)
+		return refuseLib(err)
 	}
 	res.A.Command, res.B.Command = commandLine(), commandLine()
 	report.WriteAB(text, res)

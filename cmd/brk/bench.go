@@ -86,7 +86,7 @@ func (o progressBenchObserver) Progress(p brk.Progress) { report.WriteProgress(o
 func (c *benchCmd) Run(e *env) error {
 	m, err := c.matrix()
 	if err != nil {
-		return refuse("%v", err)
+		return refuseLib(err)
 	}
 	out := e.stdout
 	var file *os.File

@@ -27,7 +27,10 @@ func (c *connCmd) Run(e *env) error {
 		return err
 	}
 	t.TLS.NoResume = c.NoResume
-	p := c.plan(c.Start, c.Pace, c.Max)
+	p, err := c.plan(c.Start, c.Pace, c.Max)
+	if err != nil {
+		return err
+	}
 	p.Requests = c.Requests
 	if p.Requests < 1 {
 		return refuse("--requests must be at least 1")

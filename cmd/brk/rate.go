@@ -39,16 +39,19 @@ func (c *rateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	p := c.plan(c.Start, c.Pace, c.Max)
+	p, err := c.plan(c.Start, c.Pace, c.Max)
+	if err != nil {
+		return err
+	}
 	p.RateDepth, p.Arrivals, p.Seed = c.RateDepth, c.Arrivals, c.Seed
 	if p.RateDepth == 0 {
 		p.RateDepth = brk.DefaultRateDepth(t.HTTP2)
 	}
 	if err := brk.Check(t, p, brk.ModeRate); err != nil {
-		return refuse("%v", err)
+		return refuseLib(err)
 	}
-	if w := brk.RateSlotWarning(p); w != "" {
-		fmt.Fprintf(e.stderr, "brk: %s\n", w)
+	if w := brk.RateSlotWarning(p); w != nil {
+		fmt.Fprintf(e.stderr, "brk: warning: %s\n", flagWords(w))
 	}
 	e.verbose = c.Verbose
 	return runTest(e, brk.ModeRate, t, p, c.JSON, c.Report, c.Quiet)

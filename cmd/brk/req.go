@@ -12,6 +12,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/report"
+	"github.com/brk-bench/brk/sched"
 )
 
 // levelFlags are the requests and connections tests' level flags (the
@@ -96,13 +97,30 @@ func (f *loadFlags) refuseUnserved(start, pace int) error {
 	return nil
 }
 
-func (f *loadFlags) plan(start, pace, max int) brk.Plan {
+// plan is the library's plan of the flags; the error is --accept's.
+func (f *loadFlags) plan(start, pace, max int) (brk.Plan, error) {
+	accept, err := f.accept()
 	return brk.Plan{
 		Conns: f.Conn, Start: start, Pace: pace, Max: max,
-		Phase: f.Phase, Timeout: f.Timeout, Accept: f.Accept, Threads: f.Threads,
+		Phase: f.Phase, Timeout: f.Timeout, Accept: accept, Threads: f.Threads,
 		Baseline: f.Baseline,
 		Refine:   f.Refine, Repeat: f.Repeat, MaxP99: f.MaxP99, MaxP999: f.MaxP999, ServerPIDs: f.ServerPID,
+	}, err
+}
+
+// accept is --accept, a percentage's text ("99.99", "99.99%"), as
+// brk.Plan.Accept: the float64 nearest to the exact fraction the text
+// spells, whose shortest form the library reads back as that same
+// fraction; 0 is brk.AcceptAny.
+func (f *loadFlags) accept() (float64, error) {
+	acc, err := sched.ParseAccept(f.Accept)
+	if err != nil {
+		return 0, refuse("--accept %v", err)
 	}
+	if acc.Num == 0 {
+		return brk.AcceptAny, nil
+	}
+	return acc.Pct(), nil
 }
 
 func (f *loadFlags) target(url string, stdin io.Reader) (brk.Target, error) {
@@ -161,7 +179,10 @@ func (c *reqCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	p := c.plan(c.Start, c.Pace, c.Max)
+	p, err := c.plan(c.Start, c.Pace, c.Max)
+	if err != nil {
+		return err
+	}
 	if err := c.shardFlags.apply(&p); err != nil {
 		return err
 	}
@@ -184,7 +205,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	}
 	// Validate everything before creating (and truncating) report files.
 	if err := brk.Check(t, p, mode); err != nil {
-		return nil, refuse("%v", err)
+		return nil, refuseLib(err)
 	}
 	var jsonFile *os.File
 	if jsonPath != "" && jsonPath != "-" {
@@ -208,7 +229,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose}, e.stderr, quiet)
 	res, err := brk.RunMode(e.ctx, mode, t, p, obs)
 	if err != nil {
-		return nil, refuse("%v", err)
+		return nil, refuseLib(err)
 	}
 	res.Command = commandLine()
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {

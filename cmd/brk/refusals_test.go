@@ -1,0 +1,125 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// refusals are command lines the library (or the CLI) refuses before any
+// traffic, with the exact line each prints after "brk: ". The library
+// words its refusals with its Go field names (brk.PlanError); the CLI
+// rewords them with its flags (flagWords), so these lines are the ones
+// brk printed before the library spoke its own words.
+var refusals = []struct {
+	name  string
+	token bool // run with BRK_TOKEN set
+	args  []string
+	want  string
+}{
+	{"start over max", false, []string{"http://127.0.0.1:1/plain", "--start", "5", "--max", "3"}, "--start (5) is above --max (3)"},
+	{"threads negative", false, []string{"http://127.0.0.1:1/plain", "--threads=-1"}, "--threads must not be negative"},
+	{"threads over conn", false, []string{"http://127.0.0.1:1/plain", "--conn", "2", "--threads", "4"}, "--threads (4) is more than --conn (2): a thread needs a connection"},
+	{"max negative", false, []string{"http://127.0.0.1:1/plain", "--max=-1"}, "--max must not be negative"},
+	{"max over level", false, []string{"http://127.0.0.1:1/plain", "--conn", "1", "--max", "100000000"}, "--start/--max above 65536 are not supported"},
+	{"conn over level", false, []string{"http://127.0.0.1:1/plain", "--conn", "100000000"}, "--conn above 65536 is not supported"},
+	{"outstanding", false, []string{"http://127.0.0.1:1/plain", "--conn", "65536", "--max", "100"}, "--conn × --start/--max above 4194304 outstanding requests is not supported"},
+	{"max-p99 negative", false, []string{"http://127.0.0.1:1/plain", "--max-p99=-1s"}, "--max-p99 and --max-p999 must not be negative"},
+	{"max-p999 negative", false, []string{"http://127.0.0.1:1/plain", "--max-p999=-1s"}, "--max-p99 and --max-p999 must not be negative"},
+	{"repeat without refine", false, []string{"http://127.0.0.1:1/plain", "--repeat", "3"}, "--repeat 3 repeats --refine's probes: give --refine"},
+	{"server-pid 0", false, []string{"http://127.0.0.1:1/plain", "--server-pid", "0"}, "--server-pid 0: not a process ID"},
+	{"server-pid gone", false, []string{"http://127.0.0.1:1/plain", "--server-pid", "2147483646"}, "--server-pid 2147483646: no such process (or /proc/2147483646/stat is unreadable)"},
+	{"accept abc", false, []string{"http://127.0.0.1:1/plain", "--accept", "abc"}, "--accept \"abc\": want a percentage such as 99.99"},
+	{"accept 101", false, []string{"http://127.0.0.1:1/plain", "--accept", "101"}, "--accept \"101\": must be at most 100"},
+	{"sla 101", false, []string{"http://127.0.0.1:1/plain", "--sla", "101"}, "--accept \"101\": must be at most 100"},
+	{"accept negative", false, []string{"http://127.0.0.1:1/plain", "--accept=-1"}, "--accept \"-1\": want a percentage such as 99.99"},
+	{"accept exponent", false, []string{"http://127.0.0.1:1/plain", "--accept", "1e2"}, "--accept \"1e2\": want a percentage such as 99.99"},
+	{"accept 10 decimals", false, []string{"http://127.0.0.1:1/plain", "--accept", "99.9999999999"}, "--accept \"99.9999999999\": want a percentage such as 99.99"},
+	{"accept percent sign 101", false, []string{"http://127.0.0.1:1/plain", "--accept", "101%"}, "--accept \"101%\": must be at most 100"},
+	{"conn no-resume on https ok", false, []string{"conn", "https://127.0.0.1:1/", "--no-resume", "--tls-version", "1.1"}, "--tls-version \"1.1\": want 1.2 or 1.3"},
+	{"echo without body", false, []string{"http://127.0.0.1:1/plain", "--expect-echo"}, "--expect-echo needs --body-file"},
+	{"echo and expect-body", false, []string{"http://127.0.0.1:1/plain", "--expect-echo", "--body-file", "body.txt", "--expect-body", "x"}, "--expect-echo and --expect-body cannot be combined"},
+	{"head with expect-body", false, []string{"http://127.0.0.1:1/plain", "--method", "HEAD", "--expect-body", "x"}, "--expect-body and --expect-echo cannot apply to HEAD responses, which have no body"},
+	{"bad method", false, []string{"http://127.0.0.1:1/plain", "--method", "G@T"}, "invalid method \"G@T\": not a token"},
+	{"bad header name", false, []string{"http://127.0.0.1:1/plain", "-H", "Bad@Name:x"}, "invalid header name \"Bad@Name\": not a token"},
+	{"host header", false, []string{"http://127.0.0.1:1/plain", "-H", "Connection:x"}, "header \"Connection\" is set by brk and cannot be given"},
+	{"url no scheme", false, []string{"127.0.0.1:1/plain"}, "bad URL \"127.0.0.1:1/plain\": no scheme: give http://127.0.0.1:1/plain or https://127.0.0.1:1/plain"},
+	{"url bad scheme", false, []string{"ftp://127.0.0.1:1/plain"}, "bad URL \"ftp://127.0.0.1:1/plain\": the scheme must be http:// or https://"},
+	{"url no host", false, []string{"http:///plain"}, "bad URL \"http:///plain\": no host"},
+	{"url credentials", false, []string{"http://u:p@127.0.0.1:1/plain"}, "bad URL \"http://u:p@127.0.0.1:1/plain\": credentials in URLs are not supported (use -H Authorization:)"},
+	{"url port 0", false, []string{"http://127.0.0.1:0/plain"}, "bad URL \"http://127.0.0.1:0/plain\": port \"0\" is not 1..65535"},
+	{"url unparsable", false, []string{"http://[::1/plain"}, "bad URL \"http://[::1/plain\": parse \"http://[::1/plain\": missing ']' in host"},
+	{"connect no port", false, []string{"http://127.0.0.1:1/plain", "--connect", "127.0.0.1"}, "--connect \"127.0.0.1\": want HOST:PORT"},
+	{"connect port 0", false, []string{"http://127.0.0.1:1/plain", "--connect", "127.0.0.1:0"}, "--connect \"127.0.0.1:0\": port \"0\" is not 1..65535"},
+	{"tls flag on http", false, []string{"http://127.0.0.1:1/plain", "--tls-version", "1.3"}, "TLS options need an https:// URL"},
+	{"cacert and insecure", false, []string{"https://127.0.0.1:1/", "--cacert", "x", "--insecure"}, "--cacert and --insecure cannot be combined"},
+	{"tls version 1.1", false, []string{"https://127.0.0.1:1/", "--tls-version", "1.1"}, "--tls-version \"1.1\": want 1.2 or 1.3"},
+	{"tls group unknown", false, []string{"https://127.0.0.1:1/", "--tls-group", "brainpool"}, "--tls-group \"brainpool\": want X25519, secp256r1, secp384r1, secp521r1, X25519MLKEM768, SecP256r1MLKEM768 or SecP384r1MLKEM1024"},
+	{"mlkem with tls 1.2", false, []string{"https://127.0.0.1:1/", "--tls-version", "1.2", "--tls-group", "X25519MLKEM768"}, "--tls-group X25519MLKEM768 needs TLS 1.3; it cannot be offered with --tls-version 1.2"},
+	{"tls cipher unknown", false, []string{"https://127.0.0.1:1/", "--tls-cipher", "TLS_BOGUS"}, "--tls-cipher \"TLS_BOGUS\": not a cipher suite crypto/tls knows (IANA names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)"},
+	{"tls 1.3 suite alone", false, []string{"https://127.0.0.1:1/", "--tls-cipher", "TLS_AES_128_GCM_SHA256"}, "--tls-cipher TLS_AES_128_GCM_SHA256: crypto/tls does not let a client offer one TLS 1.3 suite alone, so it cannot be offered; name a TLS 1.2 suite"},
+	{"tls 1.2 suite with 1.3", false, []string{"https://127.0.0.1:1/", "--tls-version", "1.3", "--tls-cipher", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"}, "--tls-cipher TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 is a TLS 1.2 suite; it cannot be offered with TLS 1.3 only"},
+	{"cert without key", false, []string{"https://127.0.0.1:1/", "--cert", "x.pem"}, "--cert and --key go together"},
+	{"key without cert", false, []string{"https://127.0.0.1:1/", "--key", "x.pem"}, "--cert and --key go together"},
+	{"cert unreadable", false, []string{"https://127.0.0.1:1/", "--cert", "no-such-cert.pem", "--key", "no-such-key.pem"}, "--cert/--key: open no-such-cert.pem: no such file or directory"},
+	{"cacert missing", false, []string{"https://127.0.0.1:1/", "--cacert", "no-such-ca.pem"}, "--cacert: open no-such-ca.pem: no such file or directory"},
+	{"cacert not pem", false, []string{"https://127.0.0.1:1/", "--cacert", "notpem.txt"}, "--cacert notpem.txt: no PEM certificate in it"},
+	{"conn start over max", false, []string{"conn", "http://127.0.0.1:1/plain", "--start", "5", "--max", "3"}, "--start (5) is above --max (3)"},
+	{"conn no-resume on http", false, []string{"conn", "http://127.0.0.1:1/plain", "--no-resume"}, "TLS options need an https:// URL"},
+	{"conn requests 0", false, []string{"conn", "http://127.0.0.1:1/plain", "--requests", "0"}, "--requests must be at least 1"},
+	{"conn repeat without refine", false, []string{"conn", "http://127.0.0.1:1/plain", "--repeat", "2"}, "--repeat 2 repeats --refine's probes: give --refine"},
+	{"rate threads over conn", false, []string{"rate", "http://127.0.0.1:1/plain", "--conn", "2", "--threads", "4"}, "--threads (4) is more than --conn (2): a thread needs a connection"},
+	{"rate start over max", false, []string{"rate", "http://127.0.0.1:1/plain", "--start", "500", "--max", "100"}, "--start (500) is above --max (100)"},
+	{"rate max over limit", false, []string{"rate", "http://127.0.0.1:1/plain", "--max", "1000000000"}, "--start/--max above 10000000 requests/s are not supported"},
+	{"rate outstanding", false, []string{"rate", "http://127.0.0.1:1/plain", "--conn", "1000", "--rate-depth", "100000"}, "--conn × --rate-depth above 4194304 outstanding requests is not supported"},
+	{"rate seed uniform", false, []string{"rate", "http://127.0.0.1:1/plain", "--seed", "3"}, "--seed applies to --arrivals poisson"},
+	{"rate-depth on req", false, []string{"http://127.0.0.1:1/plain", "--rate-depth", "2"}, "--rate-depth applies to the rate test only"},
+	{"rate accept abc", false, []string{"rate", "http://127.0.0.1:1/plain", "--accept", "abc"}, "--accept \"abc\": want a percentage such as 99.99"},
+	{"rate no-resume", false, []string{"rate", "https://127.0.0.1:1/plain", "--no-resume"}, "unknown flag --no-resume"},
+	{"shard without coordinator", false, []string{"http://127.0.0.1:1/plain", "--shard", "0/2"}, "--shard needs --coordinator HOST:PORT (shard 0 listens there)"},
+	{"shard without token", false, []string{"http://127.0.0.1:1/plain", "--shard", "0/2", "--coordinator", "127.0.0.1:1"}, "--coordinator needs the shared token in the environment variable BRK_TOKEN"},
+	{"shard baseline", true, []string{"http://127.0.0.1:1/plain", "--shard", "0/2", "--coordinator", "127.0.0.1:1", "--baseline"}, "--baseline is not supported with --shard"},
+	{"shard conn split", true, []string{"http://127.0.0.1:1/plain", "--shard", "0/2", "--coordinator", "127.0.0.1:1", "--conn", "1"}, "--conn 1 cannot be split over 2 shards: every shard needs a connection"},
+	{"shard join negative", true, []string{"http://127.0.0.1:1/plain", "--shard", "0/2", "--coordinator", "127.0.0.1:1", "--join-timeout=-1s"}, "--start-tolerance, --drain-allowance and --join-timeout must not be negative"},
+	{"shard drain negative", true, []string{"http://127.0.0.1:1/plain", "--shard", "0/2", "--coordinator", "127.0.0.1:1", "--drain-allowance=-1s"}, "--start-tolerance, --drain-allowance and --join-timeout must not be negative"},
+	{"shard bad spec", false, []string{"http://127.0.0.1:1/plain", "--shard", "5/2"}, "--shard \"5/2\": shard index 5 is not in 0..1"},
+	{"ab start over max", false, []string{"ab", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b", "--start", "5", "--max", "3"}, "--start (5) is above --max (3)"},
+	{"ab accept abc", false, []string{"ab", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b", "--accept", "abc"}, "--accept \"abc\": want a percentage such as 99.99"},
+	{"ab bad url b", false, []string{"ab", "http://127.0.0.1:1/a", "ftp://127.0.0.1:1/b"}, "bad URL \"ftp://127.0.0.1:1/b\": the scheme must be http:// or https://"},
+	{"rate phase", false, []string{"rate", "http://127.0.0.1:1/plain", "--phase", "500us"}, "--phase must be at least 1ms"},
+	{"accept empty", false, []string{"http://127.0.0.1:1/plain", "--accept="}, "--accept needs a percentage such as 99.99"},
+	{"rate outstanding level", false, []string{"rate", "http://127.0.0.1:1/plain", "--conn", "1", "--rate-depth", "100000"}, "--conn × --rate-depth above 4194304 outstanding requests is not supported"},
+	{"conn outstanding", false, []string{"conn", "http://127.0.0.1:1/plain", "--max", "100000"}, "--start/--max above 65536 are not supported"},
+}
+
+// TestRefusalWording: every refusal exits 2 with its exact flag wording
+// and nothing of the library's own (no "Plan." or "Target.").
+func TestRefusalWording(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"body.txt": "hello", "notpem.txt": "not pem\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range refusals {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(brkBin, c.args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "BRK_TOKEN=")
+			if c.token {
+				cmd.Env = append(cmd.Env, "BRK_TOKEN=s3cret")
+			}
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != 2 {
+				t.Fatalf("brk %s: exit %d (%v), want 2\nstdout:\n%s\nstderr:\n%s", strings.Join(c.args, " "), code, err, stdout.String(), stderr.String())
+			}
+			if got, want := stderr.String(), "brk: "+c.want+"\n"; got != want {
+				t.Errorf("brk %s:\n got %q\nwant %q", strings.Join(c.args, " "), got, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,239 @@
+package brk_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brk-bench/brk"
+)
+
+// refusals are plans and targets the library refuses before any traffic,
+// with the exact refusal in the library's words and the field it refuses
+// (the first of PlanError.Fields).
+var refusals = []struct {
+	name  string
+	mode  brk.Mode
+	plan  func(*brk.Plan)
+	tgt   func(*brk.Target)
+	field string
+	want  string
+}{
+	{name: "conns", plan: func(p *brk.Plan) { p.Conns = -1 }, field: "Plan.Conns", want: "Plan.Conns must be at least 1"},
+	{name: "pace", plan: func(p *brk.Plan) { p.Pace = -1 }, field: "Plan.Start", want: "Plan.Start and Plan.Pace must be at least 1"},
+	{name: "max negative", plan: func(p *brk.Plan) { p.Max = -1 }, field: "Plan.Max", want: "Plan.Max must not be negative"},
+	{name: "start over max", plan: func(p *brk.Plan) { p.Start, p.Max = 5, 3 }, field: "Plan.Start", want: "Plan.Start (5) is above Plan.Max (3)"},
+	{name: "phase", plan: func(p *brk.Plan) { p.Phase = time.Microsecond }, field: "Plan.Phase", want: "Plan.Phase must be at least 1ms"},
+	{name: "timeout", plan: func(p *brk.Plan) { p.Timeout = -time.Second }, field: "Plan.Timeout", want: "Plan.Timeout must be at least 1ms"},
+	{name: "threads negative", plan: func(p *brk.Plan) { p.Threads = -1 }, field: "Plan.Threads", want: "Plan.Threads must not be negative"},
+	{name: "threads over conns", plan: func(p *brk.Plan) { p.Conns, p.Threads = 2, 4 }, field: "Plan.Threads", want: "Plan.Threads (4) is more than Plan.Conns (2): a thread needs a connection"},
+	{name: "max over level", plan: func(p *brk.Plan) { p.Max = 100000 }, field: "Plan.Start", want: "Plan.Start/Plan.Max above 65536 are not supported"},
+	{name: "conns over level", plan: func(p *brk.Plan) { p.Conns = 100000 }, field: "Plan.Conns", want: "Plan.Conns above 65536 is not supported"},
+	{name: "outstanding", plan: func(p *brk.Plan) { p.Conns, p.Max = 65536, 100 }, field: "Plan.Conns", want: "Plan.Conns × Plan.Start/Plan.Max above 4194304 outstanding requests is not supported"},
+	{name: "rate fields", plan: func(p *brk.Plan) { p.Seed = 7 }, field: "Plan.RateDepth", want: "Plan.RateDepth, Plan.Arrivals and Plan.Seed apply to the rate test only"},
+	{name: "max-p99", plan: func(p *brk.Plan) { p.MaxP99 = -1 }, field: "Plan.MaxP99", want: "Plan.MaxP99 and Plan.MaxP999 must not be negative"},
+	{name: "repeat negative", plan: func(p *brk.Plan) { p.Repeat = -1 }, field: "Plan.Repeat", want: "Plan.Repeat must be at least 1"},
+	{name: "repeat without refine", plan: func(p *brk.Plan) { p.Repeat = 3 }, field: "Plan.Repeat", want: "Plan.Repeat 3 repeats Plan.Refine's probes: give Plan.Refine"},
+	{name: "server pid", plan: func(p *brk.Plan) { p.ServerPIDs = []int{-1} }, field: "Plan.ServerPIDs", want: "Plan.ServerPIDs -1: not a process ID"},
+
+	{name: "accept negative", plan: func(p *brk.Plan) { p.Accept = -5 }, field: "Plan.Accept", want: "Plan.Accept -5: must not be negative (AcceptAny accepts every phase)"},
+	{name: "accept NaN", plan: func(p *brk.Plan) { p.Accept = math.NaN() }, field: "Plan.Accept", want: "Plan.Accept NaN: want a percentage such as 99.99"},
+	{name: "accept Inf", plan: func(p *brk.Plan) { p.Accept = math.Inf(1) }, field: "Plan.Accept", want: "Plan.Accept +Inf: want a percentage such as 99.99"},
+	{name: "accept 101", plan: func(p *brk.Plan) { p.Accept = 101 }, field: "Plan.Accept", want: "Plan.Accept 101: must be at most 100"},
+	{name: "accept 100.5", plan: func(p *brk.Plan) { p.Accept = 100.5 }, field: "Plan.Accept", want: "Plan.Accept 100.5: must be at most 100"},
+	{name: "accept 10 decimals", plan: func(p *brk.Plan) { p.Accept = 99.9999999999 }, field: "Plan.Accept", want: "Plan.Accept 99.9999999999: at most 9 decimals"},
+	{name: "accept tiny", plan: func(p *brk.Plan) { p.Accept = 1e-10 }, field: "Plan.Accept", want: "Plan.Accept 0.0000000001: at most 9 decimals"},
+	{name: "accept rounded product", plan: func(p *brk.Plan) { tenth := 0.1; p.Accept = tenth + 0.2 }, field: "Plan.Accept", want: "Plan.Accept 0.30000000000000004: at most 9 decimals"},
+
+	{name: "connections requests", mode: brk.ModeConnections, plan: func(p *brk.Plan) { p.Requests = -1 }, field: "Plan.Requests", want: "Plan.Requests must be at least 1"},
+	{name: "rate requests", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Requests = 2 }, field: "Plan.Requests", want: "Plan.Requests applies to the connections test"},
+	{name: "rate arrivals", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Arrivals = "burst" }, field: "Plan.Arrivals", want: `Plan.Arrivals "burst": want uniform or poisson`},
+	{name: "rate depth", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.RateDepth = -1 }, field: "Plan.RateDepth", want: "Plan.RateDepth must be at least 1"},
+	{name: "rate outstanding", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Conns, p.RateDepth = 1000, 100000 }, field: "Plan.Conns", want: "Plan.Conns × Plan.RateDepth above 4194304 outstanding requests is not supported"},
+	{name: "rate start over max", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Start, p.Max = 500, 100 }, field: "Plan.Start", want: "Plan.Start (500) is above Plan.Max (100)"},
+	{name: "rate pace", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Pace = -1 }, field: "Plan.Start", want: "Plan.Start and Plan.Pace must be at least 1 (requests/s)"},
+	{name: "rate max", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Max = 1e9 }, field: "Plan.Start", want: "Plan.Start/Plan.Max above 10000000 requests/s are not supported"},
+	{name: "rate accept", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Accept = 200 }, field: "Plan.Accept", want: "Plan.Accept 200: must be at most 100"},
+
+	{name: "url no scheme", tgt: func(t *brk.Target) { t.URL = "127.0.0.1:1/" }, field: "Target.URL", want: `Target.URL "127.0.0.1:1/": no scheme: give http://127.0.0.1:1/ or https://127.0.0.1:1/`},
+	{name: "url scheme", tgt: func(t *brk.Target) { t.URL = "ftp://127.0.0.1:1/" }, field: "Target.URL", want: `Target.URL "ftp://127.0.0.1:1/": the scheme must be http:// or https://`},
+	{name: "url no host", tgt: func(t *brk.Target) { t.URL = "http:///x" }, field: "Target.URL", want: `Target.URL "http:///x": no host`},
+	{name: "url credentials", tgt: func(t *brk.Target) { t.URL = "http://u:p@127.0.0.1:1/" }, field: "Target.URL", want: `Target.URL "http://u:p@127.0.0.1:1/": credentials in URLs are not supported (use Target.Headers Authorization:)`},
+	{name: "url port", tgt: func(t *brk.Target) { t.URL = "http://127.0.0.1:0/" }, field: "Target.URL", want: `Target.URL "http://127.0.0.1:0/": port "0" is not 1..65535`},
+	{name: "connect", tgt: func(t *brk.Target) { t.Connect = "127.0.0.1" }, field: "Target.Connect", want: `Target.Connect "127.0.0.1": want HOST:PORT`},
+	{name: "connect port", tgt: func(t *brk.Target) { t.Connect = "127.0.0.1:0" }, field: "Target.Connect", want: `Target.Connect "127.0.0.1:0": port "0" is not 1..65535`},
+	{name: "tls on http", tgt: func(t *brk.Target) { t.TLS.Version = "1.3" }, field: "Target.TLS", want: "Target.TLS options need an https:// URL"},
+	{name: "no resume", tgt: func(t *brk.Target) { t.URL, t.TLS.NoResume = "https://127.0.0.1:1/", true }, field: "Target.TLS.NoResume", want: "Target.TLS.NoResume applies to the connections test"},
+	{name: "echo without body", tgt: func(t *brk.Target) { t.ExpectEcho = true }, field: "Target.ExpectEcho", want: "Target.ExpectEcho needs Target.Body"},
+	{name: "echo and body", tgt: func(t *brk.Target) { t.ExpectEcho, t.Body, t.ExpectBody = true, []byte("x"), []byte("x") }, field: "Target.ExpectEcho", want: "Target.ExpectEcho and Target.ExpectBody cannot be combined"},
+	{name: "head body", tgt: func(t *brk.Target) { t.Method, t.ExpectBody = "HEAD", []byte("x") }, field: "Target.ExpectBody", want: "Target.ExpectBody and Target.ExpectEcho cannot apply to HEAD responses, which have no body"},
+	{name: "expect status", tgt: func(t *brk.Target) { t.ExpectStatus = []int{99} }, field: "Target.ExpectStatus", want: "Target.ExpectStatus 99: not an HTTP status code"},
+	{name: "cacert insecure", tgt: tlsTarget(brk.TLSOptions{CACert: "x", Insecure: true}), field: "Target.TLS.CACert", want: "Target.TLS.CACert and Target.TLS.Insecure cannot be combined"},
+	{name: "cacert missing", tgt: tlsTarget(brk.TLSOptions{CACert: "no-such-ca.pem"}), field: "Target.TLS.CACert", want: "Target.TLS.CACert: open no-such-ca.pem: no such file or directory"},
+	{name: "tls version", tgt: tlsTarget(brk.TLSOptions{Version: "1.1"}), field: "Target.TLS.Version", want: `Target.TLS.Version "1.1": want 1.2 or 1.3`},
+	{name: "tls group", tgt: tlsTarget(brk.TLSOptions{Group: "brainpool"}), field: "Target.TLS.Group", want: `Target.TLS.Group "brainpool": want X25519, secp256r1, secp384r1, secp521r1, X25519MLKEM768, SecP256r1MLKEM768 or SecP384r1MLKEM1024`},
+	{name: "mlkem tls 1.2", tgt: tlsTarget(brk.TLSOptions{Version: "1.2", Group: "X25519MLKEM768"}), field: "Target.TLS.Group", want: "Target.TLS.Group X25519MLKEM768 needs TLS 1.3; it cannot be offered with Target.TLS.Version 1.2"},
+	{name: "tls cipher", tgt: tlsTarget(brk.TLSOptions{Cipher: "TLS_BOGUS"}), field: "Target.TLS.Cipher", want: `Target.TLS.Cipher "TLS_BOGUS": not a cipher suite crypto/tls knows (IANA names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)`},
+	{name: "tls 1.3 suite", tgt: tlsTarget(brk.TLSOptions{Cipher: "TLS_AES_128_GCM_SHA256"}), field: "Target.TLS.Cipher", want: "Target.TLS.Cipher TLS_AES_128_GCM_SHA256: crypto/tls does not let a client offer one TLS 1.3 suite alone, so it cannot be offered; name a TLS 1.2 suite"},
+	{name: "tls 1.2 suite on 1.3", tgt: tlsTarget(brk.TLSOptions{Version: "1.3", Cipher: "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"}), field: "Target.TLS.Cipher", want: "Target.TLS.Cipher TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 is a TLS 1.2 suite; it cannot be offered with TLS 1.3 only"},
+	{name: "cert without key", tgt: tlsTarget(brk.TLSOptions{Cert: "x.pem"}), field: "Target.TLS.Cert", want: "Target.TLS.Cert and Target.TLS.Key go together"},
+	{name: "cert missing", tgt: tlsTarget(brk.TLSOptions{Cert: "no-such-cert.pem", Key: "no-such-key.pem"}), field: "Target.TLS.Cert", want: "Target.TLS.Cert/Target.TLS.Key: open no-such-cert.pem: no such file or directory"},
+
+	{name: "shard spec", plan: shardPlan(func(s *brk.Sharding) { s.Index = 5 }), field: "Plan.Shard", want: "Plan.Shard: shard index 5 is not in 0..1"},
+	{name: "shard coordinator", plan: shardPlan(func(s *brk.Sharding) { s.Coordinator = "" }), field: "Plan.Shard", want: "Plan.Shard needs Plan.Shard.Coordinator HOST:PORT (shard 0 listens there)"},
+	{name: "shard token", plan: shardPlan(func(s *brk.Sharding) { s.Token = "" }), field: "Plan.Shard.Coordinator", want: "Plan.Shard.Coordinator needs Plan.Shard.Token"},
+	{name: "shard baseline", plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Baseline = true }, field: "Plan.Baseline", want: "Plan.Baseline is not supported with Plan.Shard"},
+	{name: "shard conns", plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Conns = 1 }, field: "Plan.Conns", want: "Plan.Conns 1 cannot be split over 2 shards: every shard needs a connection"},
+	{name: "shard negative", plan: shardPlan(func(s *brk.Sharding) { s.JoinTimeout = -1 }), field: "Plan.Shard.Tolerance", want: "Plan.Shard.Tolerance, Plan.Shard.Allowance and Plan.Shard.JoinTimeout must not be negative"},
+	{name: "shard rate", mode: brk.ModeRate, plan: shardPlan(nil), field: "Plan.Shard", want: "Plan.Shard: the rate test cannot be sharded yet: every shard would offer the whole schedule"},
+}
+
+func tlsTarget(o brk.TLSOptions) func(*brk.Target) {
+	return func(t *brk.Target) { t.URL, t.TLS = "https://127.0.0.1:1/", o }
+}
+
+func shardPlan(edit func(*brk.Sharding)) func(*brk.Plan) {
+	return func(p *brk.Plan) {
+		s := &brk.Sharding{Index: 0, Count: 2, Coordinator: "127.0.0.1:1", Token: "t"}
+		if edit != nil {
+			edit(s)
+		}
+		p.Shard = s
+	}
+}
+
+// TestRefusalsSpeakFields: every refusal is a *PlanError whose text is
+// in the library's words (its Go field names, no flag), whose first field
+// is the refused one, and whose fields all exist in Plan or Target.
+func TestRefusalsSpeakFields(t *testing.T) {
+	for _, c := range refusals {
+		t.Run(c.name, func(t *testing.T) {
+			mode := c.mode
+			if mode == "" {
+				mode = brk.ModeRequests
+			}
+			tgt := brk.Target{URL: "http://127.0.0.1:1/"}
+			p := brk.Plan{Conns: 4, Phase: time.Second}
+			if c.tgt != nil {
+				c.tgt(&tgt)
+			}
+			if c.plan != nil {
+				c.plan(&p)
+			}
+			err := brk.Check(tgt, p, mode)
+			var pe *brk.PlanError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err %v (%T), want a *brk.PlanError", err, err)
+			}
+			if got := err.Error(); got != c.want {
+				t.Errorf("error\n got %q\nwant %q", got, c.want)
+			}
+			if strings.Contains(err.Error(), "--") {
+				t.Errorf("%q speaks a flag", err)
+			}
+			if len(pe.Fields) == 0 || pe.Fields[0] != c.field {
+				t.Errorf("fields %q, want %q first", pe.Fields, c.field)
+			}
+			for _, f := range pe.Fields {
+				if !strings.Contains(err.Error(), f) {
+					t.Errorf("field %s is not in %q", f, err)
+				}
+				if !isField(f) {
+					t.Errorf("field %s is not a field of brk.Plan or brk.Target", f)
+				}
+			}
+		})
+	}
+}
+
+// isField reports whether sel ("Plan.Shard.Coordinator") names an exported
+// field of brk.Plan or brk.Target, through pointers.
+func isField(sel string) bool {
+	parts := strings.Split(sel, ".")
+	var ty reflect.Type
+	switch parts[0] {
+	case "Plan":
+		ty = reflect.TypeFor[brk.Plan]()
+	case "Target":
+		ty = reflect.TypeFor[brk.Target]()
+	default:
+		return false
+	}
+	for _, name := range parts[1:] {
+		for ty.Kind() == reflect.Pointer {
+			ty = ty.Elem()
+		}
+		f, ok := ty.FieldByName(name)
+		if !ok || !f.IsExported() {
+			return false
+		}
+		ty = f.Type
+	}
+	return len(parts) > 1
+}
+
+// TestPlanErrorReword: Reword names the fields its own way, everywhere
+// they occur, and leaves the rest of the text and the fields it does not
+// know as they are.
+func TestPlanErrorReword(t *testing.T) {
+	err := brk.Check(brk.Target{URL: "http://127.0.0.1:1/"}, brk.Plan{Repeat: 3}, brk.ModeRequests)
+	var pe *brk.PlanError
+	if !errors.As(err, &pe) {
+		t.Fatalf("err %v, want a *brk.PlanError", err)
+	}
+	if got, want := pe.Fields, []string{"Plan.Repeat", "Plan.Refine"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("fields %q, want %q", got, want)
+	}
+	got := pe.Reword(func(f string) string { return map[string]string{"Plan.Refine": "refine:"}[f] })
+	if want := "Plan.Repeat 3 repeats refine:'s probes: give refine:"; got != want {
+		t.Errorf("reworded %q, want %q", got, want)
+	}
+	if pe.Reword(nil) != pe.Error() {
+		t.Errorf("Reword(nil) %q, Error %q", pe.Reword(nil), pe.Error())
+	}
+}
+
+// TestUnknownModeAndABShard: refusals outside Check's plan and target.
+func TestUnknownModeAndABShard(t *testing.T) {
+	err := brk.Check(brk.Target{URL: "http://127.0.0.1:1/"}, brk.Plan{}, brk.Mode("bogus"))
+	var pe *brk.PlanError
+	if !errors.As(err, &pe) || err.Error() != `unknown test "bogus"` || len(pe.Fields) != 0 {
+		t.Errorf("unknown mode: %v (%T)", err, err)
+	}
+	tgt := brk.Target{URL: "http://127.0.0.1:1/"}
+	p := brk.Plan{Shard: &brk.Sharding{Count: 2, Coordinator: "127.0.0.1:1", Token: "t"}}
+	_, err = brk.RunAB(context.Background(), brk.ModeRequests, tgt, tgt, p, nil, nil)
+	if !errors.As(err, &pe) || err.Error() != "Plan.Shard: an A/B run cannot be sharded" || pe.Fields[0] != "Plan.Shard" {
+		t.Errorf("sharded A/B: %v (%T)", err, err)
+	}
+}
+
+// TestAcceptNumbers: Plan.Accept's numbers that are no refusal.
+func TestAcceptNumbers(t *testing.T) {
+	for _, v := range []float64{0, brk.AcceptAny, 0.5, 1, 50, 99.99, 99.999999999, 100, 1e-9} {
+		p := brk.Plan{Conns: 4, Accept: v}
+		if err := brk.Check(brk.Target{URL: "http://127.0.0.1:1/"}, p, brk.ModeRequests); err != nil {
+			t.Errorf("Accept %v: %v", v, err)
+		}
+	}
+}
+
+// TestRateSlotWarning: the Little's-law warning names the plan's fields,
+// refuses nothing, and is nil when the slots suffice.
+func TestRateSlotWarning(t *testing.T) {
+	w := brk.RateSlotWarning(brk.Plan{Conns: 2, Start: 10, Max: 3000, RateDepth: 3, Timeout: 1500 * time.Millisecond})
+	want := "Plan.Conns 2 × Plan.RateDepth 3 = 6 slots is below Plan.Max 3000 requests/s × Plan.Timeout 1.5s = 4500 outstanding (Little's law): from 4 requests/s on, a slow response can fail the run from a lack of slots alone"
+	if w == nil || w.Error() != want {
+		t.Fatalf("warning %v, want %q", w, want)
+	}
+	if got := []string{"Plan.Conns", "Plan.RateDepth", "Plan.Max", "Plan.Timeout"}; !reflect.DeepEqual(w.Fields, got) {
+		t.Errorf("fields %q, want %q", w.Fields, got)
+	}
+	if w := brk.RateSlotWarning(brk.Plan{Conns: 100, Start: 50}); w != nil {
+		t.Errorf("100 slots for 50 requests/s × 1s: warning %v", w)
+	}
+}
