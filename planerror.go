@@ -1,6 +1,9 @@
 package brk
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // PlanError is a Plan or Target that the library refuses before any
 // traffic: the only error RunMode, Run, RunConnections, RunRate, RunAB and
@@ -52,20 +55,11 @@ func (e *PlanError) Reword(name func(field string) string) string {
 func refuse(format string, args ...any) *PlanError {
 	e := &PlanError{format: format, args: args}
 	for _, a := range args {
-		if f, ok := a.(field); ok && !contains(e.Fields, string(f)) {
+		if f, ok := a.(field); ok && !slices.Contains(e.Fields, string(f)) {
 			e.Fields = append(e.Fields, string(f))
 		}
 	}
 	return e
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // The fields a PlanError names.
