@@ -222,11 +222,16 @@ func (w *worker) armTimer(o *owner) {
 	if o.state == stClosing {
 		return // its close-wait timer is set by awaitClose
 	}
-	if o.pending() > 0 {
-		w.wheel.Schedule(o.idx, o.slot(o.head).deadline)
-	} else if o.state == stConnecting || o.state == stHandshaking || o.state == stGreeting {
+	setup := o.state == stConnecting || o.state == stHandshaking || o.state == stGreeting
+	switch {
+	case setup && o.pending() > 0:
+		// The setup's deadline or an earlier one of a replayed request.
+		w.wheel.Schedule(o.idx, min(o.slot(o.head).deadline, o.connStart+w.tmo))
+	case setup:
 		w.wheel.Schedule(o.idx, o.connStart+w.tmo)
-	} else {
+	case o.pending() > 0:
+		w.wheel.Schedule(o.idx, o.slot(o.head).deadline)
+	default:
 		w.wheel.Cancel(o.idx)
 	}
 }

@@ -17,12 +17,19 @@ func (w *worker) fire(i int32, at int64) {
 	case stBackoff:
 		o.state = stIdle
 		w.connect(o, now)
-	case stConnecting:
-		w.setupFailed(o, now, errSetupTimeout, true)
+	case stConnecting, stGreeting:
+		if now-o.connStart < w.tmo {
+			// Not the setup's deadline but a replayed request's.
+			w.expireInSetup(o, now)
+			return
+		}
+		err := errSetupTimeout
+		if o.state == stGreeting {
+			err = errGreetingTimeout
+		}
+		w.setupFailed(o, now, err, true)
 	case stHandshaking:
 		// The setup path has the same deadline and reports the timeout.
-	case stGreeting:
-		w.setupFailed(o, now, errGreetingTimeout, true)
 	case stClosing:
 		// The server did not close in time: close with a reset.
 		w.retireConn(o, now, true)
@@ -35,6 +42,33 @@ func (w *worker) fire(i int32, at int64) {
 		}
 		w.armTimer(o)
 	}
+}
+
+// expireInSetup resolves as timeout the requests replayed onto o's
+// connection whose deadline came while the connection is set up (a
+// replay keeps its first deadline; the setup has its own, later one), and
+// the setup goes on. Nothing of them was written on this connection, so a
+// session that cannot take one request back (HTTP/1.1, which is never in
+// the greeting state) is given the rest again.
+func (w *worker) expireInSetup(o *owner, now int64) {
+	w.integrate(now)
+	requeue := false
+	for o.pending() > 0 && o.slot(o.head).deadline <= now {
+		if !o.sess.Cancel(o.head) {
+			requeue = true
+		}
+		w.expireHead(o)
+	}
+	if requeue && o.state == stConnecting {
+		o.sess.Reset()
+		for k := o.head; k != o.tail; k++ {
+			if s := o.slot(k); s.state != slotDone {
+				o.sess.Queue(k, s.last)
+			}
+		}
+	}
+	w.updateTarget(o, now)
+	w.armTimer(o)
 }
 
 // expire resolves o's requests whose deadline passed as timeout. The
