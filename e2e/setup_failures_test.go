@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"fmt"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,5 +75,74 @@ func TestConnectTimeout(t *testing.T) {
 	}
 	if len(res.Phases) == 1 && res.Phases[0].ActiveS > 5 {
 		t.Errorf("phase 0 admitted for %.2fs: it did not end early", res.Phases[0].ActiveS)
+	}
+}
+
+// TestReplayDeadlineDuringConnect is TestH2ReplayDeadlineDuringSetup over
+// HTTP/1.1, whose session cannot take one queued request back. The server
+// (a backlog-1 listener the test accepts from once) holds 4 pipelined GETs
+// for about 200 ms while it fills its accept queue, then answers the first
+// with Connection: close. The 3 followers are replayed onto a new
+// connection whose SYN the full queue drops; their deadlines (500 ms after
+// admission) pass while it connects: 3 timeouts, not a setup failure. The
+// setup itself runs into its own deadline later, with nothing charged to
+// it (admission ended at 100 ms).
+func TestReplayDeadlineDuringConnect(t *testing.T) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.CloseOnExec(fd)
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 1); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+	served := make(chan error, 1)
+	go func() {
+		cfd, _, err := syscall.Accept(fd)
+		if err != nil {
+			served <- err
+			return
+		}
+		defer syscall.Close(cfd)
+		buf := make([]byte, 4096)
+		if _, err := syscall.Read(cfd, buf); err != nil {
+			served <- err
+			return
+		}
+		// Fill the accept queue: the last dial's timeout proves it full.
+		for i := 0; ; i++ {
+			c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+			if err != nil {
+				break
+			}
+			t.Cleanup(func() { c.Close() })
+			if i == 16 {
+				served <- fmt.Errorf("the accept queue never filled")
+				return
+			}
+		}
+		_, err = syscall.Write(cfd, []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"))
+		served <- err
+	}()
+	plan := shortPlan(1, 4, 100*time.Millisecond)
+	plan.Timeout = 500 * time.Millisecond
+	res := runBrk(t, brk.Target{URL: "http://" + addr + "/", ExpectBody: []byte("ok")}, plan)
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	t.Log(describe(res))
+	checkAccounting(t, res)
+	c, s := total(res), totalSetups(res)
+	if c.Succeeded != 1 || c.Timeout != 3 || c.Abandoned != 0 || c.ConnectTimeout != 0 || s.TimedOut == 0 {
+		t.Fatalf("counts %+v, setups %+v: want 1 success, the 3 replays timed out while their connection was set up, nothing abandoned", c, s)
 	}
 }
