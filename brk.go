@@ -351,7 +351,10 @@ type TimelinePoint struct {
 }
 
 // MaxTimelinePoints bounds a phase's Timeline whatever the phase's length.
-const MaxTimelinePoints = metrics.TimelineSpans
+const MaxTimelinePoints = 128
+
+// The bound is the engine's: this does not compile when they differ.
+const _ = uint(MaxTimelinePoints-metrics.TimelineSpans) + uint(metrics.TimelineSpans-MaxTimelinePoints)
 
 // ServerCPU is one server process's CPU and memory over a phase, read from
 // /proc/PID/stat at the phase's start and end (Linux).
