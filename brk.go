@@ -22,11 +22,26 @@ import (
 )
 
 // Plan is the load schedule and the SLA.
+//
+// Levels come from a linear ramp (Search nil: Start, Start + Pace, …) or
+// an adaptive search (Search set: Start, ×Growth per phase until the
+// first rejection, then bisection to the resolution). In the requests
+// test Start, Pace and Max count per connection, as the ramp always has:
+// a level is Conns × Start, Conns × (Start + n × Pace), capped at Conns ×
+// Max; the search's levels in between, and Search.Resolution, are totals.
 type Plan struct {
-	Conns   int           // connections, opened once (default 64)
-	Start   int           // outstanding requests per connection in phase 0 (default = Pace)
-	Pace    int           // added per connection each phase (default 1)
-	Max     int           // per-connection ceiling; 0 = until a phase is rejected
+	Conns int // connections, opened once (default 64)
+	Start int // outstanding requests per connection in phase 0 (default = Pace; the search: 1)
+	Pace  int // the linear ramp's step per connection each phase (default 1; 0 with Search)
+	Max   int // per-connection ceiling; 0 = until a phase is rejected
+	// Search, when set, finds the break by growth and bisection instead
+	// of the linear ramp (a nil Search keeps the linear ramp: the library
+	// never switches by itself).
+	Search *Search
+	// Budget, when set, bounds the time of the run's phases: no phase
+	// starts that could end past it (its admission, then a drain of at
+	// most Timeout); the run then ends with the bracket found so far.
+	Budget  time.Duration
 	Phase   time.Duration // admission time per phase (default 10s)
 	Timeout time.Duration // request budget (default 1s)
 	// Accept is the minimum success percentage of a phase, e.g. 99.99;
@@ -69,6 +84,38 @@ type Plan struct {
 	Seed      uint64
 }
 
+// Search is the adaptive search for the break (Plan.Search): from
+// Plan.Start each phase multiplies the level by Growth until a phase is
+// rejected, then bisects between the highest accepted and the lowest
+// rejected level until they are within the resolution. A first level
+// that is rejected is halved until a level holds (down to 1). Each
+// bisection probe runs Plan.Repeat times and holds only if every run is
+// accepted.
+type Search struct {
+	// Growth is the factor per phase while no phase was rejected
+	// (default 2; more than 1).
+	Growth float64
+	// Resolution ends the bisection when the bracket is at most this
+	// many (a total: concurrent requests, connections, requests/s);
+	// 0: ResolutionPct of the highest accepted level (default 1 %), and
+	// never less than 1.
+	Resolution    int
+	ResolutionPct float64
+}
+
+// DefaultSearchStart is the search's first level when Plan.Start is 0:
+// per connection in the requests test (Conns × 1 concurrent requests),
+// concurrent connections, or requests/s.
+func DefaultSearchStart(m Mode) int {
+	switch m {
+	case ModeConnections:
+		return 16
+	case ModeRate:
+		return 100
+	}
+	return 1
+}
+
 // DefaultAccept is Plan.Accept's default, in percent.
 const DefaultAccept = 99.99
 
@@ -103,9 +150,10 @@ type Target struct {
 
 // Phase identifies a phase as it starts.
 type Phase struct {
-	Index  int // 0-based
-	Depth  int // outstanding requests per connection
-	Target int // Conns × Depth: the level
+	Index  int    // 0-based
+	Depth  int    // the most outstanding requests a connection holds (⌈Target/Conns⌉)
+	Target int    // the level
+	Role   string // what the phase does: ramp, grow, down, bisect or repeat
 }
 
 // Observer is called on the caller's goroutine between phases. A nil
@@ -143,24 +191,28 @@ func (v Verdict) ExitCode() int {
 // Result is a run's verdict and every phase's stats. Its JSON form is the
 // report of SPEC §6, schema 1.
 type Result struct {
-	Schema        int       `json:"schema"`
-	Test          Mode      `json:"test"`
-	URL           string    `json:"url"`
-	Protocol      string    `json:"protocol"`
-	TLS           bool      `json:"tls"`
-	Verdict       Verdict   `json:"verdict"`
-	Reason        string    `json:"reason"`
-	LastAccepted  *int      `json:"last_accepted"`
-	FirstRejected *int      `json:"first_rejected"`
-	Threads       int       `json:"threads"`
-	Conns         int       `json:"conns,omitempty"`
-	Requests      int       `json:"requests_per_connection,omitempty"`
-	TimeoutMs     float64   `json:"timeout_ms"`
-	RateDepth     int       `json:"rate_depth,omitempty"` // rate test: outstanding per connection at most
-	Arrivals      string    `json:"arrivals,omitempty"`   // rate test: uniform or poisson
-	Seed          uint64    `json:"seed,omitempty"`       // rate test, poisson: the seed that repeats the run
-	Accept        string    `json:"accept_pct"`
-	Baseline      *Baseline `json:"baseline,omitempty"`
+	Schema        int     `json:"schema"`
+	Test          Mode    `json:"test"`
+	URL           string  `json:"url"`
+	Protocol      string  `json:"protocol"`
+	TLS           bool    `json:"tls"`
+	Verdict       Verdict `json:"verdict"`
+	Reason        string  `json:"reason"`
+	LastAccepted  *int    `json:"last_accepted"`
+	FirstRejected *int    `json:"first_rejected"`
+	// FinalPair names the phases behind LastAccepted and FirstRejected
+	// (a search visits levels out of order: the break is this pair, not
+	// the first rejected phase in run order).
+	FinalPair *FinalPair `json:"final_pair,omitempty"`
+	Threads   int        `json:"threads"`
+	Conns     int        `json:"conns,omitempty"`
+	Requests  int        `json:"requests_per_connection,omitempty"`
+	TimeoutMs float64    `json:"timeout_ms"`
+	RateDepth int        `json:"rate_depth,omitempty"` // rate test: outstanding per connection at most
+	Arrivals  string     `json:"arrivals,omitempty"`   // rate test: uniform or poisson
+	Seed      uint64     `json:"seed,omitempty"`       // rate test, poisson: the seed that repeats the run
+	Accept    string     `json:"accept_pct"`
+	Baseline  *Baseline  `json:"baseline,omitempty"`
 	// Plan is the plan as run, defaults filled in, so that a script can
 	// reproduce the run.
 	Plan ResultPlan `json:"plan"`
@@ -177,26 +229,46 @@ type Result struct {
 	Shards []ShardSummary `json:"shards,omitempty"`
 }
 
+// FinalPair is a run's last accepted and lowest rejected level with the
+// phases that decided them (indexes into Phases; nil: none) and, for a
+// repeated probe, its runs: the held level was accepted HeldRuns times of
+// HeldOf; the broken one failed on run BrokeRun of up to BrokeOf.
+type FinalPair struct {
+	HeldPhase  *int `json:"held_phase"`
+	BrokePhase *int `json:"broke_phase"`
+	HeldRuns   int  `json:"held_runs,omitempty"`
+	HeldOf     int  `json:"held_of,omitempty"`
+	BrokeRun   int  `json:"broke_run,omitempty"`
+	BrokeOf    int  `json:"broke_of,omitempty"`
+}
+
 // ResultPlan is a report's plan: what was asked, with defaults filled in.
 type ResultPlan struct {
-	Test        Mode    `json:"test"`
-	Protocol    string  `json:"protocol"`
-	Connections int     `json:"connections,omitempty"` // requests test
-	Start       int     `json:"start"`
-	Pace        int     `json:"pace"`
-	Max         int     `json:"max"` // 0: none
-	PhaseS      float64 `json:"phase_s"`
-	TimeoutMs   float64 `json:"timeout_ms"`
-	AcceptPct   float64 `json:"accept_pct"` // a number, unlike the top level's text
-	Threads     int     `json:"threads"`
-	Requests    int     `json:"requests_per_connection,omitempty"` // connections test
-	MaxP99Ms    float64 `json:"max_p99_ms,omitempty"`
-	MaxP999Ms   float64 `json:"max_p999_ms,omitempty"`
-	Refine      bool    `json:"refine,omitempty"`
-	Repeat      int     `json:"repeat,omitempty"`
-	RateDepth   int     `json:"rate_depth,omitempty"` // rate test
-	Arrivals    string  `json:"arrivals,omitempty"`   // rate test
-	Seed        uint64  `json:"seed,omitempty"`       // rate test, poisson
+	Test        Mode   `json:"test"`
+	Protocol    string `json:"protocol"`
+	Connections int    `json:"connections,omitempty"` // requests test
+	Ramp        string `json:"ramp"`                  // linear or search
+	Start       int    `json:"start"`
+	Pace        int    `json:"pace"`
+	Max         int    `json:"max"` // 0: none
+	// The search (ramp "search"): the growth factor and the resolution
+	// (a total, or a percentage of the highest accepted level).
+	Growth        float64 `json:"growth,omitempty"`
+	Resolution    int     `json:"resolution,omitempty"`
+	ResolutionPct float64 `json:"resolution_pct,omitempty"`
+	BudgetS       float64 `json:"budget_s,omitempty"` // 0: none
+	PhaseS        float64 `json:"phase_s"`
+	TimeoutMs     float64 `json:"timeout_ms"`
+	AcceptPct     float64 `json:"accept_pct"` // a number, unlike the top level's text
+	Threads       int     `json:"threads"`
+	Requests      int     `json:"requests_per_connection,omitempty"` // connections test
+	MaxP99Ms      float64 `json:"max_p99_ms,omitempty"`
+	MaxP999Ms     float64 `json:"max_p999_ms,omitempty"`
+	Refine        bool    `json:"refine,omitempty"`
+	Repeat        int     `json:"repeat,omitempty"`
+	RateDepth     int     `json:"rate_depth,omitempty"` // rate test
+	Arrivals      string  `json:"arrivals,omitempty"`   // rate test
+	Seed          uint64  `json:"seed,omitempty"`       // rate test, poisson
 }
 
 // Baseline is the idle observation made before the load (Plan.Baseline). It
@@ -260,9 +332,12 @@ type ClientCPU struct {
 
 // PhaseStats is what one phase measured.
 type PhaseStats struct {
-	Index        int     `json:"index"`
-	Probe        bool    `json:"probe,omitempty"` // a Plan.Refine probe
-	Level        int     `json:"level"`           // Conns × Depth
+	Index int    `json:"index"`
+	Role  string `json:"role"`            // ramp, grow, down, bisect or repeat
+	Probe bool   `json:"probe,omitempty"` // a bisection probe (role bisect or repeat)
+	Level int    `json:"level"`           // the total: concurrent requests, connections or requests/s
+	// Depth is the most outstanding requests a connection held: ⌈Level ÷
+	// conns⌉ (on Level mod conns connections; the others one fewer).
 	Depth        int     `json:"depth"`
 	Accepted     bool    `json:"accepted"`
 	Interrupted  bool    `json:"interrupted"`

@@ -8,16 +8,28 @@ import (
 	"github.com/brk-bench/brk/sched"
 )
 
-// Defaults fills zero fields of p with their defaults.
+// Defaults fills zero fields of p with their defaults, all but the
+// search's first level, which depends on the test (DefaultsFor).
 func (p *Plan) Defaults() {
 	if p.Conns == 0 {
 		p.Conns = 64
 	}
-	if p.Pace == 0 {
-		p.Pace = 1
-	}
-	if p.Start == 0 {
-		p.Start = p.Pace
+	if s := p.Search; s != nil {
+		c := *s
+		if c.Growth == 0 {
+			c.Growth = 2
+		}
+		if c.Resolution == 0 && c.ResolutionPct == 0 {
+			c.ResolutionPct = 1
+		}
+		p.Search = &c
+	} else {
+		if p.Pace == 0 {
+			p.Pace = 1
+		}
+		if p.Start == 0 {
+			p.Start = p.Pace
+		}
 	}
 	if p.Phase == 0 {
 		p.Phase = 10 * time.Second
@@ -30,12 +42,50 @@ func (p *Plan) Defaults() {
 	}
 }
 
+// DefaultsFor is Defaults with the search's first level of test m
+// (DefaultSearchStart).
+func (p *Plan) DefaultsFor(m Mode) {
+	p.Defaults()
+	if p.Search != nil && p.Start == 0 {
+		p.Start = DefaultSearchStart(m)
+	}
+}
+
+// validateRamp checks what the choice of levels shares across the tests:
+// the search's parameters and the budget.
+func validateRamp(p Plan) error {
+	if s := p.Search; s != nil {
+		switch {
+		case p.Pace != 0:
+			return refuse("%s applies to the linear ramp, not to %s", fPace, fSearch)
+		case math.IsNaN(s.Growth) || s.Growth <= 1 || s.Growth > 1000:
+			return refuse("%s %s: want a factor above 1 (at most 1000), such as 2", fGrowth, strconv.FormatFloat(s.Growth, 'g', -1, 64))
+		case s.Resolution < 0:
+			return refuse("%s must not be negative", fResolution)
+		case s.Resolution > 0 && s.ResolutionPct != 0:
+			return refuse("%s and %s exclude each other", fResolution, fResPct)
+		case math.IsNaN(s.ResolutionPct) || s.ResolutionPct < 0 || s.ResolutionPct > 100:
+			return refuse("%s %s: want a percentage from 0 to 100", fResPct, strconv.FormatFloat(s.ResolutionPct, 'g', -1, 64))
+		}
+	}
+	switch {
+	case p.Budget < 0:
+		return refuse("%s must not be negative", fBudget)
+	case p.Budget > 0 && p.Budget < p.Phase+p.Timeout:
+		return refuse("%s (%s) is shorter than one phase (%s %s + %s %s of drain)", fBudget, p.Budget, fPhase, p.Phase, fTimeout, p.Timeout)
+	}
+	return nil
+}
+
 // validatePlan checks a plan with its defaults filled in against the
 // engine's bounds and turns its acceptance threshold into a fraction. In
 // the connections test the level is the connection count: Conns does not
 // apply, and the threads are capped at the level.
 func validatePlan(p Plan, m Mode) (sched.Accept, error) {
 	if err := validateSharper(p); err != nil {
+		return sched.Accept{}, err
+	}
+	if err := validateRamp(p); err != nil {
 		return sched.Accept{}, err
 	}
 	if m == ModeRate {
@@ -49,7 +99,7 @@ func validatePlan(p Plan, m Mode) (sched.Accept, error) {
 		return sched.Accept{}, refuse("%s, %s and %s apply to the rate test only", fRateDepth, fArrivals, fSeed)
 	case p.Conns < 1:
 		return sched.Accept{}, refuse("%s must be at least 1", fConns)
-	case p.Start < 1 || p.Pace < 1:
+	case p.Start < 1 || p.Pace < 1 && p.Search == nil:
 		return sched.Accept{}, refuse("%s and %s must be at least 1", fStart, fPace)
 	case p.Max < 0:
 		return sched.Accept{}, refuse("%s must not be negative", fMax)
@@ -81,7 +131,7 @@ func validateSharper(p Plan) error {
 		return refuse("%s and %s must not be negative", fMaxP99, fMaxP999)
 	case p.Repeat < 0:
 		return refuse("%s must be at least 1", fRepeat)
-	case p.Repeat > 1 && !p.Refine:
+	case p.Repeat > 1 && !p.Refine && p.Search == nil:
 		return refuse("%s %d repeats %s's probes: give %s", fRepeat, p.Repeat, fRefine, fRefine)
 	}
 	return checkServerPIDs(p.ServerPIDs)
@@ -115,7 +165,7 @@ func validateRatePlan(p Plan) (sched.Accept, error) {
 	switch {
 	case p.Conns < 1:
 		return sched.Accept{}, refuse("%s must be at least 1", fConns)
-	case p.Start < 1 || p.Pace < 1:
+	case p.Start < 1 || p.Pace < 1 && p.Search == nil:
 		return sched.Accept{}, refuse("%s and %s must be at least 1 (requests/s)", fStart, fPace)
 	case p.Max < 0:
 		return sched.Accept{}, refuse("%s must not be negative", fMax)

@@ -82,6 +82,11 @@ const (
 	fRateDepth  field = "Plan.RateDepth"
 	fArrivals   field = "Plan.Arrivals"
 	fSeed       field = "Plan.Seed"
+	fSearch     field = "Plan.Search"
+	fGrowth     field = "Plan.Search.Growth"
+	fResolution field = "Plan.Search.Resolution"
+	fResPct     field = "Plan.Search.ResolutionPct"
+	fBudget     field = "Plan.Budget"
 
 	fShard            field = "Plan.Shard"
 	fShardCoordinator field = "Plan.Shard.Coordinator"

@@ -23,7 +23,7 @@ type prepared struct {
 // prepare validates p (with its defaults filled in) and t, in that order,
 // and encodes t's request; the error is a *PlanError.
 func prepare(t *Target, p Plan, m Mode) (*prepared, error) {
-	p.Defaults()
+	p.DefaultsFor(m)
 	pr := &prepared{plan: p}
 	var err error
 	if pr.accept, err = validatePlan(p, m); err != nil {

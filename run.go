@@ -188,17 +188,20 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 			threads = p.Start // never more threads than connections
 		}
 	}
-	engConns := p.Conns
+	engConns, connBase := p.Conns, 0
 	if p.Shard != nil { // this shard's share of the connections (shard.go)
-		engConns, threads = p.Shard.localConns(p, m, threads)
+		engConns, connBase, threads = p.Shard.localConns(p, m, threads)
 	}
 	res.Threads = threads
 	res.Plan = ResultPlan{
-		Test: m, Protocol: res.Protocol, Start: p.Start, Pace: p.Pace, Max: p.Max,
+		Test: m, Protocol: res.Protocol, Ramp: "linear", Start: p.Start, Pace: p.Pace, Max: p.Max,
 		PhaseS: p.Phase.Seconds(), TimeoutMs: ms(p.Timeout), AcceptPct: pr.accept.Pct(), Threads: threads,
-		MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine,
+		MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, BudgetS: p.Budget.Seconds(),
 	}
-	if p.Refine {
+	if s := p.Search; s != nil {
+		res.Plan.Ramp, res.Plan.Growth, res.Plan.Resolution, res.Plan.ResolutionPct = "search", s.Growth, s.Resolution, s.ResolutionPct
+	}
+	if p.Refine || p.Search != nil {
 		res.Plan.Repeat = max(p.Repeat, 1)
 	}
 	if m == ModeConnections {
@@ -222,6 +225,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	}
 	eng, err := sched.Start(sched.Config{
 		Threads: threads, Conns: engConns, Addr: addrs[0],
+		LevelConns: p.Conns, ConnBase: connBase,
 		Replay:  pr.replay,
 		Timeout: p.Timeout, StatusOK: pr.statusOK,
 		TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
@@ -253,13 +257,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		eng.Connect(ctx, p.Timeout+100*time.Millisecond)
 	}
 	h := &hooks{obs: obs, res: res, plan: p, eng: eng, servers: newServerSampler(p.ServerPIDs)}
-	splan := sched.Plan{
-		Mode: mode, Conns: p.Conns,
-		Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Accept: pr.accept,
-		Addr:   addrs[0].String(),
-		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Refine: p.Refine, Repeat: p.Repeat,
-		RateDepth: p.RateDepth,
-	}
+	splan := enginePlan(p, m, pr.accept, addrs[0].String())
 	r := &running{res: res, eng: eng}
 	var ph sched.Phaser = eng
 	if p.Shard != nil { // a coordinated shard: phases in step, merged measurements (shard.go)
@@ -272,6 +270,30 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	}
 	r.ramp = sched.NewRamp(ph, splan, h)
 	return r, res, nil
+}
+
+// enginePlan is the engine's plan of p (defaults filled in) in test m: its
+// levels as totals (the requests test's per-connection Start, Pace and Max
+// times Conns), and for a sharded run phases on absolute slots of Phase +
+// the shard allowance, as the budget counts them.
+func enginePlan(p Plan, m Mode, acc sched.Accept, addr string) sched.Plan {
+	unit := 1
+	if m == ModeRequests {
+		unit = p.Conns
+	}
+	l := sched.Levels{Start: p.Start * unit, Pace: p.Pace * unit, Max: p.Max * unit, Refine: p.Refine}
+	if s := p.Search; s != nil {
+		l.Search, l.Growth, l.Resolution, l.ResolutionPct = true, s.Growth, s.Resolution, s.ResolutionPct
+	}
+	sp := sched.Plan{
+		Mode: m.engine(), Conns: p.Conns, Levels: l, Phase: p.Phase, Accept: acc, Addr: addr,
+		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Repeat: p.Repeat, RateDepth: p.RateDepth,
+		Budget: p.Budget, PhaseCost: p.Phase + p.Timeout,
+	}
+	if p.Shard != nil {
+		sp.Slotted, sp.PhaseCost = true, p.Phase+p.Shard.allowance(p)
+	}
+	return sp
 }
 
 // finish turns the ramp's outcome into the Result.
@@ -295,6 +317,18 @@ func (r *running) finish() *Result {
 	if out.FirstRejected >= 0 {
 		v := out.FirstRejected
 		res.FirstRejected = &v
+	}
+	if b := out.Bracket; b.HeldPhase >= 0 || b.BrokePhase >= 0 {
+		fp := &FinalPair{HeldRuns: b.HeldRuns, HeldOf: b.HeldOf, BrokeRun: b.BrokeRun, BrokeOf: b.BrokeOf}
+		if b.HeldPhase >= 0 {
+			v := b.HeldPhase
+			fp.HeldPhase = &v
+		}
+		if b.BrokePhase >= 0 {
+			v := b.BrokePhase
+			fp.BrokePhase = &v
+		}
+		res.FinalPair = fp
 	}
 	if r.shard != nil {
 		r.shard.report(res)
@@ -320,12 +354,9 @@ type hooks struct {
 	shard   *shard.Phaser // a sharded run: each phase keeps this box's raw measurement
 }
 
-func (h *hooks) PhaseStarted(index, depth, target int) {
+func (h *hooks) PhaseStarted(index, depth, target int, role sched.Role) {
 	h.servers.start()
-	if h.res.Test == ModeRate {
-		depth = h.plan.RateDepth
-	}
-	h.obs.PhaseStarted(Phase{Index: index, Depth: depth, Target: target})
+	h.obs.PhaseStarted(Phase{Index: index, Depth: depth, Target: target, Role: role.String()})
 	if po, ok := h.obs.(ProgressObserver); ok {
 		h.rep = startReporter(h.eng, po, index, target)
 	}
@@ -350,7 +381,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 	m := r.Stats
 	c := &m.Counts
 	s := &PhaseStats{
-		Index: j.Index, Level: j.Target, Depth: j.Depth, Probe: j.Probe,
+		Index: j.Index, Role: j.Role.String(), Level: j.Target, Depth: j.Depth, Probe: j.Probe,
 		Accepted: j.Accepted, Interrupted: r.Interrupted, Inconclusive: j.Inconclusive, Reason: j.Reason,
 		DurationS: r.Elapsed.Seconds(), ActiveS: r.Active.Seconds(),
 		Counts: Counts{
@@ -401,7 +432,9 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		if j.Target > 0 {
 			s.TargetCoveragePct = 100 * s.MeanOutstanding / float64(j.Target)
 		}
-		s.TimeAtTargetPct = 100 * float64(m.AtTargetNs) / (active * float64(j.Target/j.Depth))
+		if owners := j.Owners; owners > 0 {
+			s.TimeAtTargetPct = 100 * float64(m.AtTargetNs) / (active * float64(owners))
+		}
 	}
 	s.ClientCPU = ClientCPU{UserS: r.CPU.User.Seconds(), SystemS: r.CPU.System.Seconds()}
 	if resp := m.LatencyCount; resp > 0 {

@@ -69,6 +69,10 @@ type ShardPlan struct {
 	Refine      bool    `json:"refine,omitempty"`
 	Repeat      int     `json:"repeat,omitempty"`
 	Addr        string  `json:"addr"`
+	// Search is the adaptive search's parameters (nil: the linear ramp),
+	// BudgetMs the run's budget (0: none).
+	Search   *Search `json:"search,omitempty"`
+	BudgetMs float64 `json:"budget_ms,omitempty"`
 }
 
 // ShardSummary is one shard of a merged report ("shards").
@@ -96,6 +100,8 @@ func (s *Sharding) check(p Plan, m Mode) error {
 		return refuse("%s %d cannot be split over %d shards: every shard needs a connection", fConns, p.Conns, s.Count)
 	case s.Tolerance < 0 || s.Allowance < 0 || s.JoinTimeout < 0:
 		return refuse("%s, %s and %s must not be negative", fShardTolerance, fShardAllowance, fShardJoinTimeout)
+	case p.Budget > 0 && p.Budget < p.Phase+s.allowance(p):
+		return refuse("%s (%s) is shorter than one sharded phase (%s %s + %s %s)", fBudget, p.Budget, fPhase, p.Phase, fShardAllowance, s.allowance(p))
 	}
 	return nil
 }
@@ -110,15 +116,19 @@ func (s *Sharding) allowance(p Plan) time.Duration {
 	return p.Timeout + time.Second
 }
 
-// localConns is this shard's share of the engine's connection owners, and
-// its thread count.
-func (s *Sharding) localConns(p Plan, m Mode, threads int) (conns, thr int) {
+// localConns is this shard's share of the engine's connection owners, the
+// index among the run's connections of its first (a requests-test level is
+// spread over all of them), and its thread count.
+func (s *Sharding) localConns(p Plan, m Mode, threads int) (conns, base, thr int) {
 	conns = max(1, shard.Share(p.Conns, s.Index, s.Count))
+	for i := range s.Index {
+		base += shard.Share(p.Conns, i, s.Count)
+	}
 	limit := conns
 	if m == ModeConnections {
 		limit = max(1, shard.Share(p.Start, s.Index, s.Count))
 	}
-	return conns, max(1, min(threads, limit))
+	return conns, base, max(1, min(threads, limit))
 }
 
 // planHash names everything every shard must agree on.
@@ -138,9 +148,11 @@ func planHash(t *Target, p Plan, m Mode, s *Sharding) string {
 		MaxP99, MaxP999           time.Duration
 		Refine                    bool
 		Repeat, Requests, Count   int
+		Search                    *Search       `json:",omitempty"`
+		Budget                    time.Duration `json:",omitempty"`
 	}{m, t.URL, t.Method, t.Headers, hex.EncodeToString(body[:]), t.ExpectStatus, t.ExpectBody, t.ExpectEcho,
 		p.Conns, p.Start, p.Pace, p.Max, p.Phase, p.Timeout, s.allowance(p), strconv.FormatFloat(p.Accept, 'f', -1, 64), p.MaxP99, p.MaxP999,
-		p.Refine, p.Repeat, p.Requests, s.Count}
+		p.Refine, p.Repeat, p.Requests, s.Count, p.Search, p.Budget}
 	b, _ := json.Marshal(v)
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
@@ -152,8 +164,8 @@ func joinShard(ctx context.Context, s *Sharding, t *Target, p Plan, m Mode, spla
 	spec := s.spec()
 	local := func(ps sched.PhaseSpec) sched.PhaseSpec {
 		if m == ModeConnections {
-			ps.Depth = shard.Share(ps.Depth, spec.Index, spec.Count)
-			if ps.Depth == 0 {
+			ps.Level = shard.Share(ps.Level, spec.Index, spec.Count)
+			if ps.Level == 0 {
 				ps.FailFast = false // nothing to set up on this shard in this phase
 			}
 		}
@@ -171,7 +183,8 @@ func joinShard(ctx context.Context, s *Sharding, t *Target, p Plan, m Mode, spla
 func shardInfo(s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, ph *shard.Phaser) *ShardInfo {
 	info := &ShardInfo{Index: s.Index, Count: s.Count, PlanHash: planHash(t, p, m, s),
 		Plan: ShardPlan{Start: p.Start, Pace: p.Pace, Max: p.Max, PhaseMs: ms(p.Phase), AllowanceMs: ms(s.allowance(p)),
-			MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, Repeat: p.Repeat, Addr: splan.Addr}}
+			MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, Repeat: p.Repeat, Addr: splan.Addr,
+			Search: p.Search, BudgetMs: ms(p.Budget)}}
 	if st := ph.StartAt(); !st.IsZero() {
 		info.StartAt = st.UTC().Format(time.RFC3339Nano)
 	}
@@ -270,9 +283,10 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 			conns = sp.Max
 		}
 	}
-	splan := sched.Plan{Mode: mode.engine(), Conns: conns, Start: sp.Start, Pace: sp.Pace, Max: sp.Max,
-		Phase: time.Duration(sp.PhaseMs * 1e6), Accept: acc, Addr: sp.Addr,
-		MaxP99: time.Duration(sp.MaxP99Ms * 1e6), MaxP999: time.Duration(sp.MaxP999Ms * 1e6), Refine: sp.Refine, Repeat: sp.Repeat}
+	splan := enginePlan(Plan{Conns: conns, Start: sp.Start, Pace: sp.Pace, Max: sp.Max, Search: sp.Search,
+		Budget: time.Duration(sp.BudgetMs * 1e6), Phase: time.Duration(sp.PhaseMs * 1e6), Timeout: time.Duration(r0.TimeoutMs * 1e6),
+		MaxP99: time.Duration(sp.MaxP99Ms * 1e6), MaxP999: time.Duration(sp.MaxP999Ms * 1e6), Refine: sp.Refine, Repeat: sp.Repeat,
+		Shard: &Sharding{Allowance: time.Duration(sp.AllowanceMs * 1e6)}}, mode, acc, sp.Addr)
 	res := &Result{Schema: 1, Test: mode, URL: r0.URL, Protocol: r0.Protocol, TLS: r0.TLS, Conns: r0.Conns,
 		Requests: r0.Requests, TimeoutMs: r0.TimeoutMs, Accept: r0.Accept, Phases: []*PhaseStats{},
 		Plan: r0.Plan, Version: Version(), Command: r0.Command, StartedAt: r0.StartedAt}
@@ -302,7 +316,7 @@ type replay struct {
 func (rp *replay) RunPhase(_ context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
 	n := rp.n
 	rp.n++
-	level := rp.plan.Mode.Target(spec.Depth, rp.plan.Conns)
+	level := spec.Level
 	ms := make([]*sched.Measurement, 0, len(rp.reports))
 	for k, r := range rp.reports {
 		var ps *PhaseStats
@@ -330,7 +344,7 @@ func (rp *replay) RunPhase(_ context.Context, spec sched.PhaseSpec) (*sched.Meas
 
 type replayHooks struct{ res *Result }
 
-func (h *replayHooks) PhaseStarted(int, int, int) {}
+func (h *replayHooks) PhaseStarted(int, int, int, sched.Role) {}
 func (h *replayHooks) PhaseFinished(j *sched.Judged) {
 	h.res.Phases = append(h.res.Phases, phaseStats(j))
 }

@@ -72,7 +72,7 @@ func (p *phasesOf) RunPhase(_ context.Context, spec sched.PhaseSpec) (*sched.Mea
 func TestMergedReportIsOneBox(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 3))
 	acc, _ := sched.ParseAccept("99.9")
-	splan := sched.Plan{Mode: sched.Requests, Conns: 6, Start: 1, Pace: 1, Max: 5, Phase: time.Second, Accept: acc, Addr: "127.0.0.1:1", MaxP999: time.Hour}
+	splan := sched.Plan{Mode: sched.Requests, Conns: 6, Levels: sched.Levels{Start: 6, Pace: 6, Max: 30}, Phase: time.Second, Accept: acc, Addr: "127.0.0.1:1", MaxP999: time.Hour}
 	var single phasesOf
 	shards := make([]phasesOf, 3)
 	for n := 0; n < 5; n++ {

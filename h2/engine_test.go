@@ -45,7 +45,7 @@ func TestEngineReplacesConnectionWhenIDsRunOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := e.RunPhase(context.Background(), sched.PhaseSpec{Depth: 8, Duration: 300 * time.Millisecond})
+	m, err := e.RunPhase(context.Background(), sched.PhaseSpec{Level: 8 * 2, Duration: 300 * time.Millisecond})
 	e.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestEngineNoAllocationPerRequest(t *testing.T) {
 	phase := func(d time.Duration) (uint64, uint64) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		m, err := e.RunPhase(context.Background(), sched.PhaseSpec{Depth: 8, Duration: d})
+		m, err := e.RunPhase(context.Background(), sched.PhaseSpec{Level: 8 * 4, Duration: d})
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/brk-bench/brk"
 )
@@ -27,12 +28,12 @@ func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	case !s.Accepted:
 		state = "REJECTED"
 	}
-	if s.Probe {
-		state += " (probe)"
-	}
 	level := fmt.Sprintf("%d %s", s.Level, test.Unit())
 	if test == brk.ModeRequests {
 		level += fmt.Sprintf(" (%d/conn)", s.Depth)
+	}
+	if s.Role != "" && s.Role != "ramp" {
+		level += "  " + s.Role
 	}
 	fmt.Fprintf(w, "phase %d  %s  %s", s.Index, level, state)
 	if s.Counts.Attempted > 0 {
@@ -103,25 +104,39 @@ func WriteHeld(w io.Writer, r *brk.Result) {
 }
 
 // Held is the summary sentence: `Held 32 concurrent requests (≈799 req/s,
-// p99 41 ms); broke at 40 (success 99.76 % < 99.99 %)`.
+// p99 41 ms); broke at 40 (success 99.76 % < 99.99 %)`; a search adds its
+// resolution and cost, a repeated probe its runs.
 func Held(r *brk.Result) string {
 	unit := r.Test.Unit()
+	held, broke := PairPhases(r)
+	fp := r.FinalPair
 	var b strings.Builder
 	if r.LastAccepted == nil {
 		b.WriteString("Held no level")
 	} else {
 		fmt.Fprintf(&b, "Held %d %s", *r.LastAccepted, unit)
-		if p := lastPhaseAt(r, *r.LastAccepted, true); p != nil {
-			fmt.Fprintf(&b, " (≈%s req/s, p99 %s)", num(p.RequestsPerSec), Ms(p.LatencyMs.P99))
+		if p := held; p != nil {
+			fmt.Fprintf(&b, " (≈%s req/s, p99 %s", num(p.RequestsPerSec), Ms(p.LatencyMs.P99))
+			if fp != nil && fp.HeldOf > 1 {
+				fmt.Fprintf(&b, "; in %d of %d runs", fp.HeldRuns, fp.HeldOf)
+			}
+			b.WriteString(")")
 		}
 	}
 	switch r.Verdict {
 	case brk.VerdictBroken:
 		if r.FirstRejected != nil {
 			fmt.Fprintf(&b, "; broke at %d", *r.FirstRejected)
-			if p := lastPhaseAt(r, *r.FirstRejected, false); p != nil {
-				fmt.Fprintf(&b, " (%s)", whyRejected(r, p))
+			if p := broke; p != nil {
+				fmt.Fprintf(&b, " (%s", whyRejected(r, p))
+				if fp != nil && fp.BrokeOf > 1 {
+					fmt.Fprintf(&b, "; failed run %d of up to %d", fp.BrokeRun, fp.BrokeOf)
+				}
+				b.WriteString(")")
 			}
+		}
+		if r.Plan.Ramp == "search" {
+			fmt.Fprintf(&b, "; resolution %d; %s in %s", effectiveResolution(r), plural(len(r.Phases), "phase"), shortDuration(phasesTime(r)))
 		}
 	case brk.VerdictDone:
 		b.WriteString(": the --max level, accepted")
@@ -131,6 +146,52 @@ func Held(r *brk.Result) string {
 		b.WriteString("; then interrupted")
 	}
 	return b.String()
+}
+
+// PairPhases are the phases of the final pair (the verdict's last accepted
+// and lowest rejected level; nil: none): a search visits levels out of
+// order, so these, not the first rejected phase in run order, are the
+// break. A report without final_pair (an older one) falls back on the
+// last phase at each level.
+func PairPhases(r *brk.Result) (held, broke *brk.PhaseStats) {
+	at := func(i *int) *brk.PhaseStats {
+		if i == nil || *i < 0 || *i >= len(r.Phases) {
+			return nil
+		}
+		return r.Phases[*i]
+	}
+	if fp := r.FinalPair; fp != nil {
+		held, broke = at(fp.HeldPhase), at(fp.BrokePhase)
+	}
+	if held == nil && r.LastAccepted != nil {
+		held = lastPhaseAt(r, *r.LastAccepted, true)
+	}
+	if broke == nil && r.FirstRejected != nil {
+		broke = lastPhaseAt(r, *r.FirstRejected, false)
+	}
+	return held, broke
+}
+
+// effectiveResolution is the bracket a search bisected to: its Resolution,
+// or ResolutionPct of the held level (at least 1).
+func effectiveResolution(r *brk.Result) int {
+	if r.Plan.Resolution > 0 {
+		return r.Plan.Resolution
+	}
+	held := 0
+	if r.LastAccepted != nil {
+		held = *r.LastAccepted
+	}
+	return max(1, int(float64(held)*r.Plan.ResolutionPct/100))
+}
+
+// phasesTime is the phases' time, admission and drain, to the second.
+func phasesTime(r *brk.Result) time.Duration {
+	var s float64
+	for _, p := range r.Phases {
+		s += p.DurationS
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Second)
 }
 
 // whyRejected is a rejected phase's reason in short: the success share

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/brk-bench/brk"
 )
@@ -13,7 +14,7 @@ import (
 // WriteHeader writes the run's conditions before the first phase. test is
 // the test mode.
 func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads int) {
-	p.Defaults()
+	p.DefaultsFor(test)
 	maxs := "none"
 	if p.Max > 0 {
 		maxs = fmt.Sprint(p.Max)
@@ -22,6 +23,10 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 		fmt.Fprintf(w, "brk %s test  %s  over HTTP/2 (h2)\n", test, t.URL)
 	} else {
 		fmt.Fprintf(w, "brk %s test  %s\n", test, t.URL)
+	}
+	if p.Search != nil {
+		writeSearchHeader(w, test, p, threads)
+		return
 	}
 	if test == brk.ModeRate {
 		depth, arrivals := p.RateDepth, p.Arrivals
@@ -45,6 +50,63 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 	}
 	fmt.Fprintf(w, "  %s, start %d, pace %d, max %s per connection; phase %s, timeout %s, accept %s %%; %s\n",
 		plural(p.Conns, "connection"), p.Start, p.Pace, maxs, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
+}
+
+// writeSearchHeader says what a search will do before its first phase:
+// "searching for the break from 64 concurrent requests, ×2 per phase, to
+// a resolution of 1 %; at most 5m".
+func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int) {
+	unit := 1
+	if test == brk.ModeRequests {
+		unit = p.Conns
+	}
+	s := p.Search
+	res := fmt.Sprintf("%s %% of the last accepted level (at least 1)", strconv.FormatFloat(s.ResolutionPct, 'f', -1, 64))
+	if s.Resolution > 0 {
+		res = fmt.Sprint(s.Resolution)
+	}
+	fmt.Fprintf(w, "  searching for the break from %d %s, ×%s per phase, to a resolution of %s", p.Start*unit, test.Noun(),
+		strconv.FormatFloat(s.Growth, 'f', -1, 64), res)
+	if p.Max > 0 {
+		fmt.Fprintf(w, ", up to %d", p.Max*unit)
+	}
+	if p.Budget > 0 {
+		fmt.Fprintf(w, "; at most %s", shortDuration(p.Budget))
+	}
+	fmt.Fprintln(w)
+	var over string
+	switch test {
+	case brk.ModeRate:
+		depth, arrivals := p.RateDepth, p.Arrivals
+		if depth == 0 {
+			depth = 1
+		}
+		if arrivals == "" {
+			arrivals = "uniform"
+		}
+		over = fmt.Sprintf("%s arrivals; %d connections × %d outstanding at most; ", arrivals, p.Conns, depth)
+	case brk.ModeConnections:
+		over = plural(max(p.Requests, 1), "request") + " per connection; "
+	default:
+		over = plural(p.Conns, "connection") + "; "
+	}
+	fmt.Fprintf(w, "  %sphase %s, timeout %s, accept %s %%", over, p.Phase, p.Timeout, acceptText(p.Accept))
+	if p.Repeat > 1 {
+		fmt.Fprintf(w, ", each bisection probe %d times", p.Repeat)
+	}
+	fmt.Fprintf(w, "; %s\n", plural(threads, "worker thread"))
+}
+
+// shortDuration is d as a flag spells it: "5m", "1m30s", "2.5s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // acceptText is a Plan's Accept (defaults filled in) as a percentage's
@@ -87,16 +149,18 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	case !s.Accepted:
 		state = "REJECTED"
 	}
-	if s.Probe {
-		state += " (refinement probe)"
+	if s.Role != "" && s.Role != "ramp" {
+		state += " (" + s.Role + ")"
 	}
 	switch {
 	case test == brk.ModeRate:
 		fmt.Fprintf(w, "\nphase %d  level %d requests/s  %s\n", s.Index, s.Level, state)
 	case conns:
 		fmt.Fprintf(w, "\nphase %d  level %d concurrent connections  %s\n", s.Index, s.Level, state)
-	default:
+	case s.Level%max(s.Depth, 1) == 0:
 		fmt.Fprintf(w, "\nphase %d  level %d concurrent requests (%d per connection)  %s\n", s.Index, s.Level, s.Depth, state)
+	default:
+		fmt.Fprintf(w, "\nphase %d  level %d concurrent requests (at most %d per connection)  %s\n", s.Index, s.Level, s.Depth, state)
 	}
 	if s.Reason != "" {
 		fmt.Fprintf(w, "  reason      %s\n", s.Reason)

@@ -69,24 +69,3 @@ func TestAcceptMetIsExact(t *testing.T) {
 		t.Error("0% rejected a phase with attempts")
 	}
 }
-
-func TestPlanLevels(t *testing.T) {
-	p := Plan{Start: 2, Pace: 3, Max: 10}
-	var got []int
-	for n := 0; ; n++ {
-		d, last := p.Level(n)
-		got = append(got, d)
-		if last {
-			break
-		}
-	}
-	want := []int{2, 5, 8, 10} // an explicit max is tested between pace steps
-	if len(got) != len(want) {
-		t.Fatalf("levels %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("levels %v, want %v", got, want)
-		}
-	}
-}

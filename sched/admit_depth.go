@@ -1,11 +1,22 @@
 package sched
 
 // depthPolicy is the requests test's admission: every owner keeps its
-// connection across phases and holds the phase's depth of outstanding
-// requests, admitting a replacement as soon as a response frees a slot.
+// connection across phases and holds its share of the phase's level in
+// outstanding requests (DepthOf: ⌈level/conns⌉ on level mod conns of the
+// run's connections, one fewer on the others), admitting a replacement as
+// soon as a response frees a slot.
 type depthPolicy struct{}
 
-func (depthPolicy) start(w *worker, share int) { w.setDepth(uint32(share)) }
+func (depthPolicy) start(w *worker, level int) {
+	conns := w.cfg.levelConns()
+	for i := range w.owners {
+		o := &w.owners[i]
+		o.depth = uint32(DepthOf(level, conns, w.base+i))
+		if uint32(len(o.ring)) < o.depth {
+			o.resize(o.depth)
+		}
+	}
+}
 
 func (depthPolicy) inUse(*worker, *owner) bool { return true }
 

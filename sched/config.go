@@ -62,6 +62,33 @@ type Config struct {
 
 	// NewSession makes one protocol session per connection owner.
 	NewSession func() Session
+
+	// LevelConns is the requests test's connection count over which a
+	// level is spread (every shard's; 0: Conns), and ConnBase the index
+	// among them of this engine's first connection: connection g holds
+	// DepthOf(level, LevelConns, g).
+	LevelConns int
+	ConnBase   int
+}
+
+// levelConns is LevelConns or, when it is 0, Conns.
+func (c *Config) levelConns() int {
+	if c.LevelConns > 0 {
+		return c.LevelConns
+	}
+	return c.Conns
+}
+
+// ownersInUse is how many of this engine's owners carry a phase at level
+// (the connections test's level is this engine's share already).
+func (c *Config) ownersInUse(level int) int {
+	switch c.Mode {
+	case Requests:
+		return min(max(level-c.ConnBase, 0), c.Conns)
+	case Connections:
+		return level
+	}
+	return c.Conns
 }
 
 func (c *Config) validate() error {

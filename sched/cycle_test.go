@@ -107,7 +107,7 @@ func runCycle(tb testing.TB, e *Engine, depth int, d time.Duration) (responses u
 	tb.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	run, err := e.RunPhase(context.Background(), PhaseSpec{Depth: depth, Duration: d})
+	run, err := e.RunPhase(context.Background(), PhaseSpec{Level: depth * e.Conns(), Duration: d})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		tb.Fatal(err)

@@ -36,12 +36,14 @@ func Start(cfg Config) (*Engine, error) {
 		recs:    make([]*metrics.Recorder, cfg.Threads),
 	}
 	e.workers = make([]*worker, cfg.Threads)
+	base := cfg.ConnBase
 	for i := range e.workers {
 		n := cfg.Conns / cfg.Threads
 		if i < cfg.Conns%cfg.Threads {
 			n++
 		}
-		e.workers[i] = newWorker(i, &e.cfg, e.epoch, n, e.reports)
+		e.workers[i] = newWorker(i, &e.cfg, e.epoch, base, n, e.reports)
+		base += n
 	}
 	ready := make(chan error, cfg.Threads)
 	for _, w := range e.workers {
@@ -107,7 +109,10 @@ func (e *Engine) Close() {
 
 // PhaseSpec is one phase to run.
 type PhaseSpec struct {
-	Depth    int           // outstanding requests per connection, or connections (connections test)
+	// Level is the phase's level: concurrent requests over every
+	// connection of the run (the requests test), concurrent connections,
+	// or requests/s.
+	Level    int
 	Duration time.Duration // admission window
 	// FailFast ends the phase early when every connection owner failed
 	// its setup and none succeeded (phase 0: nothing is listening).
@@ -134,7 +139,7 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, er
 	// The live counters never reset: the base is read before any worker
 	// starts the phase, so nothing of it is missed.
 	live0 := e.Snapshot()
-	e.startPhase(spec.Depth, spec.Duration)
+	e.startPhase(spec.Level, spec.Duration)
 	mach := e.admission(ctx, spec, m, live0)
 	m.Active = time.Since(start)
 	m.Machine, m.MachineOK = mach.finish()
@@ -151,14 +156,14 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, er
 	return m, nil
 }
 
-// startPhase tells every worker to start admitting at its share of depth,
+// startPhase tells every worker to start admitting at its share of level,
 // for an admission window of d from now (the rate test's schedule starts
 // at the same instant on every worker).
-func (e *Engine) startPhase(depth int, d time.Duration) {
+func (e *Engine) startPhase(level int, d time.Duration) {
 	e.phase++
 	at := int64(time.Since(e.epoch))
 	for i, w := range e.workers {
-		share := e.cfg.Mode.share(depth, i, len(e.workers))
+		share := e.cfg.Mode.share(level, i, len(e.workers))
 		e.send(w, command{kind: cmdStart, depth: share, phase: e.phase, rec: e.recs[i], at: at, until: at + int64(d)})
 		e.recs[i] = nil
 	}
@@ -187,7 +192,7 @@ func (mw *machineWindow) finish() (float64, bool) {
 // client failure, or FailFast's trigger. It watches the live counters
 // every 20 ms.
 func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, live0 Snapshot) *machineWindow {
-	owners := e.cfg.Mode.owners(spec.Depth, e.cfg.Conns)
+	owners := e.cfg.ownersInUse(spec.Level)
 	mw := &machineWindow{}
 	if e.cfg.Mode == Rate {
 		// The schedule loads the machine from its first instant.

@@ -1,5 +1,7 @@
 package sched
 
+import "fmt"
+
 // Mode is a test mode: what a phase's level counts and how a worker admits
 // requests for it. Each mode's admission policy is a file of its own
 // (admit_depth.go, admit_conns.go, admit_rate.go); the worker asks the
@@ -45,30 +47,58 @@ func (m Mode) Unit() string {
 	return "concurrent requests"
 }
 
-// Target is the level a phase at depth holds over conns connections (the
-// depth is the rate itself in the rate test).
-func (m Mode) Target(depth, conns int) int {
-	if m == Connections || m == Rate {
-		return depth
-	}
-	return depth * conns
-}
-
-// owners is how many connection owners take part in a phase at depth.
-func (m Mode) owners(depth, conns int) int {
-	if m == Connections {
-		return depth
+// owners is how many connection owners carry a phase at level over conns
+// connections: in the requests test a level below conns leaves the other
+// connections open and idle.
+func (m Mode) owners(level, conns int) int {
+	switch m {
+	case Connections:
+		return level
+	case Requests:
+		return min(level, conns)
 	}
 	return conns
 }
 
-// perConn is the requests each connection holds at depth.
-func (m Mode) perConn(depth int) int {
-	if m == Connections {
+// perConn is the most requests a connection holds at level: ⌈level/conns⌉
+// in the requests test (on level mod conns of them; the others hold one
+// fewer), 1 in the connections test.
+func (m Mode) perConn(level, conns int) int {
+	if m != Requests || conns < 1 {
 		return 1
 	}
-	return depth
+	return (level + conns - 1) / conns
 }
+
+// DepthOf is what connection g (0-based, of conns) holds at level in the
+// requests test: ⌈level/conns⌉ on the first level mod conns connections,
+// ⌊level/conns⌋ on the others.
+func DepthOf(level, conns, g int) int {
+	d := level / conns
+	if g < level%conns {
+		d++
+	}
+	return d
+}
+
+// PerConnText says what a requests-test level is made of: "3 per
+// connection", or "8 connections × 4 + 56 × 3" when level is not a
+// multiple of conns.
+func PerConnText(level, conns int) string {
+	if conns < 1 {
+		return ""
+	}
+	hi, d := level%conns, level/conns
+	switch {
+	case hi == 0:
+		return fmt.Sprintf("%d per connection", d)
+	case d == 0:
+		return fmt.Sprintf("%d connections × 1, %d idle", hi, conns-hi)
+	}
+	return fmt.Sprintf("%d connections × %d + %d × %d", hi, d+1, conns-hi, d)
+}
+
+func (p Plan) perConnText(level int) string { return PerConnText(level, p.Conns) }
 
 // share splits a phase's depth across workers: worker i of n gets its
 // share (every worker gets the depth in the requests test, where the

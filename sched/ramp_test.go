@@ -2,71 +2,81 @@ package sched
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
 )
 
-// capacityPhaser accepts every depth up to capacity and rejects above it;
-// flaky depths are rejected on every second run.
+// capacityPhaser accepts every level up to capacity and rejects above it;
+// flaky levels are rejected on every second run.
 type capacityPhaser struct {
 	capacity int
 	flaky    map[int]bool
 	runs     map[int]int
-	depths   []int
+	levels   []int
 }
 
 func (c *capacityPhaser) RunPhase(_ context.Context, spec PhaseSpec) (*Measurement, error) {
-	c.depths = append(c.depths, spec.Depth)
-	c.runs[spec.Depth]++
-	ok := spec.Depth <= c.capacity && !(c.flaky[spec.Depth] && c.runs[spec.Depth]%2 == 0)
+	c.levels = append(c.levels, spec.Level)
+	c.runs[spec.Level]++
+	ok := spec.Level <= c.capacity && !(c.flaky[spec.Level] && c.runs[spec.Level]%2 == 0)
 	if ok {
 		return measured(1000, 0, 0, okSetups, 4), nil
 	}
 	return measured(900, 100, 0, okSetups, 4), nil
 }
 
-type nopHooks struct{ probes []bool }
+type nopHooks struct{ roles []Role }
 
-func (h *nopHooks) PhaseStarted(int, int, int) {}
-func (h *nopHooks) PhaseFinished(j *Judged)    { h.probes = append(h.probes, j.Probe) }
+func (h *nopHooks) PhaseStarted(int, int, int, Role) {}
+func (h *nopHooks) PhaseFinished(j *Judged)          { h.roles = append(h.roles, j.Role) }
 
+var linear = Plan{Mode: Requests, Conns: 4, Levels: Levels{Start: 4, Pace: 32}, Phase: time.Second, Accept: p9999}
+
+// The linear ramp, refined, bisects the bracket in single units of the
+// level (a total, not a depth per connection).
 func TestRefineBisectsToAdjacentLevels(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		capacity   int
 		flaky      map[int]bool
 		repeat     int
-		wantDepths []int
-		lo, hi     int // depths
+		wantLevels []int
+		lo, hi     int
 	}{
-		{"bisect", 13, nil, 1, []int{1, 9, 17, 13, 15, 14}, 13, 14},
-		{"repeat: accepted probes run twice", 13, nil, 2, []int{1, 9, 17, 13, 13, 15, 14}, 13, 14},
-		{"repeat: a probe rejected on its second run is rejected", 13, map[int]bool{13: true}, 2, []int{1, 9, 17, 13, 13, 11, 11, 12, 12}, 12, 13},
-		{"break at the first phase", 0, nil, 1, []int{1}, 0, 1},
-		{"adjacent already", 9, nil, 1, []int{1, 9, 17, 13, 11, 10}, 9, 10},
+		{"bisect", 52, nil, 1, []int{4, 36, 68, 52, 60, 56, 54, 53}, 52, 53},
+		{"repeat: accepted probes run twice", 52, nil, 2, []int{4, 36, 68, 52, 52, 60, 56, 54, 53}, 52, 53},
+		{"repeat: a probe rejected on its second run is rejected", 52, map[int]bool{52: true}, 2, []int{4, 36, 68, 52, 52, 44, 44, 48, 48, 50, 50, 51, 51}, 51, 52},
+		{"break at the first phase: no probe below it", 0, nil, 1, []int{4}, -1, 4},
+		{"adjacent already", 36, nil, 1, []int{4, 36, 68, 52, 44, 40, 38, 37}, 36, 37},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ph := &capacityPhaser{capacity: c.capacity, flaky: c.flaky, runs: map[int]int{}}
 			hooks := &nopHooks{}
-			plan := Plan{Mode: Requests, Conns: 4, Start: 1, Pace: 8, Phase: time.Second, Accept: Accept{Num: 9999, Den: 10000}, Refine: true, Repeat: c.repeat}
+			plan := linear
+			plan.Levels.Refine, plan.Repeat = true, c.repeat
 			out := Drive(context.Background(), ph, plan, hooks)
-			if !equalInts(ph.depths, c.wantDepths) {
-				t.Fatalf("phases at depths %v, want %v", ph.depths, c.wantDepths)
+			if !equalInts(ph.levels, c.wantLevels) {
+				t.Fatalf("phases at levels %v, want %v", ph.levels, c.wantLevels)
 			}
-			wantLo := -1
-			if c.lo > 0 {
-				wantLo = 4 * c.lo
-			}
-			if out.Verdict != Broken || out.LastAccepted != wantLo || out.FirstRejected != 4*c.hi {
-				t.Fatalf("outcome %v %d/%d (%s), want broken %d/%d", out.Verdict, out.LastAccepted, out.FirstRejected, out.Reason, wantLo, 4*c.hi)
+			if out.Verdict != Broken || out.LastAccepted != c.lo || out.FirstRejected != c.hi {
+				t.Fatalf("outcome %v %d/%d (%s), want broken %d/%d", out.Verdict, out.LastAccepted, out.FirstRejected, out.Reason, c.lo, c.hi)
 			}
 			if !strings.Contains(out.Reason, "success 90%") {
 				t.Fatalf("reason %q", out.Reason)
 			}
-			for i, p := range hooks.probes {
-				if want := i >= 3; p != want && len(c.wantDepths) > 3 {
-					t.Fatalf("phase %d probe=%v", i, p)
+			for i, r := range hooks.roles {
+				want := RoleRamp
+				if i >= 3 {
+					want = RoleBisect
+					if c.repeat > 1 && ph.levels[i] == ph.levels[i-1] {
+						want = RoleRepeat
+					}
+				}
+				if r != want {
+					t.Fatalf("phase %d (level %d) role %v, want %v", i, ph.levels[i], r, want)
 				}
 			}
 		})
@@ -74,10 +84,179 @@ func TestRefineBisectsToAdjacentLevels(t *testing.T) {
 }
 
 func TestNoRefineStopsAtFirstRejection(t *testing.T) {
-	ph := &capacityPhaser{capacity: 13, runs: map[int]int{}}
-	out := Drive(context.Background(), ph, Plan{Mode: Requests, Conns: 4, Start: 1, Pace: 8, Phase: time.Second, Accept: Accept{Num: 9999, Den: 10000}}, &nopHooks{})
-	if !equalInts(ph.depths, []int{1, 9, 17}) || out.LastAccepted != 36 || out.FirstRejected != 68 {
-		t.Fatalf("depths %v outcome %+v", ph.depths, out)
+	ph := &capacityPhaser{capacity: 52, runs: map[int]int{}}
+	out := Drive(context.Background(), ph, linear, &nopHooks{})
+	if !equalInts(ph.levels, []int{4, 36, 68}) || out.LastAccepted != 36 || out.FirstRejected != 68 || out.Bracket.BrokePhase != 2 || out.Bracket.HeldPhase != 1 {
+		t.Fatalf("levels %v outcome %+v", ph.levels, out)
+	}
+}
+
+// An explicit max is tested between pace steps, and its acceptance ends
+// the run Done.
+func TestLinearMax(t *testing.T) {
+	plan := Plan{Mode: Rate, Conns: 1, Levels: Levels{Start: 2, Pace: 3, Max: 10}, Phase: time.Second, Accept: p9999}
+	ph := &capacityPhaser{capacity: 100, runs: map[int]int{}}
+	out := Drive(context.Background(), ph, plan, &nopHooks{})
+	if !equalInts(ph.levels, []int{2, 5, 8, 10}) || out.Verdict != Done || out.LastAccepted != 10 {
+		t.Fatalf("levels %v outcome %+v", ph.levels, out)
+	}
+}
+
+// search simulates a search against a capacity: the levels it visits, in
+// order, with their roles, and the end.
+func search(p Plan, accepts func(level, run int) bool) ([]int, []Role, Next) {
+	var judged []*Judged
+	var levels []int
+	var roles []Role
+	runs := map[int]int{}
+	for len(judged) < 200 {
+		mv := Decide(p, judged, 0)
+		if mv.End {
+			return levels, roles, mv
+		}
+		runs[mv.Level]++
+		j := &Judged{Judgement: Judgement{Accepted: true, Judged: true}, Index: len(judged), Target: mv.Level, Role: mv.Role}
+		if !accepts(mv.Level, runs[mv.Level]) {
+			j.Judgement = broken(fmt.Sprintf("rejected at %d", mv.Level))
+		}
+		judged = append(judged, j)
+		levels, roles = append(levels, mv.Level), append(roles, mv.Role)
+	}
+	panic("the search did not end")
+}
+
+func below(capacity int) func(int, int) bool { return func(l, _ int) bool { return l <= capacity } }
+
+var searchPlan = Plan{Mode: Requests, Conns: 8, Levels: Levels{Search: true, Start: 8, Growth: 2, Resolution: 1}, Phase: time.Second, Accept: p9999}
+
+// The search's moves, one table row per branch: growth, bisection, the
+// downward search, the cap, the engine's bound, repetitions, a percentage
+// resolution and an inconclusive probe.
+func TestDecideSearch(t *testing.T) {
+	capped := searchPlan
+	capped.Levels.Max = 40
+	pct := searchPlan
+	pct.Levels.Resolution, pct.Levels.ResolutionPct = 0, 10
+	rep := searchPlan
+	rep.Repeat = 3
+	grow3 := searchPlan
+	grow3.Levels.Growth = 1.5
+	for _, c := range []struct {
+		name    string
+		plan    Plan
+		accepts func(level, run int) bool
+		levels  []int
+		roles   string
+		verdict Verdict
+		held    int
+		broke   int
+		reason  string
+	}{
+		{"grow then bisect to adjacent", searchPlan, below(38), []int{8, 16, 32, 64, 48, 40, 36, 38, 39}, "grow grow grow grow bisect bisect bisect bisect bisect", Broken, 38, 39, "rejected at 39"},
+		{"a break between doublings that are already adjacent", searchPlan, below(1 << 20), nil, "", Inconclusive, 8 * MaxLevel, -1, "brk's bound"},
+		{"downward: holds 3", searchPlan, below(3), []int{8, 4, 2, 3}, "grow down down bisect", Broken, 3, 4, "rejected at 4"},
+		{"downward: even 1 fails", searchPlan, below(0), []int{8, 4, 2, 1}, "grow down down down", Broken, -1, 1, "rejected at 1"},
+		{"the cap completed and accepted", capped, below(100), []int{8, 16, 32, 40}, "grow grow grow grow", Done, 40, -1, "max level 40 concurrent requests (5 per connection) completed and accepted"},
+		{"the cap rejected: bisect below it", capped, below(35), []int{8, 16, 32, 40, 36, 34, 35}, "grow grow grow grow bisect bisect bisect", Broken, 35, 36, "rejected at 36"},
+		{"resolution 10 % of the held level", pct, below(38), []int{8, 16, 32, 64, 48, 40, 36, 38}, "grow grow grow grow bisect bisect bisect bisect", Broken, 38, 40, "rejected at 40"},
+		{"growth 1.5", grow3, below(20), []int{8, 12, 18, 27, 22, 20, 21}, "grow grow grow grow bisect bisect bisect", Broken, 20, 21, ""},
+		{"repeat: every bisection probe three times", rep, below(5), []int{8, 4, 6, 5, 5, 5}, "grow down bisect bisect repeat repeat", Broken, 5, 6, "rejected at 6"},
+		{"repeat: a flaky probe fails on its second run", rep, func(l, run int) bool { return l <= 12 && !(l == 12 && run == 2) }, []int{8, 16, 12, 12, 10, 10, 10, 11, 11, 11}, "grow grow bisect repeat bisect repeat repeat bisect repeat repeat", Broken, 11, 12, "rejected at 12"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			levels, roles, end := search(c.plan, c.accepts)
+			if c.levels != nil && !equalInts(levels, c.levels) {
+				t.Fatalf("levels %v, want %v", levels, c.levels)
+			}
+			if c.roles != "" && rolesText(roles) != c.roles {
+				t.Fatalf("roles %q, want %q", rolesText(roles), c.roles)
+			}
+			if c.plan.Repeat == 3 && end.Bracket.HeldRuns != 3 || end.Bracket.HeldOf != max(c.plan.Repeat, 1) && end.Bracket.Held >= 0 && end.Bracket.HeldPhase > 1 {
+				t.Fatalf("held runs %+v", end.Bracket)
+			}
+			if end.Verdict != c.verdict || end.Bracket.Held != c.held || end.Bracket.Broke != c.broke || !strings.Contains(end.Reason, c.reason) {
+				t.Fatalf("end %+v, want %v %d/%d %q", end, c.verdict, c.held, c.broke, c.reason)
+			}
+		})
+	}
+}
+
+func rolesText(rs []Role) string {
+	var b []string
+	for _, r := range rs {
+		b = append(b, r.String())
+	}
+	return strings.Join(b, " ")
+}
+
+// The search ends in at most ⌈log2(break/start)⌉ + ⌈log2(bracket/
+// resolution)⌉ + 1 phases on an adjacent pair around the capacity, for
+// every capacity from 8 to 5,000.
+func TestDecideSearchBound(t *testing.T) {
+	for capacity := 8; capacity <= 5000; capacity++ {
+		levels, _, end := search(searchPlan, below(capacity))
+		b := end.Bracket
+		if end.Verdict != Broken || b.Held != capacity || b.Broke != capacity+1 {
+			t.Fatalf("capacity %d: end %+v", capacity, end)
+		}
+		breakAt := capacity + 1
+		grow := int(math.Ceil(math.Log2(float64(breakAt) / 8)))
+		bracket := 8 << grow / 2
+		bound := grow + int(math.Ceil(math.Log2(float64(bracket)))) + 1
+		if len(levels) > bound {
+			t.Fatalf("capacity %d: %d phases %v, bound %d", capacity, len(levels), levels, bound)
+		}
+		if b.HeldPhase < 0 || levels[b.HeldPhase] != b.Held || levels[b.BrokePhase] != b.Broke {
+			t.Fatalf("capacity %d: final pair's phases %+v in %v", capacity, b, levels)
+		}
+	}
+}
+
+// An inconclusive phase while growing ends the run inconclusive; one
+// while bisecting ends it broken at the bracket so far, saying why.
+func TestDecideInconclusive(t *testing.T) {
+	j := func(level int, jd Judgement) *Judged { return &Judged{Judgement: jd, Target: level} }
+	ok := Judgement{Accepted: true, Judged: true}
+	unf := inconclusive("target unfulfilled: x")
+	if mv := Decide(searchPlan, []*Judged{j(8, ok), j(16, unf)}, 0); !mv.End || mv.Verdict != Inconclusive || mv.Bracket.Held != 8 || mv.Reason != "target unfulfilled: x" {
+		t.Fatalf("growing: %+v", mv)
+	}
+	mv := Decide(searchPlan, []*Judged{j(8, ok), j(16, broken("b")), j(12, unf)}, 0)
+	if !mv.End || mv.Verdict != Broken || mv.Bracket.Held != 8 || mv.Bracket.Broke != 16 || mv.Reason != "b; search stopped at 12: target unfulfilled: x" {
+		t.Fatalf("bisecting: %+v", mv)
+	}
+	if mv := Decide(searchPlan, []*Judged{j(8, ok), j(16, Judgement{Stop: true, Verdict: Interrupted})}, 0); !mv.End || mv.Verdict != Interrupted {
+		t.Fatalf("interrupted: %+v", mv)
+	}
+}
+
+// The budget: no phase starts that could end past it; the run ends
+// inconclusive while nothing broke, broken at the bracket after a break.
+// A slotted (sharded) plan counts phases × slot, not a clock.
+func TestDecideBudget(t *testing.T) {
+	p := searchPlan
+	p.Budget, p.PhaseCost = 5*time.Minute, 11*time.Second
+	j := func(level int, jd Judgement) *Judged { return &Judged{Judgement: jd, Target: level} }
+	ok := Judgement{Accepted: true, Judged: true}
+	hist := []*Judged{j(8, ok), j(16, ok)}
+	if mv := Decide(p, hist, 289*time.Second); mv.End {
+		t.Fatalf("a phase that ends at 300 s is within the budget: %+v", mv)
+	}
+	mv := Decide(p, hist, 290*time.Second)
+	if !mv.End || mv.Verdict != Inconclusive || mv.Reason != "held 16; not yet broken at 32 concurrent requests — the budget of 5m ended the run" {
+		t.Fatalf("growing past the budget: %+v", mv)
+	}
+	hist = append(hist, j(32, broken("b")))
+	mv = Decide(p, hist, 290*time.Second)
+	if !mv.End || mv.Verdict != Broken || mv.Bracket.Held != 16 || mv.Bracket.Broke != 32 || !strings.Contains(mv.Reason, "b; the budget of 5m ended the search at a bracket of 16–32") {
+		t.Fatalf("bisecting past the budget: %+v", mv)
+	}
+	// Slotted: the Ramp counts 27 phases × 11 s = 297 s; a 28th would end at 308 s.
+	p.Slotted = true
+	r := NewRamp(&capacityPhaser{capacity: 1 << 30, runs: map[int]int{}}, p, &nopHooks{})
+	r.out.Phases = make([]*Judged, 27)
+	if got := r.spent(); got != 297*time.Second {
+		t.Fatalf("slotted spent %s", got)
 	}
 }
 
@@ -93,16 +272,16 @@ func TestLatencyLimits(t *testing.T) {
 	}
 	plan := reqPlan
 	plan.MaxP99 = 150 * time.Millisecond
-	j := Judge(m, plan, 1, 2)
+	j := Judge(m, plan, 1, levelOf(plan, 2))
 	if j.Verdict != Broken || !strings.Contains(j.Reason, "p99 183 ms above --max-p99 150ms") {
 		t.Fatalf("judgement %+v", j)
 	}
 	plan.MaxP99 = 200 * time.Millisecond
-	if j := Judge(m, plan, 1, 2); !j.Accepted {
+	if j := Judge(m, plan, 1, levelOf(plan, 2)); !j.Accepted {
 		t.Fatalf("p99 under the limit: %+v", j)
 	}
 	plan.MaxP999 = 100 * time.Millisecond
-	if j := Judge(m, plan, 1, 2); j.Verdict != Broken || !strings.Contains(j.Reason, "p99.9 183 ms above --max-p999 100ms") {
+	if j := Judge(m, plan, 1, levelOf(plan, 2)); j.Verdict != Broken || !strings.Contains(j.Reason, "p99.9 183 ms above --max-p999 100ms") {
 		t.Fatalf("p99.9: %+v", j)
 	}
 }

@@ -103,7 +103,7 @@ func TestRatePhaseExact(t *testing.T) {
 	defer stop()
 	e := rateEngine(t, addr, 4, 2, 1, 5*time.Second)
 	defer e.Close()
-	m, err := e.RunPhase(context.Background(), PhaseSpec{Depth: 2000, Duration: 500 * time.Millisecond})
+	m, err := e.RunPhase(context.Background(), PhaseSpec{Level: 2000, Duration: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestRateNeverAnswered(t *testing.T) {
 	e := rateEngine(t, ln, 2, 1, 1, 200*time.Millisecond)
 	defer e.Close()
 	start := time.Now()
-	m, err := e.RunPhase(context.Background(), PhaseSpec{Depth: 1000, Duration: 300 * time.Millisecond})
+	m, err := e.RunPhase(context.Background(), PhaseSpec{Level: 1000, Duration: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func rateCycle(tb testing.TB, e *Engine, rate int, d time.Duration) (responses, 
 	tb.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	run, err := e.RunPhase(context.Background(), PhaseSpec{Depth: rate, Duration: d})
+	run, err := e.RunPhase(context.Background(), PhaseSpec{Level: rate, Duration: d})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		tb.Fatal(err)
@@ -256,7 +256,7 @@ func TestJudgeRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := Plan{Mode: Rate, Conns: 16, Start: 1000, Pace: 1000, Phase: time.Second, Accept: acc, RateDepth: 1}
+	plan := Plan{Mode: Rate, Conns: 16, Levels: Levels{Start: 1000, Pace: 1000}, Phase: time.Second, Accept: acc, RateDepth: 1}
 	phase := func(succeeded, timeouts uint64, meanLate time.Duration) *Measurement {
 		s := metrics.NewPhase()
 		s.Counts.Succeeded = succeeded

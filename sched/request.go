@@ -46,7 +46,7 @@ func (o *owner) holds(tok uint32) bool {
 // capacity and what the test mode's policy allows (admission stops with
 // the phase's admission window in the policy's own terms).
 func (w *worker) admit(o *owner, now int64) {
-	limit := w.depth
+	limit := o.depth
 	if c := o.sess.Capacity(); c >= 0 && uint32(c) < limit {
 		limit = uint32(c)
 	}
@@ -194,9 +194,10 @@ func (w *worker) integrate(now int64) {
 	w.last = now
 }
 
-// updateTarget re-evaluates whether o holds its full depth.
+// updateTarget re-evaluates whether o holds its full depth (its own
+// target: an owner with none never is at it).
 func (w *worker) updateTarget(o *owner, now int64) {
-	at := o.outstanding() >= w.depth && w.depth > 0
+	at := o.outstanding() >= o.depth && o.depth > 0
 	if at == o.atTarget {
 		return
 	}

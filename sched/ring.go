@@ -7,11 +7,12 @@ import "github.com/brk-bench/brk/metrics"
 // replaced connection writes again. One request's own path is in
 // request.go.
 
-// setDepth sets the depth per connection and makes every ring hold it.
+// setDepth sets every owner's depth to d and makes every ring hold it.
 func (w *worker) setDepth(d uint32) {
-	w.depth = d
 	for i := range w.owners {
-		if o := &w.owners[i]; uint32(len(o.ring)) < d {
+		o := &w.owners[i]
+		o.depth = d
+		if uint32(len(o.ring)) < d {
 			o.resize(d)
 		}
 	}

@@ -33,13 +33,13 @@ type Judgement struct {
 	Reason       string // why it was rejected or inconclusive
 }
 
-// Judge decides phase index at depth from its measurement alone: a pure
+// Judge decides phase index at level from its measurement alone: a pure
 // function of the counts and the plan, so that the measurements of
 // several load boxes, merged, are judged by the same code.
-func Judge(m *Measurement, plan Plan, index, depth int) Judgement {
+func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 	s := m.Stats
 	c := &s.Counts
-	target := plan.Mode.Target(depth, plan.Conns)
+	target := level
 	switch {
 	case m.Interrupted:
 		return Judgement{Stop: true, Verdict: Interrupted} // not judged: no reason of its own
@@ -79,19 +79,30 @@ func Judge(m *Measurement, plan Plan, index, depth int) Judgement {
 		}
 		return broken(reason)
 	}
-	if owners := uint64(plan.Mode.owners(depth, plan.Conns)); plan.Mode != Rate && s.ReachedOnce < owners {
+	if owners := uint64(plan.Mode.owners(level, plan.Conns)); plan.Mode != Rate && s.ReachedOnce < owners {
 		if plan.Mode == Connections {
 			return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d concurrent connections never carried a request",
 				owners-s.ReachedOnce, owners))
 		}
 		limit := ""
-		if s.PeerMaxKnown && s.PeerMaxStreams < int64(plan.Mode.perConn(depth)) {
+		per := plan.Mode.perConn(level, plan.Conns)
+		if s.PeerMaxKnown && s.PeerMaxStreams < int64(per) {
 			limit = fmt.Sprintf(" (the server's SETTINGS_MAX_CONCURRENT_STREAMS is %d)", s.PeerMaxStreams)
 		}
-		return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d connections never held %d requests outstanding%s",
-			owners-s.ReachedOnce, owners, plan.Mode.perConn(depth), limit))
+		return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d connections never held %s%s",
+			owners-s.ReachedOnce, owners, heldText(level, plan.Conns), limit))
 	}
 	return Judgement{Accepted: true, Judged: true}
+}
+
+// heldText is what a requests-test connection was to hold at level: "3
+// requests outstanding", or its share when level is not a multiple of
+// conns.
+func heldText(level, conns int) string {
+	if level%conns == 0 {
+		return fmt.Sprintf("%d requests outstanding", level/conns)
+	}
+	return "their share of the level (" + PerConnText(level, conns) + ")"
 }
 
 // latencyRule names the latency limit a phase broke, if any: its p99 or

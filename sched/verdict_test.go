@@ -72,7 +72,7 @@ func TestJudgeEveryBranch(t *testing.T) {
 		{"connections unfulfilled", measured(4, 0, 0, okSetups, 3), connsPlan, 1, 4, Inconclusive, true, "target unfulfilled: 1 of 4 concurrent connections never carried a request"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			j := Judge(c.m, c.plan, c.index, c.depth)
+			j := Judge(c.m, c.plan, c.index, levelOf(c.plan, c.depth))
 			if j.Verdict != c.verdict || j.Stop != c.stop || !strings.Contains(j.Reason, c.reason) {
 				t.Fatalf("got %+v, want verdict %d stop %v reason containing %q", j, c.verdict, c.stop, c.reason)
 			}
@@ -114,7 +114,7 @@ func TestMergedHalvesJudgeAsTheWhole(t *testing.T) {
 				}
 				merged.Merge(&back)
 			}
-			got, want := Judge(&merged, c.plan, 1, 2), Judge(c.whole, c.plan, 1, 2)
+			got, want := Judge(&merged, c.plan, 1, levelOf(c.plan, 2)), Judge(c.whole, c.plan, 1, levelOf(c.plan, 2))
 			if c.plan.Mode == Connections {
 				got, want = Judge(&merged, c.plan, 1, 4), Judge(c.whole, c.plan, 1, 4)
 			}
@@ -132,4 +132,13 @@ func TestMergedHalvesJudgeAsTheWhole(t *testing.T) {
 			}
 		})
 	}
+}
+
+// levelOf is the level of a phase at depth per connection (the requests
+// test's level is a total).
+func levelOf(p Plan, depth int) int {
+	if p.Mode == Requests {
+		return depth * p.Conns
+	}
+	return depth
 }

@@ -47,6 +47,7 @@ type owner struct {
 
 	connStart int64
 	sent      uint32 // connections test: requests admitted on the current connection
+	depth     uint32 // requests this owner holds outstanding in the phase (0: none, idle)
 	atTarget  bool
 	reached   uint32 // phase number+1 in which the target was first reached
 	retire    bool   // queued for reconnect after the current event batch
@@ -103,7 +104,7 @@ type worker struct {
 	live        metrics.Live
 	admitting   bool
 	stopping    bool
-	depth       uint32
+	base        int // the index among the run's connections of this worker's first owner (requests test)
 	phase       uint32
 	schedStart  int64 // the phase's admission window on the engine's clock
 	schedEnd    int64
@@ -148,9 +149,10 @@ type hsResult struct {
 	err   error
 }
 
-func newWorker(id int, cfg *Config, epoch time.Time, owners int, reports chan<- report) *worker {
+func newWorker(id int, cfg *Config, epoch time.Time, base, owners int, reports chan<- report) *worker {
 	w := &worker{
 		id:      id,
+		base:    base,
 		cfg:     cfg,
 		epoch:   epoch,
 		dialer:  conn.NewDialer(cfg.Addr),

@@ -235,7 +235,7 @@ func (p *Phaser) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Mea
 		}
 	}
 	at := p.boundary(n)
-	if err := p.sleepUntil(ctx, at, n, spec.Depth); err != nil {
+	if err := p.sleepUntil(ctx, at, n, spec.Level); err != nil {
 		return nil, p.fail(err, true)
 	}
 	if p.cfg.stall != nil {
@@ -259,9 +259,9 @@ func (p *Phaser) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Mea
 		return local, nil
 	}
 	if p.ln != nil {
-		return p.merge(n, spec.Depth, local, late)
+		return p.merge(n, spec.Level, local, late)
 	}
-	return p.exchange(n, spec.Depth, local, late)
+	return p.exchange(n, spec.Level, local, late)
 }
 
 // fail ends the coordinated run: shard 0 tells every shard to stop,
@@ -328,7 +328,7 @@ func (p *Phaser) runLocal(ctx context.Context, spec sched.PhaseSpec, n int) (*sc
 			if stopErr != nil {
 				continue
 			}
-			if err := p.handle(ev, n, spec.Depth); err != nil {
+			if err := p.handle(ev, n, spec.Level); err != nil {
 				stopErr = err
 				cancel() // the engine abandons what is outstanding after its grace
 			}

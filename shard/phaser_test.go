@@ -45,12 +45,12 @@ func (f *fakeLocal) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.
 		m.Interrupted = true
 	}
 	s := m.Stats
-	s.Counts.Succeeded = uint64(10 * spec.Depth)
+	s.Counts.Succeeded = uint64(10 * spec.Level)
 	s.Counts.Attempted = s.Counts.Succeeded
 	s.ReachedOnce = 1
 	s.Workers = 1
 	s.ActiveNs = uint64(spec.Duration)
-	for i := 0; i < spec.Depth; i++ {
+	for i := 0; i < spec.Level; i++ {
 		s.Latency.RecordValue(int64(1000 * (i + 1)))
 	}
 	m.Active, m.Elapsed = spec.Duration, spec.Duration
@@ -62,13 +62,13 @@ func testPlan(t *testing.T, shards int) sched.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sched.Plan{Mode: sched.Requests, Conns: shards, Start: 1, Pace: 1, Max: 3, Phase: 100 * time.Millisecond, Accept: acc, Addr: "test"}
+	return sched.Plan{Mode: sched.Requests, Conns: shards, Levels: sched.Levels{Start: shards, Pace: shards, Max: 3 * shards}, Phase: 100 * time.Millisecond, Accept: acc, Addr: "test"}
 }
 
 type nopHooks struct{}
 
-func (nopHooks) PhaseStarted(int, int, int)  {}
-func (nopHooks) PhaseFinished(*sched.Judged) {}
+func (nopHooks) PhaseStarted(int, int, int, sched.Role) {}
+func (nopHooks) PhaseFinished(*sched.Judged)            {}
 
 type shardRun struct {
 	out   *sched.Outcome
@@ -85,7 +85,10 @@ func runShards(t *testing.T, n int, mod func(i int, c *Config, f *fakeLocal)) []
 	plan := testPlan(t, n)
 	base := Config{Spec: Spec{Count: n}, Addr: "127.0.0.1:0", Token: "s3cret", PlanHash: "plan-1",
 		Lead: 300 * time.Millisecond, Tolerance: 200 * time.Millisecond, Allowance: 300 * time.Millisecond,
-		JoinTimeout: 5 * time.Second, Plan: plan}
+		JoinTimeout: 5 * time.Second, Plan: plan,
+		// Each shard has one of the plan's connections: its share of a
+		// level (a total) is the level ÷ the shards.
+		LocalSpec: func(ps sched.PhaseSpec) sched.PhaseSpec { ps.Level /= n; return ps }}
 	runs := make([]*shardRun, n)
 	var wg sync.WaitGroup
 	start := func(i int, cfg Config) {

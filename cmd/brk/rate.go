@@ -9,8 +9,8 @@ import (
 
 // rateLevels are the rate test's level flags, in requests/s.
 type rateLevels struct {
-	Start int `help:"Offered requests/s in phase 0 (default: --pace)."`
-	Pace  int `default:"1" help:"Requests/s added each phase."`
+	Start int  `help:"Offered requests/s in phase 0 (default: --pace, or 100 for the search)."`
+	Pace  *int `help:"Requests/s added each phase: a linear ramp. Without it brk searches for the break (--growth, --resolution, --budget)."`
 	Max   int `help:"Ceiling in requests/s; reaching it ends the run Done."`
 }
 

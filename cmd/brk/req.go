@@ -18,9 +18,9 @@ import (
 // levelFlags are the requests and connections tests' level flags (the
 // rate test has its own: rateLevels).
 type levelFlags struct {
-	Start int `help:"Outstanding requests per connection in phase 0 (default: --pace)."`
-	Pace  int `default:"1" help:"Outstanding requests per connection added each phase."`
-	Max   int `help:"Ceiling per connection; reaching it ends the run Done."`
+	Start int  `help:"Outstanding requests per connection in phase 0 (default: --pace, or 1 for the search; the connections test: concurrent connections, default 16 for the search)."`
+	Pace  *int `help:"Outstanding requests per connection added each phase: a linear ramp. Without it brk searches for the break (--growth, --resolution, --budget)."`
+	Max   int  `help:"Ceiling per connection; reaching it ends the run Done."`
 }
 
 // loadFlags are the flags every load test shares.
@@ -43,8 +43,11 @@ type loadFlags struct {
 	Quiet   bool   `help:"No live progress (shown once a second on stderr when it is a terminal)."`
 	Verbose bool   `short:"v" help:"Write each phase's full block (requests, failures, latency, load, generator, CPU) instead of one line."`
 
-	Refine    bool          `help:"After the first rejected phase, bisect between the last accepted and the first rejected level until they are adjacent; each probe is a phase."`
-	Repeat    int           `default:"1" help:"With --refine, run each probe this many times; a probe is accepted only if every run is."`
+	Refine     bool           `help:"With --pace: after the first rejected phase, bisect between the last accepted and the first rejected level until they are adjacent (single units of the level); each probe is a phase. The search always bisects."`
+	Repeat     int            `default:"1" help:"Run each bisection probe (the search's, or --refine's) this many times; a probe is accepted only if every run is."`
+	Growth     *float64       `help:"The search (no --pace): multiply the level by this each phase until a phase is rejected (default 2)." placeholder:"FACTOR"`
+	Resolution string         `help:"The search: bisect until the bracket is at most N (a total level) or P% of the last accepted level (default 1%, at least 1)." placeholder:"N|P%"`
+	Budget     *time.Duration `help:"Bound the run's phases: no phase starts that could end past this (default 5m for the search, none for a --pace ramp)." placeholder:"DURATION"`
 	MaxP99    time.Duration `name:"max-p99" help:"Also reject a phase whose latency p99 exceeds this." placeholder:"DURATION"`
 	MaxP999   time.Duration `name:"max-p999" help:"Also reject a phase whose latency p99.9 exceeds this." placeholder:"DURATION"`
 	ServerPID []int         `name:"server-pid" help:"Report this server process's CPU and RSS per phase (Linux; repeatable)." placeholder:"PID"`
@@ -69,16 +72,24 @@ type reqCmd struct {
 	RateDepth int `help:"Rate test only." hidden:""`
 }
 
+// DefaultBudget bounds a search's phases when --budget is not given, so
+// that `brk URL` ends on its own.
+const DefaultBudget = 5 * time.Minute
+
 // refuseUnserved rejects flags this build does not serve yet, and
 // explicit zeros (the library would read a zero as "use the default", but
 // on the command line kong already filled the defaults in, so a zero was
 // typed).
-func (f *loadFlags) refuseUnserved(start, pace int) error {
+func (f *loadFlags) refuseUnserved(start int, pace *int) error {
 	switch {
 	case f.Conn < 1:
 		return refuse("--conn must be at least 1")
-	case pace < 1:
+	case pace != nil && *pace < 1:
 		return refuse("--pace must be at least 1")
+	case pace != nil && (f.Growth != nil || f.Resolution != ""):
+		return refuse("--growth and --resolution apply to the search: leave out --pace (a linear ramp), or give --refine to bisect its break")
+	case f.Budget != nil && *f.Budget <= 0:
+		return refuse("--budget must be positive")
 	case start < 0:
 		return refuse("--start must be at least 1")
 	case f.Phase < time.Millisecond:
@@ -97,15 +108,62 @@ func (f *loadFlags) refuseUnserved(start, pace int) error {
 	return nil
 }
 
-// plan is the library's plan of the flags; the error is --accept's.
-func (f *loadFlags) plan(start, pace, max int) (brk.Plan, error) {
+// plan is the library's plan of the flags: a linear ramp with --pace, the
+// search without it; the error is --accept's or --resolution's.
+func (f *loadFlags) plan(start int, pace *int, max int) (brk.Plan, error) {
 	accept, err := f.accept()
-	return brk.Plan{
-		Conns: f.Conn, Start: start, Pace: pace, Max: max,
+	if err != nil {
+		return brk.Plan{}, err
+	}
+	p := brk.Plan{
+		Conns: f.Conn, Start: start, Max: max,
 		Phase: f.Phase, Timeout: f.Timeout, Accept: accept, Threads: f.Threads,
 		Baseline: f.Baseline,
 		Refine:   f.Refine, Repeat: f.Repeat, MaxP99: f.MaxP99, MaxP999: f.MaxP999, ServerPIDs: f.ServerPID,
-	}, err
+	}
+	if f.Budget != nil {
+		p.Budget = *f.Budget
+	}
+	if pace != nil {
+		p.Pace = *pace
+		return p, nil
+	}
+	s := &brk.Search{}
+	if f.Growth != nil {
+		s.Growth = *f.Growth
+		if s.Growth == 0 {
+			return p, refuse("--growth must be above 1")
+		}
+	}
+	if s.Resolution, s.ResolutionPct, err = parseResolution(f.Resolution); err != nil {
+		return p, err
+	}
+	p.Search = s
+	if f.Budget == nil {
+		p.Budget = DefaultBudget
+	}
+	return p, nil
+}
+
+// parseResolution reads --resolution: "N" (a total level) or "P%" (of the
+// last accepted level); "" is the default.
+func parseResolution(v string) (n int, pct float64, err error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, 0, nil
+	}
+	if num, ok := strings.CutSuffix(v, "%"); ok {
+		pct, err = strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || pct <= 0 || pct > 100 {
+			return 0, 0, refuse("--resolution %q: want a percentage above 0 and at most 100, such as 1%%", v)
+		}
+		return 0, pct, nil
+	}
+	n, err = strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, 0, refuse("--resolution %q: want a level of at least 1 (such as 10) or a percentage (such as 1%%)", v)
+	}
+	return n, 0, nil
 }
 
 // accept is --accept, a percentage's text ("99.99", "99.99%"), as

@@ -29,6 +29,12 @@ var flagNames = map[string]string{
 	"Plan.Arrivals":   "--arrivals",
 	"Plan.Seed":       "--seed",
 
+	"Plan.Search":               "the search (no --pace)",
+	"Plan.Search.Growth":        "--growth",
+	"Plan.Search.Resolution":    "--resolution",
+	"Plan.Search.ResolutionPct": "--resolution",
+	"Plan.Budget":               "--budget",
+
 	"Plan.Shard":             "--shard",
 	"Plan.Shard.Index":       "--shard",
 	"Plan.Shard.Count":       "--shard",
