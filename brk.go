@@ -94,13 +94,13 @@ type Plan struct {
 type Search struct {
 	// Growth is the factor per phase while no phase was rejected
 	// (default 2; more than 1).
-	Growth float64
+	Growth float64 `json:"growth"`
 	// Resolution ends the bisection when the bracket is at most this
 	// many (a total: concurrent requests, connections, requests/s);
 	// 0: ResolutionPct of the highest accepted level (default 1 %), and
 	// never less than 1.
-	Resolution    int
-	ResolutionPct float64
+	Resolution    int     `json:"resolution,omitempty"`
+	ResolutionPct float64 `json:"resolution_pct,omitempty"`
 }
 
 // DefaultSearchStart is the search's first level when Plan.Start is 0:

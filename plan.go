@@ -48,6 +48,9 @@ func (p *Plan) DefaultsFor(m Mode) {
 	p.Defaults()
 	if p.Search != nil && p.Start == 0 {
 		p.Start = DefaultSearchStart(m)
+		if p.Max > 0 {
+			p.Start = min(p.Start, p.Max)
+		}
 	}
 }
 

@@ -175,6 +175,7 @@ type chartPoint struct {
 	x, y float64
 	kind int    // ptNormal, ptRejected, ptIn (interrupted)
 	tip  string // tooltip text (numbers and fixed words only)
+	run  int    // the phase's index: its place in the run order
 }
 
 type chartSeries struct {
@@ -199,6 +200,9 @@ type chart struct {
 	mark                             *vmark  // the break
 	legend                           []legendItem
 	points                           int
+	// runOrder labels each point with its phase number: levels were
+	// visited out of order (a search, a refinement).
+	runOrder bool
 	empty                            string // message when nothing could be drawn
 }
 
@@ -290,11 +294,17 @@ func xDomain(ps []*brk.PhaseStats) (float64, float64) {
 }
 
 func tipState(p *brk.PhaseStats) string {
+	role := ""
+	if p.Role != "" && p.Role != "ramp" {
+		role = ", " + p.Role
+	}
 	switch {
 	case p.Interrupted:
-		return " (interrupted)"
+		return " (interrupted" + role + ")"
 	case !p.Accepted:
-		return " (rejected)"
+		return " (rejected" + role + ")"
+	case role != "":
+		return " (" + role[2:] + ")"
 	}
 	return ""
 }
@@ -317,6 +327,7 @@ func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, ac
 		xLabel: "level (" + unit + ")", yLabel: "success (%)", yUnit: "%", mark: mark,
 	}
 	c.xmin, c.xmax = xDomain(ps)
+	c.runOrder = outOfOrder(ps)
 	s := chartSeries{name: "success", color: colAccepted, linkColor: colLink, rejColor: colRejected}
 	lo := math.Inf(1)
 	hasIn, hasRej := false, false
@@ -328,7 +339,7 @@ func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, ac
 		hasIn = hasIn || k == ptIn
 		hasRej = hasRej || k == ptRejected
 		lo = math.Min(lo, p.SuccessPct)
-		s.pts = append(s.pts, chartPoint{x: float64(p.Level), y: p.SuccessPct, kind: k,
+		s.pts = append(s.pts, chartPoint{x: float64(p.Level), y: p.SuccessPct, kind: k, run: p.Index,
 			tip: fmt.Sprintf("phase %d, level %d: %s %% success%s", p.Index, p.Level, fmtF(p.SuccessPct, 4), tipState(p))})
 	}
 	if slaOK {
@@ -365,6 +376,7 @@ func rpsChart(ps []*brk.PhaseStats, unit string, mark *vmark) template.HTML {
 		xLabel: "level (" + unit + ")", yLabel: "successful requests/s", yUnit: "/s", mark: mark,
 	}
 	c.xmin, c.xmax = xDomain(ps)
+	c.runOrder = outOfOrder(ps)
 	s := chartSeries{name: "req/s", color: colRPS}
 	hi := 0.0
 	for _, p := range ps {
@@ -372,7 +384,7 @@ func rpsChart(ps []*brk.PhaseStats, unit string, mark *vmark) template.HTML {
 			continue
 		}
 		hi = math.Max(hi, p.RequestsPerSec)
-		s.pts = append(s.pts, chartPoint{x: float64(p.Level), y: p.RequestsPerSec, kind: interruptedOnly(p),
+		s.pts = append(s.pts, chartPoint{x: float64(p.Level), y: p.RequestsPerSec, kind: interruptedOnly(p), run: p.Index,
 			tip: fmt.Sprintf("phase %d, level %d: %s successful req/s%s", p.Index, p.Level, fmtF(p.RequestsPerSec, 1), tipState(p))})
 	}
 	c.ymin, c.ymax = 0, niceCeil(hi*1.08)
@@ -394,6 +406,7 @@ func latencyChart(ps []*brk.PhaseStats, unit string, limits []latencyLimit, mark
 		xLabel: "level (" + unit + ")", yLabel: "latency (ms)", yUnit: " ms", mark: mark,
 	}
 	c.xmin, c.xmax = xDomain(ps)
+	c.runOrder = outOfOrder(ps)
 	type pick struct {
 		name, color string
 		get         func(brk.Latency) float64
@@ -414,7 +427,7 @@ func latencyChart(ps []*brk.PhaseStats, unit string, limits []latencyLimit, mark
 				continue // no responses: no latency to draw
 			}
 			hi = math.Max(hi, v)
-			s.pts = append(s.pts, chartPoint{x: float64(p.Level), y: v, kind: interruptedOnly(p),
+			s.pts = append(s.pts, chartPoint{x: float64(p.Level), y: v, kind: interruptedOnly(p), run: p.Index,
 				tip: fmt.Sprintf("phase %d, level %d: %s %s ms%s", p.Index, p.Level, pk.name, fmtF(v, 3), tipState(p))})
 		}
 		n = max(n, len(s.pts))
@@ -588,7 +601,7 @@ func (c *chart) svg() template.HTML {
 
 	c.drawMark(&b)
 
-	// Series: a line through the points, then the points.
+	// Series: a line through the points in level order, then the points.
 	for _, s := range c.series {
 		link := s.linkColor
 		if link == "" {
@@ -596,7 +609,7 @@ func (c *chart) svg() template.HTML {
 		}
 		if len(s.pts) >= 2 {
 			var pts []string
-			for _, p := range s.pts {
+			for _, p := range byLevel(s.pts) {
 				pts = append(pts, fmt.Sprintf("%.1f,%.1f", c.px(p.x), c.py(p.y)))
 			}
 			fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2.5" stroke-linejoin="round" data-series="%s"/>`,
@@ -617,6 +630,9 @@ func (c *chart) svg() template.HTML {
 				fmt.Fprintf(&b, `<circle class="pt rejected" cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>`, x, y, pointR+0.5, fill, esc(p.tip))
 			default:
 				fmt.Fprintf(&b, `<circle class="pt" cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>`, x, y, pointR, s.color, esc(p.tip))
+			}
+			if c.runOrder && p.kind != ptIn {
+				fmt.Fprintf(&b, `<text class="run" x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle" %s>%d</text>`, x, y-9, halo, p.run)
 			}
 		}
 	}
@@ -643,6 +659,24 @@ func (c *chart) svg() template.HTML {
 
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// byLevel is the points in level order (then run order), for the line
+// through them: a search visits levels out of order.
+func byLevel(pts []chartPoint) []chartPoint {
+	out := append([]chartPoint(nil), pts...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].x < out[j].x })
+	return out
+}
+
+// outOfOrder reports whether some phase ran below an earlier one's level.
+func outOfOrder(ps []*brk.PhaseStats) bool {
+	for i := 1; i < len(ps); i++ {
+		if ps[i].Level < ps[i-1].Level {
+			return true
+		}
+	}
+	return false
 }
 
 // sortedByY returns the lines from the top of the chart down.
@@ -757,7 +791,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 </thead>
 {{range .Rows}}<tbody class="phase">
 <tr class="{{.StateClass}}"><td>{{.Index}}</td><td>{{.Level}}{{if .Per}}<div class="per">{{.Per}}</div>{{end}}</td>
-<td class="l {{if eq .StateClass "bad"}}st-bad{{else if eq .StateClass "int"}}st-int{{else}}st-ok{{end}}">{{.State}}{{if .Probe}} <span class="tag">probe</span>{{end}}{{if .ClientBound}} <span class="tag cb">client-bound</span>{{end}}</td>
+<td class="l {{if eq .StateClass "bad"}}st-bad{{else if eq .StateClass "int"}}st-int{{else}}st-ok{{end}}">{{.State}}{{if .Role}} <span class="tag">{{.Role}}</span>{{else if .Probe}} <span class="tag">probe</span>{{end}}{{if .ClientBound}} <span class="tag cb">client-bound</span>{{end}}</td>
 <td>{{.SuccessPct}}</td><td>{{.RPS}}</td><td>{{.Succeeded}}<div class="per">of {{.Attempted}}</div></td>
 <td class="l fails">{{range .Failed}}<div>{{.K}} {{.V}}</div>{{else}}<span class="none">none</span>{{end}}</td>
 <td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td></tr>

@@ -110,7 +110,18 @@ func conditions(r *brk.Result, c HTMLConditions, baseline string) []htmlCond {
 	if len(lim) > 0 {
 		add("Latency limits", strings.Join(lim, "; "))
 	}
-	if p.Refine {
+	if p.Ramp == "search" {
+		res := fmt.Sprintf("%d", p.Resolution)
+		if p.Resolution == 0 {
+			res = strconv.FormatFloat(p.ResolutionPct, 'f', -1, 64) + " % of the last accepted level (at least 1)"
+		}
+		add("Search", fmt.Sprintf("×%s per phase until a phase is rejected (halving when the first is), then bisection to a resolution of %s; each bisection probe runs %s",
+			strconv.FormatFloat(p.Growth, 'f', -1, 64), res, times(max(p.Repeat, 1))))
+	}
+	if p.BudgetS > 0 {
+		add("Budget", fmt.Sprintf("no phase starts that could end past %s of phases", time.Duration(p.BudgetS*float64(time.Second))))
+	}
+	if p.Refine && p.Ramp != "search" {
 		rep := p.Repeat
 		if rep < 1 {
 			rep = 1
@@ -200,6 +211,9 @@ func levels(m brk.Mode, p brk.ResultPlan, conns int) string {
 		top = fmt.Sprintf("up to %d%s", p.Max, unit)
 	}
 	s := fmt.Sprintf("%d%s, then +%d each phase; %s", p.Start, unit, p.Pace, top)
+	if p.Ramp == "search" {
+		s = fmt.Sprintf("from %d%s, searched (below); %s", p.Start, unit, top)
+	}
 	if (m == brk.ModeRequests || m == "") && conns > 0 {
 		s += fmt.Sprintf(" (level = %d connections × this)", conns)
 	}

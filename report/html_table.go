@@ -21,6 +21,7 @@ type htmlRow struct {
 	Per                    string // "5/conn" (requests test), "" elsewhere
 	State, StateClass      string
 	Probe, ClientBound     bool
+	Role                   string // the phase's role when it is not a linear ramp's step
 	Attempted, Succeeded   uint64
 	SuccessPct, RPS        string
 	Failed                 []htmlKV // the failure categories that happened
@@ -59,6 +60,9 @@ func phaseRow(test brk.Mode, p *brk.PhaseStats) htmlRow {
 	}
 	if test == brk.ModeRequests || test == "" {
 		row.Per = fmt.Sprintf("%d/conn", p.Depth)
+	}
+	if p.Role != "ramp" {
+		row.Role = p.Role
 	}
 	switch {
 	case p.Interrupted:

@@ -28,13 +28,16 @@ func (c *abCmd) Run(e *env) error {
 	if c.Report != "" {
 		return refuse("brk ab writes no HTML report; use --json for both sides' reports")
 	}
-	p, err := c.plan(c.Start, c.Pace, c.Max)
+	mode := brk.ModeRequests
+	if c.Connections {
+		mode = brk.ModeConnections
+	}
+	p, err := c.plan(mode, c.Start, c.Pace, c.Max)
 	if err != nil {
 		return err
 	}
-	mode := brk.ModeRequests
-	if c.Connections {
-		mode, p.Requests = brk.ModeConnections, c.Requests
+	if mode == brk.ModeConnections {
+		p.Requests = c.Requests
 	}
 	a, err := c.target(c.URLA, os.Stdin)
 	if err != nil {

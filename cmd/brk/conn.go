@@ -27,7 +27,7 @@ func (c *connCmd) Run(e *env) error {
 		return err
 	}
 	t.TLS.NoResume = c.NoResume
-	p, err := c.plan(c.Start, c.Pace, c.Max)
+	p, err := c.plan(brk.ModeConnections, c.Start, c.Pace, c.Max)
 	if err != nil {
 		return err
 	}

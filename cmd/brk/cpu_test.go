@@ -334,7 +334,7 @@ func TestBaseline(t *testing.T) {
 func TestMachineCPUEveryPhase(t *testing.T) {
 	base := startFixtureChild(t)
 	path := filepath.Join(t.TempDir(), "report.json")
-	r := runBrk(t, base+"/plain", "--conn", "16", "--start", "1", "--max", "6", "--phase", "300ms",
+	r := runBrk(t, base+"/plain", "--conn", "16", "--start", "1", "--pace", "1", "--max", "6", "--phase", "300ms",
 		"--threads", "1", "--quiet", "--json", path)
 	expect(t, r, 0, "Done (96 concurrent requests)")
 	var rep struct {
@@ -499,7 +499,7 @@ var phaseHeadRE = regexp.MustCompile(`^phase (\d+)  level \d+ concurrent request
 // verdict is the last stdout line.
 func TestPhaseText(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
-	r := runBrk(t, fx.URL("/plain"), "--conn", "4", "--start", "1", "--max", "2", "--phase", "500ms", "--threads", "1", "-v")
+	r := runBrk(t, fx.URL("/plain"), "--conn", "4", "--start", "1", "--pace", "1", "--max", "2", "--phase", "500ms", "--threads", "1", "-v")
 	expect(t, r, 0, "Done (8 concurrent requests)")
 	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
 	var blocks [][]string

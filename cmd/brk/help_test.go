@@ -19,6 +19,8 @@ func valueFor(ph string) string {
 		return strings.Trim(ph, `"`) // its default
 	case ph == "INT" || ph == "N" || ph == "PID" || ph == "PID,..." || ph == "N,..." || ph == "D,...":
 		return "2"
+	case ph == "FACTOR":
+		return "1.5"
 	case ph == "DURATION":
 		return "1s"
 	case ph == "HOST:PORT" || ph == "ADDR":

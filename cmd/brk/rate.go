@@ -10,8 +10,8 @@ import (
 // rateLevels are the rate test's level flags, in requests/s.
 type rateLevels struct {
 	Start int  `help:"Offered requests/s in phase 0 (default: --pace, or 100 for the search)."`
-	Pace  *int `help:"Requests/s added each phase: a linear ramp. Without it brk searches for the break (--growth, --resolution, --budget)."`
-	Max   int `help:"Ceiling in requests/s; reaching it ends the run Done."`
+	Pace  *int `placeholder:"INT" help:"Requests/s added each phase: a linear ramp. Without it brk searches for the break (--growth, --resolution, --budget)."`
+	Max   int  `help:"Ceiling in requests/s; reaching it ends the run Done."`
 }
 
 type rateCmd struct {
@@ -39,7 +39,7 @@ func (c *rateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	p, err := c.plan(c.Start, c.Pace, c.Max)
+	p, err := c.plan(brk.ModeRate, c.Start, c.Pace, c.Max)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 // rate test has its own: rateLevels).
 type levelFlags struct {
 	Start int  `help:"Outstanding requests per connection in phase 0 (default: --pace, or 1 for the search; the connections test: concurrent connections, default 16 for the search)."`
-	Pace  *int `help:"Outstanding requests per connection added each phase: a linear ramp. Without it brk searches for the break (--growth, --resolution, --budget)."`
+	Pace  *int `placeholder:"INT" help:"Outstanding requests per connection added each phase: a linear ramp. Without it brk searches for the break (--growth, --resolution, --budget)."`
 	Max   int  `help:"Ceiling per connection; reaching it ends the run Done."`
 }
 
@@ -48,9 +48,9 @@ type loadFlags struct {
 	Growth     *float64       `help:"The search (no --pace): multiply the level by this each phase until a phase is rejected (default 2)." placeholder:"FACTOR"`
 	Resolution string         `help:"The search: bisect until the bracket is at most N (a total level) or P% of the last accepted level (default 1%, at least 1)." placeholder:"N|P%"`
 	Budget     *time.Duration `help:"Bound the run's phases: no phase starts that could end past this (default 5m for the search, none for a --pace ramp)." placeholder:"DURATION"`
-	MaxP99    time.Duration `name:"max-p99" help:"Also reject a phase whose latency p99 exceeds this." placeholder:"DURATION"`
-	MaxP999   time.Duration `name:"max-p999" help:"Also reject a phase whose latency p99.9 exceeds this." placeholder:"DURATION"`
-	ServerPID []int         `name:"server-pid" help:"Report this server process's CPU and RSS per phase (Linux; repeatable)." placeholder:"PID"`
+	MaxP99     time.Duration  `name:"max-p99" help:"Also reject a phase whose latency p99 exceeds this." placeholder:"DURATION"`
+	MaxP999    time.Duration  `name:"max-p999" help:"Also reject a phase whose latency p99.9 exceeds this." placeholder:"DURATION"`
+	ServerPID  []int          `name:"server-pid" help:"Report this server process's CPU and RSS per phase (Linux; repeatable)." placeholder:"PID"`
 
 	Baseline   bool   `help:"Observe machine CPU for one idle --phase before the load (Linux)."`
 	Report     string `help:"Write a self-contained HTML report with charts to PATH.html." placeholder:"PATH.html"`
@@ -108,9 +108,11 @@ func (f *loadFlags) refuseUnserved(start int, pace *int) error {
 	return nil
 }
 
-// plan is the library's plan of the flags: a linear ramp with --pace, the
-// search without it; the error is --accept's or --resolution's.
-func (f *loadFlags) plan(start int, pace *int, max int) (brk.Plan, error) {
+// plan is the library's plan of the flags for test m: a linear ramp with
+// --pace, the search without it — unless the first level is --max, a
+// single level with nothing to search (one phase, as a ramp); the error is
+// --accept's or --resolution's.
+func (f *loadFlags) plan(m brk.Mode, start int, pace *int, max int) (brk.Plan, error) {
 	accept, err := f.accept()
 	if err != nil {
 		return brk.Plan{}, err
@@ -123,6 +125,17 @@ func (f *loadFlags) plan(start int, pace *int, max int) (brk.Plan, error) {
 	}
 	if f.Budget != nil {
 		p.Budget = *f.Budget
+	}
+	first := start
+	if first == 0 {
+		first = min(brk.DefaultSearchStart(m), max)
+		if max == 0 {
+			first = brk.DefaultSearchStart(m)
+		}
+	}
+	if pace == nil && max > 0 && first == max && f.Growth == nil && f.Resolution == "" {
+		one := 1
+		pace, p.Start = &one, first
 	}
 	if pace != nil {
 		p.Pace = *pace
@@ -237,7 +250,7 @@ func (c *reqCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	p, err := c.plan(c.Start, c.Pace, c.Max)
+	p, err := c.plan(brk.ModeRequests, c.Start, c.Pace, c.Max)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func TestFlagNamesCoverFields(t *testing.T) {
 			sel := prefix + "." + f.Name
 			fields[sel] = true
 			switch f.Type {
-			case reflect.TypeFor[brk.TLSOptions](), reflect.TypeFor[*brk.Sharding]():
+			case reflect.TypeFor[brk.TLSOptions](), reflect.TypeFor[*brk.Sharding](), reflect.TypeFor[*brk.Search]():
 				walk(sel, f.Type)
 			}
 		}
