@@ -203,7 +203,7 @@ type chart struct {
 	// runOrder labels each point with its phase number: levels were
 	// visited out of order (a search, a refinement).
 	runOrder bool
-	empty                            string // message when nothing could be drawn
+	empty    string // message when nothing could be drawn
 }
 
 type hline struct {
