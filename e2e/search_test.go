@@ -1,0 +1,229 @@
+package e2e
+
+import (
+	"context"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+)
+
+// searchRuns is how many runs in a row each search test makes
+// (BRK_SEARCH_RUNS; default 2).
+func searchRuns() int {
+	if n, err := strconv.Atoi(os.Getenv("BRK_SEARCH_RUNS")); err == nil && n > 0 {
+		return n
+	}
+	return 2
+}
+
+// runSearch runs the search of test m against the fixture and checks what
+// every search must end with: the final pair adjacent within the
+// resolution, its phases, and at most ⌈log2(break/start)⌉ +
+// ⌈log2(bracket/resolution)⌉ + 1 phases.
+func runSearch(t *testing.T, m brk.Mode, target brk.Target, plan brk.Plan) (*brk.Result, int, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := brk.RunMode(ctx, m, target, plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounting(t, res)
+	if res.Verdict != brk.VerdictBroken || res.LastAccepted == nil || res.FirstRejected == nil || res.FinalPair == nil {
+		t.Fatalf("search ended %s (%s), want broken with a pair\n%s", res.Verdict, res.Reason, describe(res))
+	}
+	held, broke := *res.LastAccepted, *res.FirstRejected
+	pct := plan.Search.ResolutionPct
+	if pct == 0 {
+		pct = 1 // the default
+	}
+	res0 := max(1, int(math.Floor(float64(held)*pct/100)))
+	if plan.Search.Resolution > 0 {
+		res0 = plan.Search.Resolution
+	}
+	if broke <= held || broke-held > res0 {
+		t.Fatalf("pair %d/%d is not within the resolution %d\n%s", held, broke, res0, describe(res))
+	}
+	hp, bp := res.Phases[*res.FinalPair.HeldPhase], res.Phases[*res.FinalPair.BrokePhase]
+	if hp.Level != held || !hp.Accepted || bp.Level != broke || bp.Accepted {
+		t.Fatalf("final pair phases %+v / %+v", hp, bp)
+	}
+	// The bound: the growth's bracket is the last grown level that held
+	// and the first that broke.
+	start := res.Phases[0].Level
+	var lo, hi int
+	for _, p := range res.Phases {
+		if p.Role == "grow" {
+			if p.Accepted {
+				lo = p.Level
+			} else {
+				hi = p.Level
+			}
+		}
+	}
+	if hi == 0 || lo == 0 {
+		t.Fatalf("no growth bracket\n%s", describe(res))
+	}
+	bound := int(math.Ceil(math.Log2(float64(broke)/float64(start)))) + int(math.Ceil(math.Log2(float64(hi-lo)/float64(res0)))) + 1
+	if len(res.Phases) > bound {
+		t.Fatalf("%d phases, bound %d (start %d, break %d, bracket %d–%d, resolution %d)\n%s", len(res.Phases), bound, start, broke, lo, hi, res0, describe(res))
+	}
+	t.Logf("held %d, broke %d in %d phases (bound %d), %s", held, broke, len(res.Phases), bound, levels(res))
+	return res, held, broke
+}
+
+func levels(res *brk.Result) string {
+	s := ""
+	for _, p := range res.Phases {
+		mark := "+"
+		if !p.Accepted {
+			mark = "-"
+		}
+		s += strconv.Itoa(p.Level) + mark + " "
+	}
+	return s
+}
+
+// The requests test's search against a capacity-limited fixture (K = 4
+// in service, D = 10 ms each; an M/D/K queue whose arrivals are the
+// client's own). Go's server answers a connection's pipelined requests one
+// at a time, so with every one of the C = 8 connections busy each gets K/C
+// of the service: a request waits its connection's turn, t = C·D/K = 20 ms
+// per request ahead of it. A connection holding d requests answers its
+// newest after d·t; the phase holds while ⌈N/C⌉·t stays below the 100 ms
+// timeout: 32 held, 33 broke at t = 20 ms. t is measured, in the same run,
+// as phase 0's latency (level C: one request per connection), and the
+// held level must lie in C·(⌈τ/t99⌉ − 1) … C·⌈τ/t50⌉.
+func TestSearchRequestsFindsTheModelBreak(t *testing.T) {
+	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx.Close()
+	const conns, tau = 8, 100.0
+	for run := range searchRuns() {
+		plan := brk.Plan{Conns: conns, Search: &brk.Search{}, Phase: time.Second, Timeout: 100 * time.Millisecond, Threads: 1}
+		res, held, _ := runSearch(t, brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, plan)
+		p0 := res.Phases[0]
+		t50, t99 := p0.LatencyMs.P50, p0.LatencyMs.P99
+		lo, hi := conns*(int(math.Ceil(tau/t99))-1), conns*int(math.Ceil(tau/t50))
+		if held < lo || held > hi {
+			t.Fatalf("run %d: held %d, the model (turn %.1f–%.1f ms) says %d…%d\n%s", run, held, t50, t99, lo, hi, describe(res))
+		}
+	}
+}
+
+// The connections test's search: each connection carries one request, so
+// N concurrent requests queue FIFO for K = 4 slots of D each (a closed
+// loop: each of them waits for the N/K − 1 ahead of its slot, latency
+// N·D/K). The phase holds while the slowest, ⌈N/K⌉·D plus the setup,
+// stays below the 100 ms timeout: N ≤ K·(τ/D − 1) = 36 at D = 10 ms. D is
+// measured in the same run from phase 0 (16 connections: D = latency·K/16,
+// at p50 and p99), and the held level must lie within K·(τ/D99 − 2) …
+// K·τ/D50.
+func TestSearchConnectionsFindsTheModelBreak(t *testing.T) {
+	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx.Close()
+	const k, tau = 4.0, 100.0
+	for run := range searchRuns() {
+		plan := brk.Plan{Search: &brk.Search{}, Phase: time.Second, Timeout: 100 * time.Millisecond, Threads: 1}
+		res, held, _ := runSearch(t, brk.ModeConnections, brk.Target{URL: fx.URL("/plain")}, plan)
+		p0 := res.Phases[0]
+		d50 := p0.LatencyMs.P50 * k / float64(p0.Level)
+		d99 := p0.LatencyMs.P99 * k / float64(p0.Level)
+		lo, hi := int(k*(tau/d99-2)), int(k*tau/d50)
+		if held < lo || held > hi {
+			t.Fatalf("run %d: held %d, the model (D %.1f–%.1f ms) says %d…%d\n%s", run, held, d50, d99, lo, hi, describe(res))
+		}
+	}
+}
+
+// The rate test's search against a throughput limit μ = K/D = 400/s: with
+// uniform arrivals at λ > μ the backlog grows by (λ − μ) per second, so a
+// phase of T = 1 s ends with a wait of (λ − μ)·T/μ, and breaks once that
+// exceeds τ − D: near λ* = μ·(1 + (τ − D)/T) = 436/s. D is measured in
+// the same run (phase 0's service time at 100/s, unqueued); the held rate
+// must lie in 0.9·μ … 1.05·λ*.
+func TestSearchRateFindsTheModelBreak(t *testing.T) {
+	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx.Close()
+	const k, tau, phase = 4.0, 0.1, 1.0
+	for run := range searchRuns() {
+		plan := brk.Plan{Conns: 64, Search: &brk.Search{}, Phase: time.Second, Timeout: 100 * time.Millisecond, Threads: 1}
+		res, held, _ := runSearch(t, brk.ModeRate, brk.Target{URL: fx.URL("/plain")}, plan)
+		d := res.Phases[0].Rate.ServiceMs.P50 / 1000
+		mu := k / d
+		star := mu * (1 + (tau-d)/phase)
+		if float64(held) < 0.9*mu || float64(held) > 1.05*star {
+			t.Fatalf("run %d: held %d/s, the model (D %.2f ms: μ %.0f/s, λ* %.0f/s) says %.0f…%.0f\n%s", run, held, d*1000, mu, star, 0.9*mu, 1.05*star, describe(res))
+		}
+	}
+}
+
+// A first level that is rejected searches downward: a fixture that holds
+// 3 concurrent requests (3 in service at once, 60 ms each, 100 ms
+// timeout: a 4th waits 120 ms) ends on 3/4 from 8 (8, 4, 2, 3).
+func TestSearchDownward(t *testing.T) {
+	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 3, Service: 60 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx.Close()
+	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Phase: 500 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 1}
+	res := runBrk(t, brk.Target{URL: fx.URL("/plain")}, plan)
+	checkAccounting(t, res)
+	if res.Verdict != brk.VerdictBroken || res.LastAccepted == nil || *res.LastAccepted != 3 || *res.FirstRejected != 4 {
+		t.Fatalf("ended %s %v/%v (%s), want broken 3/4\n%s", res.Verdict, res.LastAccepted, res.FirstRejected, res.Reason, describe(res))
+	}
+	var roles []string
+	for _, p := range res.Phases {
+		roles = append(roles, p.Role+":"+strconv.Itoa(p.Level))
+	}
+	if got := levels(res); got != "8- 4- 2+ 3+ " {
+		t.Fatalf("levels %s (roles %v), want 8- 4- 2+ 3+", got, roles)
+	}
+}
+
+// A short budget ends the run with the bracket found so far: no phase
+// starts that could end past it.
+func TestSearchBudget(t *testing.T) {
+	fx, err := bench.StartFixture(bench.FixtureConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx.Close()
+	// Phases of 200 ms + a drain of at most 100 ms: after n phases of
+	// about 0.2 s a next one starts only if 0.2·n + 0.3 ≤ 1 s, so 4 phases
+	// run (3 when the machine adds more than 0.1 s between them), never 5.
+	plan := brk.Plan{Conns: 2, Search: &brk.Search{}, Budget: time.Second, Phase: 200 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 1}
+	t0 := time.Now()
+	res := runBrk(t, brk.Target{URL: fx.URL("/plain")}, plan)
+	took := time.Since(t0)
+	if res.Verdict != brk.VerdictInconclusive || len(res.Phases) < 3 || len(res.Phases) > 4 {
+		t.Fatalf("ended %s after %d phases (%s)\n%s", res.Verdict, len(res.Phases), res.Reason, describe(res))
+	}
+	want := "not yet broken at"
+	if got := res.Reason; !strings.Contains(got, want) || !strings.Contains(got, "the budget of 1s ended the run") {
+		t.Fatalf("reason %q", got)
+	}
+	var spent float64
+	for _, p := range res.Phases {
+		spent += p.DurationS
+	}
+	if spent > 1.0 {
+		t.Fatalf("the phases took %.2f s, past the 1 s budget", spent)
+	}
+	t.Logf("%d phases, %.2f s of phases, %s in all: %s", len(res.Phases), spent, took, res.Reason)
+}
