@@ -136,16 +136,23 @@ func fmtMs(d time.Duration) string {
 // requests/s describes the client rather than the server.
 const ClientBoundShare = 0.90
 
-// clientSaturated reports whether a phase's failures are all timing
-// failures (timeout, transport, abandoned) while its workers were
+// clientSaturated reports whether a phase's failures are all timeouts
+// (and the followers those timeouts abandoned) while its workers were
 // saturated: then the client, not the server, may have missed the
-// deadlines. Status, body and protocol failures are the server's.
+// deadlines. A connection the server ended (transport, and the followers
+// it abandons), a failed setup, a status, body or protocol failure is the
+// server's doing whatever the client's load: a server that hangs up on
+// every connection keeps the workers busy reconnecting, and that is no
+// sign of a slow client. Abandoned requests count as timing only as far
+// as the phase attributes them to a timeout (TimeoutFollowers); a
+// measurement that does not attribute them (an older shard's) counts them
+// as the server's.
 func clientSaturated(m *Measurement) bool {
 	if !m.WorkerBusyOK || m.WorkerBusy < ClientBoundShare {
 		return false
 	}
 	f := &m.Stats.Counts.Failed
-	timing := f[metrics.Timeout] + f[metrics.Transport] + f[metrics.Abandoned]
+	timing := f[metrics.Timeout] + min(m.Stats.TimeoutFollowers, f[metrics.Abandoned])
 	return timing > 0 && timing == m.Stats.Counts.FailedTotal()
 }
 

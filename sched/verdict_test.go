@@ -40,6 +40,19 @@ var (
 	saturated  = func(m *Measurement) *Measurement { m.WorkerBusy, m.WorkerBusyOK = 0.96, true; return m }
 )
 
+// failing adds n failures of cat to m's counts.
+func failing(m *Measurement, cat metrics.Category, n uint64) *Measurement {
+	m.Stats.Counts.Failed[cat] += n
+	m.Stats.Counts.Attempted += n
+	return m
+}
+
+// timeoutFollowers adds n abandoned followers of a timeout to m.
+func timeoutFollowers(m *Measurement, n uint64) *Measurement {
+	m.Stats.TimeoutFollowers += n
+	return failing(m, metrics.Abandoned, n)
+}
+
 func TestJudgeEveryBranch(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -64,6 +77,14 @@ func TestJudgeEveryBranch(t *testing.T) {
 		{"client failure", clientFail(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "client ran out of local ports"},
 		{"client saturated, timing failures: not a server verdict", saturated(measured(9998, 2, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "the client was saturated: workers 96 % busy"},
 		{"client saturated, protocol failure: still broken", saturated(measured(9999, 0, 1, okSetups, 4)), reqPlan, 1, 2, Broken, true, "protocol faults"},
+		{"client saturated, timeouts and their followers: not a server verdict", saturated(timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 6)), reqPlan, 1, 2, Inconclusive, true, "the client was saturated"},
+		{"client saturated, hang-ups (transport): the server's", saturated(failing(measured(9990, 0, 0, okSetups, 4), metrics.Transport, 10)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, hang-ups and their followers: the server's", saturated(failing(failing(measured(9990, 0, 0, okSetups, 4), metrics.Transport, 2), metrics.Abandoned, 8)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, every connection closed at accept: the server's", saturated(failing(measured(0, 0, 0, okSetups, 4), metrics.Transport, 24050)), reqPlan, 1, 2, Broken, true, "success 0%"},
+		{"client saturated, timeouts and a hang-up: the server's", saturated(failing(measured(9990, 9, 0, okSetups, 4), metrics.Transport, 1)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, abandoned not by a timeout: the server's", saturated(failing(timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 6), metrics.Abandoned, 2)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, failed setups: the server's", saturated(failing(failing(measured(9990, 0, 0, okSetups, 4), metrics.Connect, 2), metrics.Abandoned, 8)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"timeouts, client not saturated: the server's", timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 8), reqPlan, 1, 2, Broken, true, "success 99.9%"},
 		{"client saturated, accepted phase stays accepted", saturated(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Done, false, ""},
 		{"connections accepted", measured(4, 0, 0, okSetups, 4), connsPlan, 1, 4, Done, false, ""},
 		{"connections: setups below accept", measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, Failed: 1}, 4), connsPlan, 1, 4,
