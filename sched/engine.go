@@ -115,7 +115,8 @@ type PhaseSpec struct {
 	Level    int
 	Duration time.Duration // admission window
 	// FailFast ends the phase early when every connection owner failed
-	// its setup and none succeeded (phase 0: nothing is listening).
+	// its setup and no setup of the run ever succeeded (phase 0: nothing
+	// is listening).
 	FailFast bool
 }
 
@@ -225,7 +226,9 @@ func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, 
 				mw.loaded = true
 				mw.start = metrics.ReadMachineCPU()
 			}
-			if spec.FailFast && now.Established == live0.Established &&
+			// None succeeded: none in the run so far, for setups made
+			// before phase 0 (Connect, the rate test) are counted in it.
+			if spec.FailFast && now.Established == 0 &&
 				now.SetupFailed-live0.SetupFailed >= uint64(owners) {
 				m.SetupFailed = true
 				return mw

@@ -45,7 +45,9 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 		return Judgement{Stop: true, Verdict: Interrupted} // not judged: no reason of its own
 	case m.ClientError != "":
 		return inconclusive(m.ClientError)
-	case m.SetupFailed || index == 0 && s.Setups.Established == 0 && s.Setups.Attempted > 0:
+	case (m.SetupFailed || index == 0 && s.Setups.Attempted > 0) && s.Setups.Established == 0:
+		// Only when no setup of the phase succeeded: an outage after
+		// setups had succeeded is judged by what it did to the requests.
 		msg := s.SetupError
 		if msg == "" {
 			msg = "no connection could be established"
