@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brk-bench/brk/conn"
 	"github.com/brk-bench/brk/metrics"
 )
 
@@ -154,7 +155,25 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, er
 	if m.ClientError == "" {
 		m.ClientError = m.Stats.ClientError
 	}
+	if spec.FailFast && e.silent(m) {
+		// After the phase's clock and CPU: the probe is no part of it.
+		m.SpeaksTLS = conn.ProbeTLS(e.cfg.Addr, tlsProbeTimeout)
+	}
 	return m, nil
+}
+
+// tlsProbeTimeout bounds the TLS probe (a loopback or LAN handshake
+// answers in milliseconds).
+const tlsProbeTimeout = time.Second
+
+// silent reports whether a plain-TCP phase ended with every connection
+// set up, if any was, and none of them read a byte from the server: the
+// case where a TLS-only port (one that closes a plain connection without a
+// byte, as h2o does) looks like a server hanging up on every request.
+func (e *Engine) silent(m *Measurement) bool {
+	s := m.Stats
+	return e.cfg.TLS == nil && !m.Interrupted && m.ClientError == "" &&
+		s.Setups.Attempted > 0 && s.Heard == 0 && s.Counts.Succeeded == 0 && s.LatencyCount == 0
 }
 
 // startPhase tells every worker to start admitting at its share of level,

@@ -45,6 +45,10 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 		return Judgement{Stop: true, Verdict: Interrupted} // not judged: no reason of its own
 	case m.ClientError != "":
 		return inconclusive(m.ClientError)
+	case index == 0 && m.SpeaksTLS && c.Succeeded == 0:
+		// Phase 0 heard nothing over plain TCP and the port answered a
+		// TLS ClientHello: the user's mistake, not a server that broke.
+		return inconclusive(fmt.Sprintf("the server speaks TLS on this port: use https:// (dialing %s)", plan.Addr))
 	case (m.SetupFailed || index == 0 && s.Setups.Attempted > 0) && s.Setups.Established == 0:
 		// Only when no setup of the phase succeeded: an outage after
 		// setups had succeeded is judged by what it did to the requests.

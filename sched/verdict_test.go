@@ -47,6 +47,8 @@ func failing(m *Measurement, cat metrics.Category, n uint64) *Measurement {
 	return m
 }
 
+func speaksTLS(m *Measurement) *Measurement { m.SpeaksTLS = true; return m }
+
 // timeoutFollowers adds n abandoned followers of a timeout to m.
 func timeoutFollowers(m *Measurement, n uint64) *Measurement {
 	m.Stats.TimeoutFollowers += n
@@ -75,6 +77,12 @@ func TestJudgeEveryBranch(t *testing.T) {
 		{"fail fast after setups had succeeded (an outage): judged by the counts", failFast(failing(failing(measured(2974, 0, 0, metrics.Setups{Attempted: 16, Established: 4, Failed: 12}, 4), metrics.Connect, 12), metrics.Transport, 1)),
 			Plan{Mode: Rate, Conns: 4, Accept: p9999, Addr: "127.0.0.1:80"}, 0, 2000, Broken, true, "success 99.56% (2974 of 2987) is below --accept 99.99% at 2000 requests/s"},
 		{"phase 0 outage in the requests test", failing(failing(measured(5279, 0, 0, metrics.Setups{Attempted: 2484, Established: 4, Failed: 2480}, 4), metrics.Connect, 2480), metrics.Abandoned, 2484), reqPlan, 0, 2, Broken, true, "success 51.54% (5279 of 10243)"},
+		{"phase 0 heard nothing, the port speaks TLS", speaksTLS(failing(measured(0, 0, 0, metrics.Setups{Attempted: 24050, Established: 24050}, 0), metrics.Transport, 24050)), reqPlan, 0, 1,
+			Inconclusive, true, "the server speaks TLS on this port: use https:// (dialing 127.0.0.1:80)"},
+		{"phase 0 heard nothing, setups failed, the port speaks TLS (h2c)", speaksTLS(failFast(measured(0, 0, 0, metrics.Setups{Attempted: 32, Failed: 32}, 0))), reqPlan, 0, 1,
+			Inconclusive, true, "the server speaks TLS on this port"},
+		{"phase 0 hang-ups, the port does not speak TLS: broken", failing(measured(0, 0, 0, metrics.Setups{Attempted: 3678, Established: 3678}, 0), metrics.Transport, 3678), reqPlan, 0, 1,
+			Broken, true, "success 0% (0 of 3678)"},
 		{"setups fail later: a server verdict", measured(0, 4, 0, metrics.Setups{Attempted: 4, Failed: 4}, 0), reqPlan, 1, 1, Broken, true, "success 0%"},
 		{"interrupted", interrupt(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Interrupted, true, ""},
 		{"client failure", clientFail(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "client ran out of local ports"},
