@@ -29,6 +29,7 @@ func (w *worker) dial(o *owner, now int64) {
 	o.connStart = now
 	o.state = stConnecting
 	o.sent = 0
+	o.committed = w.admitting
 	o.blocked = false
 	// A new connection: what is still in the ring (replays) is queued
 	// again from its first byte, then the admission fills up.
