@@ -166,14 +166,15 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, er
 // answers in milliseconds).
 const tlsProbeTimeout = time.Second
 
-// silent reports whether a plain-TCP phase ended with every connection
-// set up, if any was, and none of them read a byte from the server: the
-// case where a TLS-only port (one that closes a plain connection without a
-// byte, as h2o does) looks like a server hanging up on every request.
+// silent reports whether a plain-TCP phase ended without any of its
+// connections reading a byte from the server: the case where a TLS-only
+// port (one that closes a plain connection without a byte, as h2o does)
+// looks like a server hanging up on every request. A phase whose every
+// setup timed out is not probed: its probe would time out too.
 func (e *Engine) silent(m *Measurement) bool {
 	s := m.Stats
 	return e.cfg.TLS == nil && !m.Interrupted && m.ClientError == "" &&
-		s.Setups.Attempted > 0 && s.Heard == 0 && s.Counts.Succeeded == 0 && s.LatencyCount == 0
+		s.Setups.Attempted > s.Setups.TimedOut && s.Heard == 0 && s.Counts.Succeeded == 0 && s.LatencyCount == 0
 }
 
 // startPhase tells every worker to start admitting at its share of level,
