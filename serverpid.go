@@ -66,7 +66,9 @@ const clockTicks = 100
 
 // readProcStat reads /proc/PID/stat: utime and stime (fields 14 and 15)
 // and rss (field 24), counted after the command name, which may contain
-// spaces and parentheses.
+// spaces and parentheses. A process that exited but is not yet reaped
+// (state Z, zombie, or X, dead) keeps its entry with RSS 0: it is not
+// there either.
 func readProcStat(pid int) procStat {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -77,7 +79,7 @@ func readProcStat(pid int) procStat {
 		return procStat{}
 	}
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 22 {
+	if len(f) < 22 || len(f[0]) == 1 && (f[0][0] == 'Z' || f[0][0] == 'X') {
 		return procStat{}
 	}
 	var st procStat

@@ -1,9 +1,15 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,5 +117,104 @@ func TestConnectionsWaitForServerClose(t *testing.T) {
 	st := serverStats(srv, total(res).Succeeded)
 	if uint64(st.Responses) != total(res).Succeeded || uint64(st.Conns) != totalSetups(res).Established {
 		t.Fatalf("server %+v, client %+v setups %+v", st, total(res), totalSetups(res))
+	}
+}
+
+// countingServer answers each connection's requests (closing after the
+// one that asks it to) and counts the connections on which it read no
+// byte at all: a client that opened them and closed them unused
+// (haproxy logs each as a 400 <BADREQ>).
+type countingServer struct {
+	ln     net.Listener
+	wg     sync.WaitGroup
+	conns  atomic.Int64
+	unused atomic.Int64
+}
+
+func startCountingServer(t *testing.T) *countingServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &countingServer{ln: ln}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.conns.Add(1)
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				defer c.Close()
+				s.serve(c)
+			}()
+		}
+	}()
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *countingServer) serve(c net.Conn) {
+	r := bufio.NewReader(c)
+	for n := 0; ; n++ {
+		req, err := http.ReadRequest(r)
+		if err != nil {
+			if n == 0 {
+				s.unused.Add(1)
+			}
+			return
+		}
+		resp := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+		if req.Close {
+			resp = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+		}
+		if _, err := io.WriteString(c, resp); err != nil || req.Close {
+			return
+		}
+	}
+}
+
+// stop closes the listener and waits for every connection to end.
+func (s *countingServer) stop() {
+	s.ln.Close()
+	s.wg.Wait()
+}
+
+// TestConnectionsNeverUnused: each connection of the connections test
+// carries exactly --requests requests, so none is set up and closed
+// unused. Before, a setup started just before admission ended was
+// established after it, carried nothing, and was closed at the run's end.
+func TestConnectionsNeverUnused(t *testing.T) {
+	for _, per := range []int{1, 3} {
+		t.Run(fmt.Sprintf("requests=%d", per), func(t *testing.T) {
+			var unused, conns, setups, requests int64
+			for run := 0; run < 3; run++ {
+				srv := startCountingServer(t)
+				res := runConn(t, brk.Target{URL: "http://" + srv.ln.Addr().String() + "/"},
+					brk.Plan{Start: 50, Max: 50, Requests: per, Phase: 300 * time.Millisecond,
+						Timeout: time.Second, Threads: 1})
+				srv.stop()
+				if res.Verdict != brk.VerdictDone {
+					t.Fatalf("run %d: %s", run, describe(res))
+				}
+				s, c := totalSetups(res), total(res)
+				if c.Attempted != s.Established*uint64(per) {
+					t.Errorf("run %d: %d requests over %d connections: not %d each", run, c.Attempted, s.Established, per)
+				}
+				unused += srv.unused.Load()
+				conns += srv.conns.Load()
+				setups += int64(s.Established)
+				requests += int64(c.Attempted)
+			}
+			t.Logf("3 runs: server saw %d connections (%d unused), client %d setups, %d requests", conns, unused, setups, requests)
+			if unused != 0 || conns != setups {
+				t.Fatalf("%d of %d connections carried no request (client: %d setups)", unused, conns, setups)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // tlsAlert is what an OpenSSL-based TLS server answers to bytes that are
@@ -49,5 +50,44 @@ func TestHTTPSToAPlainServer(t *testing.T) {
 	res := runBrk(t, brk.Target{URL: url, TLS: brk.TLSOptions{Insecure: true}}, shortPlan(2, 1, 300*time.Millisecond))
 	if res.Verdict != brk.VerdictInconclusive || !strings.Contains(res.Reason, "answered plain HTTP, not TLS: use http://") {
 		t.Fatalf("verdict %s (%s)", res.Verdict, res.Reason)
+	}
+}
+
+// TestHTTPToH2OsTLSPort: http:// against h2o's TLS port. h2o closes a
+// plain connection without a byte, so nothing the client reads says TLS:
+// before, the reconnect loop made it "Broken" (exit 1) with thousands of
+// transport failures. Phase 0 having heard nothing from any connection,
+// brk probes the port once with a TLS ClientHello, outside the counts, and
+// says it: inconclusive, use https:// (exit 3).
+func TestHTTPToH2OsTLSPort(t *testing.T) {
+	h := testenv.StartH2O(t, nil, "")
+	for _, h2c := range []bool{false, true} {
+		t.Run(map[bool]string{false: "http1", true: "h2c"}[h2c], func(t *testing.T) {
+			res := runBrk(t, brk.Target{URL: "http://" + h.Addr + "/ok.txt", HTTP2: h2c}, shortPlan(2, 1, 300*time.Millisecond))
+			t.Log(describe(res))
+			checkAccounting(t, res)
+			if res.Verdict != brk.VerdictInconclusive || !strings.Contains(res.Reason, "the server speaks TLS on this port: use https://") {
+				t.Fatalf("verdict %s (%s), want inconclusive: speaks TLS", res.Verdict, res.Reason)
+			}
+			if c := total(res); c.Succeeded != 0 || c.Protocol != 0 {
+				t.Fatalf("counts %+v", c)
+			}
+		})
+	}
+}
+
+// TestHangupOnEveryRequestStaysBroken: a plain server that hangs up on
+// every request without a byte is probed as h2o's TLS port is, answers the
+// ClientHello with nothing TLS, and stays a server that broke (exit 1).
+func TestHangupOnEveryRequestStaysBroken(t *testing.T) {
+	srv := hostile.Start(t, func(c *hostile.Conn, _ int) { c.ReadRequest() })
+	res := runBrk(t, hostileTarget(srv), shortPlan(2, 1, 300*time.Millisecond))
+	t.Log(describe(res))
+	checkAccounting(t, res)
+	if res.Verdict != brk.VerdictBroken || strings.Contains(res.Reason, "TLS") {
+		t.Fatalf("verdict %s (%s), want broken", res.Verdict, res.Reason)
+	}
+	if c := total(res); c.Transport == 0 || c.Succeeded != 0 {
+		t.Fatalf("counts %+v", c)
 	}
 }

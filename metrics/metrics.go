@@ -148,6 +148,13 @@ type Recorder struct {
 	// ProtocolUnattributed counts protocol faults on connections that had
 	// no request to charge them to.
 	ProtocolUnattributed uint64
+	// TimeoutFollowers counts the abandoned requests that a timeout
+	// abandoned (the followers of an expired HTTP/1.1 request, whose
+	// connection is retired with it); they are counted as Abandoned too.
+	TimeoutFollowers uint64
+	// Heard counts connections that read at least one byte from the
+	// server.
+	Heard uint64
 
 	// Statuses counts complete responses by status code (100..599; other
 	// codes in slot 0).
@@ -450,6 +457,8 @@ type Phase struct {
 	SetupError           string                  `json:"setup_error,omitempty"`
 	ClientError          string                  `json:"client_error,omitempty"`
 	ProtocolUnattributed uint64                  `json:"protocol_unattributed"`
+	TimeoutFollowers     uint64                  `json:"timeout_followers,omitempty"`
+	Heard                uint64                  `json:"heard,omitempty"`
 	Statuses             StatusCounts            `json:"statuses"`
 	BodySamples          []string                `json:"body_samples,omitempty"`
 	TLS                  TLSInfo                 `json:"tls"`
@@ -513,6 +522,8 @@ func (p *Phase) Add(q *Phase) {
 	p.MaxSendDelay = max(p.MaxSendDelay, q.MaxSendDelay)
 	p.MaxLateness = max(p.MaxLateness, q.MaxLateness)
 	p.ProtocolUnattributed += q.ProtocolUnattributed
+	p.TimeoutFollowers += q.TimeoutFollowers
+	p.Heard += q.Heard
 	p.Statuses.Merge(&q.Statuses)
 	p.addSamples(q.BodySamples)
 	p.ResetsSent += q.ResetsSent
@@ -683,6 +694,8 @@ func (p *Phase) Merge(r *Recorder) {
 		p.MaxLateness = r.MaxLatenessNs
 	}
 	p.ProtocolUnattributed += r.ProtocolUnattributed
+	p.TimeoutFollowers += r.TimeoutFollowers
+	p.Heard += r.Heard
 	p.Statuses.Merge(&r.Statuses)
 	p.addSamples(r.BodySamples)
 	p.ResetsSent += r.ResetsSent

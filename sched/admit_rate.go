@@ -133,6 +133,23 @@ func (p *ratePolicy) pump(w *worker, now int64) int64 {
 	return next
 }
 
+// chargeSetup counts a failed setup's first request: the oldest waiting
+// arrival (one past its deadline is a timeout, as pump would count it),
+// the one a connection would have taken first. An outage thus counts
+// connect failures in the rate test too, as a failed setup does in the
+// requests test; the arrivals behind it wait on for another connection.
+func (p *ratePolicy) chargeSetup(w *worker, cat metrics.Category, now int64) {
+	for p.qn > 0 {
+		at := p.pop(w)
+		if at+w.tmo <= now {
+			p.expired(w, at, now)
+			continue
+		}
+		w.rec.Fail(cat, 1)
+		return
+	}
+}
+
 // abort abandons the waiting arrivals.
 func (p *ratePolicy) abort(w *worker) {
 	w.rec.Fail(metrics.Abandoned, uint64(p.qn))

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brk-bench/brk/conn"
 	"github.com/brk-bench/brk/metrics"
 )
 
@@ -115,7 +116,8 @@ type PhaseSpec struct {
 	Level    int
 	Duration time.Duration // admission window
 	// FailFast ends the phase early when every connection owner failed
-	// its setup and none succeeded (phase 0: nothing is listening).
+	// its setup and no setup of the run ever succeeded (phase 0: nothing
+	// is listening).
 	FailFast bool
 }
 
@@ -153,7 +155,26 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, er
 	if m.ClientError == "" {
 		m.ClientError = m.Stats.ClientError
 	}
+	if spec.FailFast && e.silent(m) {
+		// After the phase's clock and CPU: the probe is no part of it.
+		m.SpeaksTLS = conn.ProbeTLS(e.cfg.Addr, tlsProbeTimeout)
+	}
 	return m, nil
+}
+
+// tlsProbeTimeout bounds the TLS probe (a loopback or LAN handshake
+// answers in milliseconds).
+const tlsProbeTimeout = time.Second
+
+// silent reports whether a plain-TCP phase ended without any of its
+// connections reading a byte from the server: the case where a TLS-only
+// port (one that closes a plain connection without a byte, as h2o does)
+// looks like a server hanging up on every request. A phase whose every
+// setup timed out is not probed: its probe would time out too.
+func (e *Engine) silent(m *Measurement) bool {
+	s := m.Stats
+	return e.cfg.TLS == nil && !m.Interrupted && m.ClientError == "" &&
+		s.Setups.Attempted > s.Setups.TimedOut && s.Heard == 0 && s.Counts.Succeeded == 0 && s.LatencyCount == 0
 }
 
 // startPhase tells every worker to start admitting at its share of level,
@@ -225,7 +246,9 @@ func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, 
 				mw.loaded = true
 				mw.start = metrics.ReadMachineCPU()
 			}
-			if spec.FailFast && now.Established == live0.Established &&
+			// None succeeded: none in the run so far, for setups made
+			// before phase 0 (Connect, the rate test) are counted in it.
+			if spec.FailFast && now.Established == 0 &&
 				now.SetupFailed-live0.SetupFailed >= uint64(owners) {
 				m.SetupFailed = true
 				return mw

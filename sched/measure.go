@@ -20,6 +20,10 @@ type Measurement struct {
 	SetupFailed bool               `json:"setup_failed"`
 	ClientError string             `json:"client_error,omitempty"` // the client ran out of a local resource
 	CPU         metrics.ProcessCPU `json:"cpu"`
+	// SpeaksTLS is the probe's answer when phase 0 over plain TCP heard
+	// not a byte from any connection: the port answered a TLS ClientHello
+	// with TLS (Engine.RunPhase; outside the counts).
+	SpeaksTLS bool `json:"speaks_tls,omitempty"`
 	// Machine is the machine's busy % over the loaded window, when
 	// MachineOK (the busiest box's, after a merge).
 	Machine   float64 `json:"machine_busy_pct"`
@@ -35,7 +39,8 @@ type Measurement struct {
 // Merge adds q, the same phase measured on another load box: counts,
 // integrals, histograms and CPU add up; the phase lasted as long as the
 // longest; an interrupt or a client failure on either box marks the
-// merge; FailFast holds only if it held on every box.
+// merge; FailFast and the TLS probe's answer hold only if they held on
+// every box.
 func (m *Measurement) Merge(q *Measurement) {
 	if m.Boxes == 0 {
 		*m = *q
@@ -50,6 +55,7 @@ func (m *Measurement) Merge(q *Measurement) {
 	m.Elapsed = max(m.Elapsed, q.Elapsed)
 	m.Interrupted = m.Interrupted || q.Interrupted
 	m.SetupFailed = m.SetupFailed && q.SetupFailed
+	m.SpeaksTLS = m.SpeaksTLS && q.SpeaksTLS
 	if m.ClientError == "" {
 		m.ClientError = q.ClientError
 	}

@@ -29,6 +29,7 @@ func (w *worker) dial(o *owner, now int64) {
 	o.connStart = now
 	o.state = stConnecting
 	o.sent = 0
+	o.committed = w.admitting
 	o.blocked = false
 	// A new connection: what is still in the ring (replays) is queued
 	// again from its first byte, then the admission fills up.
@@ -87,7 +88,9 @@ func (w *worker) clientFailure(msg string) {
 
 // setupFailed ends a failed connect: the first request counts as connect
 // (or connect_timeout), the others queued behind it as abandoned — one
-// incident. The owner retries after one tick.
+// incident. A policy that admits only on an open connection (the rate
+// test) charges the failure to what waits for one. The owner retries
+// after one tick.
 func (w *worker) setupFailed(o *owner, now int64, err error, timedOut bool) {
 	w.rec.SetupDone(false, timedOut, now-o.connStart)
 	w.setups--
@@ -101,6 +104,8 @@ func (w *worker) setupFailed(o *owner, now int64, err error, timedOut bool) {
 	}
 	if o.pending() > 0 {
 		w.resolveHead(o, cat)
+	} else if c, ok := w.pol.(setupCharger); ok {
+		c.chargeSetup(w, cat, now) // the rate test: the arrival it would have carried
 	}
 	w.failAll(o, metrics.Abandoned)
 	o.state = stBackoff
@@ -221,6 +226,13 @@ func (w *worker) setupRejected(o *owner, now int64, err error) {
 	w.setups++ // setupFailed ends it again, as failed
 	w.setupFailed(o, now, err, false)
 	w.updateTarget(o, now)
+}
+
+// setupCharger is a policy whose requests wait outside the owners' rings
+// until a connection is open: a failed setup with nothing admitted to it
+// counts one of them as its first request.
+type setupCharger interface {
+	chargeSetup(w *worker, cat metrics.Category, now int64)
 }
 
 var (

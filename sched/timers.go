@@ -83,6 +83,9 @@ func (w *worker) expire(o *owner, now int64) {
 			for o.pending() > 0 && o.slot(o.head).deadline <= now {
 				w.expireHead(o)
 			}
+			// The followers go with the timeout's connection: the
+			// timeout's doing (clientSaturated attributes them).
+			w.rec.TimeoutFollowers += uint64(o.pending())
 			w.failAll(o, metrics.Abandoned)
 			w.retireConn(o, now, true)
 			return

@@ -45,7 +45,13 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 		return Judgement{Stop: true, Verdict: Interrupted} // not judged: no reason of its own
 	case m.ClientError != "":
 		return inconclusive(m.ClientError)
-	case m.SetupFailed || index == 0 && s.Setups.Established == 0 && s.Setups.Attempted > 0:
+	case index == 0 && m.SpeaksTLS && c.Succeeded == 0:
+		// Phase 0 heard nothing over plain TCP and the port answered a
+		// TLS ClientHello: the user's mistake, not a server that broke.
+		return inconclusive(fmt.Sprintf("the server speaks TLS on this port: use https:// (dialing %s)", plan.Addr))
+	case (m.SetupFailed || index == 0 && s.Setups.Attempted > 0) && s.Setups.Established == 0:
+		// Only when no setup of the phase succeeded: an outage after
+		// setups had succeeded is judged by what it did to the requests.
 		msg := s.SetupError
 		if msg == "" {
 			msg = "no connection could be established"
@@ -136,16 +142,23 @@ func fmtMs(d time.Duration) string {
 // requests/s describes the client rather than the server.
 const ClientBoundShare = 0.90
 
-// clientSaturated reports whether a phase's failures are all timing
-// failures (timeout, transport, abandoned) while its workers were
+// clientSaturated reports whether a phase's failures are all timeouts
+// (and the followers those timeouts abandoned) while its workers were
 // saturated: then the client, not the server, may have missed the
-// deadlines. Status, body and protocol failures are the server's.
+// deadlines. A connection the server ended (transport, and the followers
+// it abandons), a failed setup, a status, body or protocol failure is the
+// server's doing whatever the client's load: a server that hangs up on
+// every connection keeps the workers busy reconnecting, and that is no
+// sign of a slow client. Abandoned requests count as timing only as far
+// as the phase attributes them to a timeout (TimeoutFollowers); a
+// measurement that does not attribute them (an older shard's) counts them
+// as the server's.
 func clientSaturated(m *Measurement) bool {
 	if !m.WorkerBusyOK || m.WorkerBusy < ClientBoundShare {
 		return false
 	}
 	f := &m.Stats.Counts.Failed
-	timing := f[metrics.Timeout] + f[metrics.Transport] + f[metrics.Abandoned]
+	timing := f[metrics.Timeout] + min(m.Stats.TimeoutFollowers, f[metrics.Abandoned])
 	return timing > 0 && timing == m.Stats.Counts.FailedTotal()
 }
 

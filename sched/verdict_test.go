@@ -40,6 +40,21 @@ var (
 	saturated  = func(m *Measurement) *Measurement { m.WorkerBusy, m.WorkerBusyOK = 0.96, true; return m }
 )
 
+// failing adds n failures of cat to m's counts.
+func failing(m *Measurement, cat metrics.Category, n uint64) *Measurement {
+	m.Stats.Counts.Failed[cat] += n
+	m.Stats.Counts.Attempted += n
+	return m
+}
+
+func speaksTLS(m *Measurement) *Measurement { m.SpeaksTLS = true; return m }
+
+// timeoutFollowers adds n abandoned followers of a timeout to m.
+func timeoutFollowers(m *Measurement, n uint64) *Measurement {
+	m.Stats.TimeoutFollowers += n
+	return failing(m, metrics.Abandoned, n)
+}
+
 func TestJudgeEveryBranch(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -59,11 +74,28 @@ func TestJudgeEveryBranch(t *testing.T) {
 		{"unfulfilled", measured(10000, 0, 0, okSetups, 3), reqPlan, 1, 2, Inconclusive, true, "target unfulfilled: 1 of 4 connections never held 2 requests outstanding"},
 		{"setup failure in phase 0", measured(0, 0, 0, metrics.Setups{Attempted: 4, Failed: 4}, 0), reqPlan, 0, 1, Inconclusive, true, "setup impossible: no connection could be established (dialing 127.0.0.1:80)"},
 		{"fail fast", failFast(measured(0, 0, 0, metrics.Setups{}, 0)), reqPlan, 0, 1, Inconclusive, true, "setup impossible"},
+		{"fail fast after setups had succeeded (an outage): judged by the counts", failFast(failing(failing(measured(2974, 0, 0, metrics.Setups{Attempted: 16, Established: 4, Failed: 12}, 4), metrics.Connect, 12), metrics.Transport, 1)),
+			Plan{Mode: Rate, Conns: 4, Accept: p9999, Addr: "127.0.0.1:80"}, 0, 2000, Broken, true, "success 99.56% (2974 of 2987) is below --accept 99.99% at 2000 requests/s"},
+		{"phase 0 outage in the requests test", failing(failing(measured(5279, 0, 0, metrics.Setups{Attempted: 2484, Established: 4, Failed: 2480}, 4), metrics.Connect, 2480), metrics.Abandoned, 2484), reqPlan, 0, 2, Broken, true, "success 51.54% (5279 of 10243)"},
+		{"phase 0 heard nothing, the port speaks TLS", speaksTLS(failing(measured(0, 0, 0, metrics.Setups{Attempted: 24050, Established: 24050}, 0), metrics.Transport, 24050)), reqPlan, 0, 1,
+			Inconclusive, true, "the server speaks TLS on this port: use https:// (dialing 127.0.0.1:80)"},
+		{"phase 0 heard nothing, setups failed, the port speaks TLS (h2c)", speaksTLS(failFast(measured(0, 0, 0, metrics.Setups{Attempted: 32, Failed: 32}, 0))), reqPlan, 0, 1,
+			Inconclusive, true, "the server speaks TLS on this port"},
+		{"phase 0 hang-ups, the port does not speak TLS: broken", failing(measured(0, 0, 0, metrics.Setups{Attempted: 3678, Established: 3678}, 0), metrics.Transport, 3678), reqPlan, 0, 1,
+			Broken, true, "success 0% (0 of 3678)"},
 		{"setups fail later: a server verdict", measured(0, 4, 0, metrics.Setups{Attempted: 4, Failed: 4}, 0), reqPlan, 1, 1, Broken, true, "success 0%"},
 		{"interrupted", interrupt(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Interrupted, true, ""},
 		{"client failure", clientFail(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "client ran out of local ports"},
 		{"client saturated, timing failures: not a server verdict", saturated(measured(9998, 2, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "the client was saturated: workers 96 % busy"},
 		{"client saturated, protocol failure: still broken", saturated(measured(9999, 0, 1, okSetups, 4)), reqPlan, 1, 2, Broken, true, "protocol faults"},
+		{"client saturated, timeouts and their followers: not a server verdict", saturated(timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 6)), reqPlan, 1, 2, Inconclusive, true, "the client was saturated"},
+		{"client saturated, hang-ups (transport): the server's", saturated(failing(measured(9990, 0, 0, okSetups, 4), metrics.Transport, 10)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, hang-ups and their followers: the server's", saturated(failing(failing(measured(9990, 0, 0, okSetups, 4), metrics.Transport, 2), metrics.Abandoned, 8)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, every connection closed at accept: the server's", saturated(failing(measured(0, 0, 0, okSetups, 4), metrics.Transport, 24050)), reqPlan, 1, 2, Broken, true, "success 0%"},
+		{"client saturated, timeouts and a hang-up: the server's", saturated(failing(measured(9990, 9, 0, okSetups, 4), metrics.Transport, 1)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, abandoned not by a timeout: the server's", saturated(failing(timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 6), metrics.Abandoned, 2)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, failed setups: the server's", saturated(failing(failing(measured(9990, 0, 0, okSetups, 4), metrics.Connect, 2), metrics.Abandoned, 8)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"timeouts, client not saturated: the server's", timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 8), reqPlan, 1, 2, Broken, true, "success 99.9%"},
 		{"client saturated, accepted phase stays accepted", saturated(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Done, false, ""},
 		{"connections accepted", measured(4, 0, 0, okSetups, 4), connsPlan, 1, 4, Done, false, ""},
 		{"connections: setups below accept", measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, Failed: 1}, 4), connsPlan, 1, 4,

@@ -47,6 +47,7 @@ type owner struct {
 
 	connStart int64
 	sent      uint32 // connections test: requests admitted on the current connection
+	committed bool   // connections test: set up during admission, so it carries all its requests
 	depth     uint32 // requests this owner holds outstanding in the phase (0: none, idle)
 	atTarget  bool
 	reached   uint32 // phase number+1 in which the target was first reached

@@ -1,0 +1,98 @@
+package e2e
+
+import (
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brk-bench/brk"
+)
+
+// outageServer is a Go net/http server on 127.0.0.1 that kill ends with
+// every connection and the listener: its port then refuses connects.
+type outageServer struct {
+	addr string
+	srv  *http.Server
+}
+
+func startOutageServer(t *testing.T) *outageServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &outageServer{addr: ln.Addr().String(), srv: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("ok"))
+	})}}
+	go s.srv.Serve(ln)
+	t.Cleanup(func() { s.srv.Close() })
+	return s
+}
+
+// killAfter kills the server d from now.
+func (s *outageServer) killAfter(d time.Duration) {
+	time.AfterFunc(d, func() { s.srv.Close() })
+}
+
+// checkOutage asserts that an outage in phase 0, after setups had
+// succeeded and responses were 200, is judged by its counts: rejected with
+// the failures it caused, never "setup impossible" (which the README keeps
+// for a phase 0 in which every setup failed and none succeeded).
+func checkOutage(t *testing.T, res *brk.Result, wantConnect bool) {
+	t.Helper()
+	t.Log(describe(res))
+	checkAccounting(t, res)
+	if res.Verdict != brk.VerdictBroken || strings.Contains(res.Reason, "setup impossible") {
+		t.Fatalf("outage judged %s (%s), want broken", res.Verdict, res.Reason)
+	}
+	p := res.Phases[0]
+	if p.Counts.Succeeded == 0 || p.Setups.Established == 0 || p.Setups.Failed == 0 {
+		t.Fatalf("phase 0: %+v setups %+v: want successes, established and failed setups", p.Counts, p.Setups)
+	}
+	if wantConnect && p.Counts.Connect == 0 {
+		t.Fatalf("phase 0: %+v: the failed setups count no connect failure", p.Counts)
+	}
+	if p.ActiveS < 0.9 {
+		t.Fatalf("phase 0 admitted for %.2f s of 1 s: it ended early", p.ActiveS)
+	}
+}
+
+// TestOutageInPhaseZero: the server is killed 0.3 s into a 1 s phase 0,
+// in each test. The rate test's connections are set up before phase 0
+// (counted in it), and its fail-fast rule compared setups established
+// during the phase only: all of them failing after the outage ended the
+// run "setup impossible: connect: connection refused" (exit 3).
+func TestOutageInPhaseZero(t *testing.T) {
+	const kill = 300 * time.Millisecond
+	t.Run("rate", func(t *testing.T) {
+		plan := brk.Plan{Conns: 4, Start: 400, Max: 400, Phase: time.Second, Timeout: 200 * time.Millisecond, Accept: 99, Threads: 1}
+		var res *brk.Result
+		for attempt := 1; attempt <= rateAttempts; attempt++ {
+			srv := startOutageServer(t)
+			srv.killAfter(kill) // the schedule starts right after the setups
+			res = runRate(t, brk.Target{URL: "http://" + srv.addr + "/"}, plan, 20*time.Second)
+			if !clientBehind(res) {
+				break
+			}
+			t.Logf("attempt %d: the client fell behind its schedule (load %s); retrying: %s", attempt, loadavg(), res.Reason)
+		}
+		checkOutage(t, res, true)
+	})
+	t.Run("requests", func(t *testing.T) {
+		srv := startOutageServer(t)
+		srv.killAfter(kill)
+		plan := shortPlan(4, 2, time.Second)
+		plan.Accept = 99
+		checkOutage(t, runBrk(t, brk.Target{URL: "http://" + srv.addr + "/"}, plan), true)
+	})
+	t.Run("connections", func(t *testing.T) {
+		srv := startOutageServer(t)
+		srv.killAfter(kill)
+		// Setups are counted apart in the connections test: requests only
+		// once written, so no connect failure.
+		checkOutage(t, runConn(t, brk.Target{URL: "http://" + srv.addr + "/"},
+			brk.Plan{Start: 4, Max: 4, Phase: time.Second, Timeout: 200 * time.Millisecond, Accept: 99, Threads: 1}), false)
+	})
+}
