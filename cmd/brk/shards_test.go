@@ -167,6 +167,66 @@ func TestShardsFindTheSameBreak(t *testing.T) {
 	}
 }
 
+// TestShardsSearchInStep: two shards of the requests test search for the
+// break (no --pace) against the capacity fixture (4 in service, 10 ms
+// each; 8 connections over both shards: the break is at 33, 32 held, see
+// e2e's TestSearchRequestsFindsTheModelBreak). Both shards visit the same
+// levels in the same roles, brk merge of their reports replays the same
+// decisions and equals the coordinator's report, and one box running the
+// same plan finds the same pair.
+func TestShardsSearchInStep(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
+	plan := []string{fx.URL("/plain"), "--conn", "8", "--phase", "500ms", "--timeout", "100ms", "--threads", "1", "--quiet"}
+	dir := t.TempDir()
+	for attempt := 1; ; attempt++ {
+		ps := startShards(t, 2, dir, plan...)
+		var rs []result
+		for _, p := range ps {
+			rs = append(rs, p.wait())
+		}
+		var shards []*brk.Result
+		for i := range rs {
+			shards = append(shards, readResult(t, filepath.Join(dir, fmt.Sprintf("shard%d.json", i))))
+		}
+		a, b := shards[0], shards[1]
+		if a.Plan.Ramp != "search" || len(a.Phases) != len(b.Phases) || len(a.Phases) < 4 {
+			t.Fatalf("shards ran %d and %d phases (ramp %q)\n%s\n%s", len(a.Phases), len(b.Phases), a.Plan.Ramp, rs[0], rs[1])
+		}
+		for i := range a.Phases {
+			if a.Phases[i].Level != b.Phases[i].Level || a.Phases[i].Role != b.Phases[i].Role || a.Phases[i].Accepted != b.Phases[i].Accepted {
+				t.Fatalf("phase %d: shard 0 %d %s, shard 1 %d %s", i, a.Phases[i].Level, a.Phases[i].Role, b.Phases[i].Level, b.Phases[i].Role)
+			}
+		}
+		if lastLine(rs[0].stdout) != lastLine(rs[1].stdout) || rs[0].code != 1 {
+			t.Fatalf("shards ended %q (%d) and %q (%d)", lastLine(rs[0].stdout), rs[0].code, lastLine(rs[1].stdout), rs[1].code)
+		}
+		merged := runBrk(t, "merge", filepath.Join(dir, "shard1.json"), filepath.Join(dir, "shard0.json"), "--json", filepath.Join(dir, "merged.json"))
+		m := readResult(t, filepath.Join(dir, "merged.json"))
+		if merged.code != rs[0].code || lastLine(merged.stdout) != lastLine(rs[0].stdout) || len(m.Phases) != len(a.Phases) ||
+			*m.LastAccepted != *a.LastAccepted || *m.FirstRejected != *a.FirstRejected ||
+			*m.FinalPair.HeldPhase != *a.FinalPair.HeldPhase || *m.FinalPair.BrokePhase != *a.FinalPair.BrokePhase {
+			t.Fatalf("merge differs from the coordinator:\n%s\n%s", merged, rs[0])
+		}
+		for i, p := range a.Phases {
+			if q := m.Phases[i]; p.Level != q.Level || p.Role != q.Role || p.Counts != q.Counts || p.LatencyHdr != q.LatencyHdr {
+				t.Fatalf("phase %d: merged %d %s %+v, coordinator %d %s %+v", i, q.Level, q.Role, q.Counts, p.Level, p.Role, p.Counts)
+			}
+		}
+		validateSchema(t, filepath.Join(dir, "merged.json"))
+		single := runBrk(t, append(plan, "--json", filepath.Join(dir, "single.json"))...)
+		one := readResult(t, filepath.Join(dir, "single.json"))
+		if one.LastAccepted == nil || one.FirstRejected == nil || *one.LastAccepted != *a.LastAccepted || *one.FirstRejected != *a.FirstRejected {
+			if attempt < 3 {
+				t.Logf("attempt %d: a loaded machine moved the break; again\n%s\n%s", attempt, rs[0], single)
+				continue
+			}
+			t.Fatalf("shards and one box found different pairs:\n%s\n%s", rs[0], single)
+		}
+		t.Logf("shards and one box: %s", lastLine(rs[0].stdout))
+		return
+	}
+}
+
 func total(r *brk.Result) uint64 {
 	var n uint64
 	for _, p := range r.Phases {
