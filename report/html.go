@@ -601,8 +601,9 @@ func (c *chart) svg() template.HTML {
 
 	c.drawMark(&b)
 
-	// Series: a line through the points in level order, then the points.
-	for _, s := range c.series {
+	// Series: a line through the points in level order, then the points
+	// (the run order's numbers on the last series only: the top one).
+	for si, s := range c.series {
 		link := s.linkColor
 		if link == "" {
 			link = s.color
@@ -631,7 +632,7 @@ func (c *chart) svg() template.HTML {
 			default:
 				fmt.Fprintf(&b, `<circle class="pt" cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>`, x, y, pointR, s.color, esc(p.tip))
 			}
-			if c.runOrder && p.kind != ptIn {
+			if c.runOrder && p.kind != ptIn && si == len(c.series)-1 {
 				fmt.Fprintf(&b, `<text class="run" x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle" %s>%d</text>`, x, y-9, halo, p.run)
 			}
 		}

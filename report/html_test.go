@@ -11,10 +11,12 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -997,5 +999,106 @@ func TestHTMLConditionsLabels(t *testing.T) {
 	}
 	if _, ok := got["Connections"]; ok {
 		t.Error("connections test: a fixed connection count shown")
+	}
+}
+
+// htmlSearchResult is a search's report: levels visited out of order
+// (8, 16, 32 held; 64, 48, 40, 36, 34, 33 rejected), the final pair 32/33
+// at phases 2 and 8.
+func htmlSearchResult() *brk.Result {
+	levels := []int{8, 16, 32, 64, 48, 40, 36, 34, 33}
+	roles := []string{"grow", "grow", "grow", "grow", "bisect", "bisect", "bisect", "bisect", "bisect"}
+	var ps []*brk.PhaseStats
+	for i, l := range levels {
+		p := htmlPhase(i, (l+7)/8, 4000, 4000, 400, 2.5*float64(l))
+		p.Level, p.Role, p.Probe = l, roles[i], roles[i] == "bisect"
+		if l > 32 {
+			p.Accepted = false
+			p.Counts.Succeeded, p.SuccessPct = 3000, 75
+			p.Reason = "success 75% (3000 of 4000) is below --accept 99.99%"
+		}
+		ps = append(ps, p)
+	}
+	return &brk.Result{
+		Schema: 1, Test: "requests", URL: "http://127.0.0.1:8080/plain", Protocol: "http/1.1",
+		Verdict: brk.VerdictBroken, Reason: ps[8].Reason,
+		LastAccepted: htmlI(32), FirstRejected: htmlI(33), FinalPair: &brk.FinalPair{HeldPhase: htmlI(2), BrokePhase: htmlI(8), HeldRuns: 1, HeldOf: 1, BrokeRun: 1, BrokeOf: 1},
+		Threads: 1, Conns: 8, TimeoutMs: 100, Accept: "99.99", Phases: ps,
+		Plan: brk.ResultPlan{Test: "requests", Protocol: "http/1.1", Connections: 8, Ramp: "search", Start: 1, Growth: 2, ResolutionPct: 1, BudgetS: 300,
+			PhaseS: 1, TimeoutMs: 100, AcceptPct: 99.99, Threads: 1, Repeat: 1},
+	}
+}
+
+// A search's report: the phase table tags each phase's role, each
+// per-level chart draws its line in level order and numbers every point
+// with its phase (its place in the run order), the break mark is the
+// final pair's, and the conditions describe the search. Chromium lays the
+// numbers out at their points: each "run" label sits above the point of
+// its phase.
+func TestHTMLSearchOutOfOrder(t *testing.T) {
+	r := htmlSearchResult()
+	doc := writeHTML(t, r)
+	checkWellFormed(t, doc)
+	for _, want := range []string{`<span class="tag">grow</span>`, `<span class="tag">bisect</span>`, "broke at 33"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if conds := runConditions(t, doc); !slices.ContainsFunc(conds, func(c [2]string) bool {
+		return c[0] == "Search" && strings.Contains(c[1], "×2 per phase") && strings.Contains(c[1], "1 % of the last accepted level")
+	}) {
+		t.Errorf("conditions %v lack the search", conds)
+	}
+	frags := svgFragments(t, doc)
+	for _, id := range []string{"chart-success", "chart-rps", "chart-latency"} {
+		frag := frags[id]
+		m := regexp.MustCompile(`<polyline points="([^"]+)"`).FindStringSubmatch(frag)
+		if m == nil {
+			t.Fatalf("%s: no line", id)
+		}
+		last := -1.0
+		for _, xy := range strings.Fields(m[1]) {
+			x, _ := strconv.ParseFloat(strings.Split(xy, ",")[0], 64)
+			if x < last {
+				t.Fatalf("%s: the line goes back from x %.1f to %.1f: not in level order", id, last, x)
+			}
+			last = x
+		}
+		runs := regexp.MustCompile(`<text class="run"[^>]*>(\d+)</text>`).FindAllStringSubmatch(frag, -1)
+		if id != "chart-latency" && len(runs) != len(r.Phases) {
+			t.Fatalf("%s: %d run numbers, want %d", id, len(runs), len(r.Phases))
+		}
+	}
+	// Rendered: every run number of the success chart sits above the
+	// point of its phase (same x, within a few pixels).
+	page := strings.Replace(doc, "</body>", `<script>
+(function () {
+  var out = [];
+  var svg = document.getElementById("chart-success");
+  var pts = svg.querySelectorAll("circle.pt");
+  var runs = svg.querySelectorAll("text.run");
+  for (var i = 0; i < runs.length; i++) {
+    var b = runs[i].getBBox(), c = pts[i];
+    out.push([+runs[i].textContent, b.x + b.width / 2, +c.getAttribute("cx"), b.y + b.height, +c.getAttribute("cy")]);
+  }
+  var p = document.createElement("pre"); p.id = "runs"; p.textContent = JSON.stringify(out); document.body.appendChild(p);
+})();
+</script></body>`, 1)
+	out, _ := chromium(t, page, "--window-size=1280,1000", "--virtual-time-budget=5000", "--dump-dom")
+	m := regexp.MustCompile(`(?s)<pre id="runs">(.*?)</pre>`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the script wrote nothing:\n%.2000s", out)
+	}
+	var got [][5]float64
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(r.Phases) {
+		t.Fatalf("%d rendered run numbers, want %d", len(got), len(r.Phases))
+	}
+	for i, g := range got {
+		if int(g[0]) != i || math.Abs(g[1]-g[2]) > 3 || g[3] > g[4] {
+			t.Errorf("run number %v: phase %d's label at x %.1f (bottom %.1f), its point at x %.1f y %.1f", g[0], i, g[1], g[3], g[2], g[4])
+		}
 	}
 }
