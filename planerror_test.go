@@ -40,6 +40,17 @@ var refusals = []struct {
 	{name: "repeat without refine", plan: func(p *brk.Plan) { p.Repeat = 3 }, field: "Plan.Repeat", want: "Plan.Repeat 3 repeats Plan.Refine's probes: give Plan.Refine"},
 	{name: "server pid", plan: func(p *brk.Plan) { p.ServerPIDs = []int{-1} }, field: "Plan.ServerPIDs", want: "Plan.ServerPIDs -1: not a process ID"},
 
+	{name: "search with pace", plan: func(p *brk.Plan) { p.Search, p.Pace = &brk.Search{}, 2 }, field: "Plan.Pace", want: "Plan.Pace applies to the linear ramp, not to Plan.Search"},
+	{name: "growth 1", plan: func(p *brk.Plan) { p.Search = &brk.Search{Growth: 1} }, field: "Plan.Search.Growth", want: "Plan.Search.Growth 1: want a factor above 1 (at most 1000), such as 2"},
+	{name: "growth NaN", plan: func(p *brk.Plan) { p.Search = &brk.Search{Growth: math.NaN()} }, field: "Plan.Search.Growth", want: "Plan.Search.Growth NaN: want a factor above 1 (at most 1000), such as 2"},
+	{name: "growth huge", plan: func(p *brk.Plan) { p.Search = &brk.Search{Growth: 1e6} }, field: "Plan.Search.Growth", want: "Plan.Search.Growth 1e+06: want a factor above 1 (at most 1000), such as 2"},
+	{name: "resolution negative", plan: func(p *brk.Plan) { p.Search = &brk.Search{Resolution: -1} }, field: "Plan.Search.Resolution", want: "Plan.Search.Resolution must not be negative"},
+	{name: "resolution twice", plan: func(p *brk.Plan) { p.Search = &brk.Search{Resolution: 4, ResolutionPct: 2} }, field: "Plan.Search.Resolution", want: "Plan.Search.Resolution and Plan.Search.ResolutionPct exclude each other"},
+	{name: "resolution pct", plan: func(p *brk.Plan) { p.Search = &brk.Search{ResolutionPct: 150} }, field: "Plan.Search.ResolutionPct", want: "Plan.Search.ResolutionPct 150: want a percentage from 0 to 100"},
+	{name: "budget negative", plan: func(p *brk.Plan) { p.Budget = -time.Second }, field: "Plan.Budget", want: "Plan.Budget must not be negative"},
+	{name: "budget below a phase", plan: func(p *brk.Plan) { p.Search, p.Budget = &brk.Search{}, 1500*time.Millisecond }, field: "Plan.Budget", want: "Plan.Budget (1.5s) is shorter than one phase (Plan.Phase 1s + Plan.Timeout 1s of drain)"},
+	{name: "repeat with the search is fine, pace 0 without it is not", plan: func(p *brk.Plan) { p.Pace = -2 }, field: "Plan.Start", want: "Plan.Start and Plan.Pace must be at least 1"},
+
 	{name: "accept negative", plan: func(p *brk.Plan) { p.Accept = -5 }, field: "Plan.Accept", want: "Plan.Accept -5: must not be negative (AcceptAny accepts every phase)"},
 	{name: "accept NaN", plan: func(p *brk.Plan) { p.Accept = math.NaN() }, field: "Plan.Accept", want: "Plan.Accept NaN: want a percentage such as 99.99"},
 	{name: "accept Inf", plan: func(p *brk.Plan) { p.Accept = math.Inf(1) }, field: "Plan.Accept", want: "Plan.Accept +Inf: want a percentage such as 99.99"},
@@ -179,6 +190,34 @@ func isField(sel string) bool {
 // TestPlanErrorReword: Reword names the fields its own way, everywhere
 // they occur, and leaves the rest of the text and the fields it does not
 // know as they are.
+// The search and its defaults: a zero Plan keeps the linear ramp; a Search
+// with Repeat is accepted (every bisection probe repeats); the search's
+// first level is the test's default, never above Max.
+func TestSearchPlanDefaults(t *testing.T) {
+	tgt := brk.Target{URL: "http://127.0.0.1:1/"}
+	if err := brk.Check(tgt, brk.Plan{Search: &brk.Search{}, Repeat: 3}, brk.ModeRequests); err != nil {
+		t.Fatalf("a search with Repeat: %v", err)
+	}
+	if err := brk.Check(tgt, brk.Plan{Search: &brk.Search{}, Refine: true}, brk.ModeRate); err != nil {
+		t.Fatalf("a search with Refine (no effect): %v", err)
+	}
+	for _, c := range []struct {
+		m         brk.Mode
+		max, want int
+	}{{brk.ModeRequests, 0, 1}, {brk.ModeConnections, 0, 16}, {brk.ModeConnections, 8, 8}, {brk.ModeRate, 0, 100}, {brk.ModeRate, 50, 50}} {
+		p := brk.Plan{Search: &brk.Search{}, Max: c.max}
+		p.DefaultsFor(c.m)
+		if p.Start != c.want || p.Search.Growth != 2 || p.Search.ResolutionPct != 1 || p.Pace != 0 {
+			t.Errorf("%s max %d: defaults %+v %+v, want start %d, growth 2, 1 %%", c.m, c.max, p, *p.Search, c.want)
+		}
+	}
+	var p brk.Plan
+	p.Defaults()
+	if p.Search != nil || p.Pace != 1 || p.Start != 1 {
+		t.Errorf("a zero Plan's defaults %+v: want the linear ramp", p)
+	}
+}
+
 func TestPlanErrorReword(t *testing.T) {
 	err := brk.Check(brk.Target{URL: "http://127.0.0.1:1/"}, brk.Plan{Repeat: 3}, brk.ModeRequests)
 	var pe *brk.PlanError
