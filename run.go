@@ -310,30 +310,23 @@ func (r *running) finish() *Result {
 	default:
 		res.Verdict = VerdictInconclusive
 	}
-	if out.LastAccepted >= 0 {
-		v := out.LastAccepted
-		res.LastAccepted = &v
-	}
-	if out.FirstRejected >= 0 {
-		v := out.FirstRejected
-		res.FirstRejected = &v
-	}
+	res.LastAccepted, res.FirstRejected = optional(out.LastAccepted), optional(out.FirstRejected)
 	if b := out.Bracket; b.HeldPhase >= 0 || b.BrokePhase >= 0 {
-		fp := &FinalPair{HeldRuns: b.HeldRuns, HeldOf: b.HeldOf, BrokeRun: b.BrokeRun, BrokeOf: b.BrokeOf}
-		if b.HeldPhase >= 0 {
-			v := b.HeldPhase
-			fp.HeldPhase = &v
-		}
-		if b.BrokePhase >= 0 {
-			v := b.BrokePhase
-			fp.BrokePhase = &v
-		}
-		res.FinalPair = fp
+		res.FinalPair = &FinalPair{HeldPhase: optional(b.HeldPhase), BrokePhase: optional(b.BrokePhase),
+			HeldRuns: b.HeldRuns, HeldOf: b.HeldOf, BrokeRun: b.BrokeRun, BrokeOf: b.BrokeOf}
 	}
 	if r.shard != nil {
 		r.shard.report(res)
 	}
 	return res
+}
+
+// optional is v, or nil for the engine's -1 (none).
+func optional(v int) *int {
+	if v < 0 {
+		return nil
+	}
+	return &v
 }
 
 type nopObserver struct{}
