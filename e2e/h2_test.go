@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func TestH2FixtureConnections(t *testing.T) {
 				defer f.Close()
 				target := brk.Target{URL: f.URL("/plain"), HTTP2: true, ExpectBody: []byte("ok")}
 				target.TLS.Insecure = tlsOn
-				plan := brk.Plan{Start: d, Max: d, Requests: 3, Phase: time.Second, Timeout: 2 * time.Second, Accept: 100, Threads: 1}
+				plan := brk.Plan{Start: d, Max: d, Requests: 3, Phase: connsPhase(t, f, tlsOn, d), Timeout: 2 * time.Second, Accept: 100, Threads: 1}
 				ctx, cancel := contextWithTimeout()
 				defer cancel()
 				res, err := brk.RunConnections(ctx, target, plan, nil)
@@ -97,6 +98,35 @@ func TestH2FixtureConnections(t *testing.T) {
 			})
 		}
 	}
+}
+
+// connsPhase is a phase long enough for every one of d connections to
+// carry a request on this machine now: the one client thread sets up all
+// d at once, so the last waits up to d setups, each at most the slowest of
+// five measured here (a TLS handshake against the fixture, or a connect);
+// four times that, and never less than a second.
+func connsPhase(t *testing.T, f *bench.Fixture, tlsOn bool, d int) time.Duration {
+	t.Helper()
+	addr := f.Addr()
+	var slowest time.Duration
+	for range 5 {
+		t0 := time.Now()
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tlsOn {
+			tc := tls.Client(c, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+			if err := tc.Handshake(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		slowest = max(slowest, time.Since(t0))
+		c.Close()
+	}
+	phase := max(time.Second, 4*time.Duration(d)*slowest)
+	t.Logf("slowest setup of 5: %s; phase %s for %d connections", slowest, phase, d)
+	return phase
 }
 
 // TestH2NginxTLS: nginx's http2 over TLS ends each connection after 1000
