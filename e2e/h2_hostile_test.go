@@ -506,3 +506,23 @@ func TestH2ReplayDeadlineDuringSetup(t *testing.T) {
 		t.Fatalf("counts %+v, setups %+v: want the 4 replays timed out and both setups established", tc, s)
 	}
 }
+
+// Malformed fields (RFC 9113 §8.2.1–8.2.2) make the response malformed: an
+// upper-case name and a connection-specific field are protocol faults,
+// never successes.
+func TestH2MalformedFields(t *testing.T) {
+	for _, c := range []struct{ name, value, want string }{
+		{"Content-Length", "2", `"Content-Length" has an upper-case name`},
+		{"connection", "keep-alive", `"connection" is connection-specific`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			block := []byte{0x88, 0x00, byte(len(c.name))}
+			block = append(append(block, c.name...), byte(len(c.value)))
+			block = append(block, c.value...)
+			h2Fault(t, c.want, http2.ErrCodeProtocol, func(h *hostile.H2Conn, id uint32) {
+				h.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndHeaders: true})
+				h.Fr.WriteData(id, true, []byte("ok"))
+			})
+		})
+	}
+}

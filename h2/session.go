@@ -736,6 +736,10 @@ func (s *Session) onField(f hpack.HeaderField) {
 		return
 	}
 	s.hRegular = true
+	if why := fieldFault(f.Name, f.Value); why != "" {
+		s.hErr = connErr(http2.ErrCodeProtocol, "malformed response: field %q %s", f.Name, why)
+		return
+	}
 	if f.Name == "content-length" {
 		var n int64
 		if len(f.Value) == 0 || len(f.Value) > 18 {
@@ -752,6 +756,44 @@ func (s *Session) onField(f hpack.HeaderField) {
 		}
 		s.hClen = n
 	}
+}
+
+// fieldFault names what makes a regular (not pseudo-) response field
+// malformed, "" when nothing does: a name with a character RFC 9113
+// §8.2.1 excludes (controls, SP, upper case, DEL and above, a colon), a
+// value with NUL, CR or LF or starting or ending with SP or HTAB, or a
+// connection-specific field (§8.2.2: connection, keep-alive,
+// proxy-connection, transfer-encoding, upgrade; te other than
+// "trailers"). It allocates nothing.
+func fieldFault(name, value string) string {
+	if name == "" {
+		return "has an empty name"
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c <= 0x20 || c >= 'A' && c <= 'Z' || c >= 0x7f || c == ':' {
+			if c >= 'A' && c <= 'Z' {
+				return "has an upper-case name"
+			}
+			return "has an invalid character in its name"
+		}
+	}
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c == 0 || c == '\r' || c == '\n' {
+			return "has NUL, CR or LF in its value"
+		}
+	}
+	if n := len(value); n > 0 && (value[0] == ' ' || value[0] == '\t' || value[n-1] == ' ' || value[n-1] == '\t') {
+		return "has a value starting or ending with whitespace"
+	}
+	switch name {
+	case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
+		return "is connection-specific"
+	case "te":
+		if value != "trailers" {
+			return "is connection-specific (te other than trailers)"
+		}
+	}
+	return ""
 }
 
 // end finishes a DATA, HEADERS or CONTINUATION frame.
