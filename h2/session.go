@@ -448,10 +448,17 @@ func (s *Session) Cancel(token uint32) bool {
 	return true
 }
 
-// Capacity is the peer's stream limit (none before its SETTINGS, none
-// once the connection goes away), bounded by the stream ids left.
+// Capacity is the peer's stream limit (none once the connection goes
+// away), bounded by the stream ids left. Before the peer's SETTINGS it is
+// one: the connection's logical first request is admitted at the connect,
+// as over HTTP/1.1, so that its deadline covers the setup and a failed
+// setup counts it (connect, connect_timeout); no stream is opened for it
+// before the SETTINGS arrive.
 func (s *Session) Capacity() int {
-	if !s.ready || s.goaway || s.ending {
+	if !s.ready {
+		return 1
+	}
+	if s.goaway || s.ending {
 		return 0
 	}
 	left := int((maxStreamID-int64(s.nextID))/2 + 1)

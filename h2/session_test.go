@@ -90,8 +90,8 @@ func TestTemplateBlocks(t *testing.T) {
 func TestReadyAndCapacity(t *testing.T) {
 	s := NewSession(testTemplate(t, nil))
 	s.Queue(7, false)
-	if s.Ready() || s.Capacity() != 0 {
-		t.Fatal("ready before the peer's SETTINGS")
+	if s.Ready() || s.Capacity() != 1 {
+		t.Fatalf("ready %v, capacity %d before the peer's SETTINGS: want not ready, the logical first request", s.Ready(), s.Capacity())
 	}
 	out := s.Output()
 	if string(out) != string(s.t.preface) {

@@ -44,7 +44,10 @@ type Session interface {
 	Cancel(token uint32) (keep bool)
 	// Capacity is how many unresolved requests the connection may carry
 	// now (the peer's stream limit; unlimited pipelining for HTTP/1.1).
-	// Admission never exceeds it.
+	// Admission never exceeds it. While the connection is set up it is at
+	// least one: the first request is admitted at the connect, so that a
+	// failed setup counts it (connect, connect_timeout) whatever the
+	// protocol.
 	Capacity() int
 	// Unprocessed reports, after the connection ended gracefully, whether
 	// the written request token was certainly not processed by the
