@@ -26,7 +26,9 @@ type Session interface {
 	Output() []byte
 	// Wrote consumes n bytes of Output. When it completed the writing of
 	// requests, ok is true and upTo is the token of the last one: every
-	// request queued before it is written too.
+	// request queued before it is written too. A request is written when
+	// the server has it: HTTP/1.1 once all its bytes are out; an HTTP/2
+	// stream once its HEADERS are (its body follows within the windows).
 	Wrote(n int) (upTo uint32, ok bool)
 	// Parse consumes response bytes and appends one Completion per
 	// finished response to done. An error is a protocol fault: the

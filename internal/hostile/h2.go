@@ -25,7 +25,7 @@ type H2Stats struct {
 
 // H2Event is what H2Conn.Next read.
 type H2Event struct {
-	Kind   int // H2Request, H2Reset, H2PingAck, H2GoAway
+	Kind   int // H2Request, H2Reset, H2PingAck, H2GoAway, H2Open
 	Stream uint32
 	Code   http2.ErrCode
 	Body   []byte // H2Request: the request body
@@ -38,6 +38,9 @@ const (
 	H2Reset
 	H2PingAck
 	H2GoAway
+	// H2Open: a stream's HEADERS arrived without END_STREAM (its body
+	// follows); reported only when H2Conn.Opens is set.
+	H2Open
 )
 
 // H2Conn speaks HTTP/2 frames on one scripted connection with x/net's
@@ -51,6 +54,8 @@ type H2Conn struct {
 	open   map[uint32][]byte // open stream → body so far
 	// Unanswered counts requests read and not yet answered or reset.
 	Unanswered int
+	// Opens makes Next report H2Open for a request whose body follows.
+	Opens bool
 }
 
 // NewH2 reads the client preface and sends SETTINGS (the script's
@@ -99,6 +104,9 @@ func (h *H2Conn) Next() (H2Event, error) {
 				delete(h.open, f.StreamID)
 				h.st.Requests.Add(1)
 				return H2Event{Kind: H2Request, Stream: f.StreamID, Fields: f.Fields}, nil
+			}
+			if h.Opens {
+				return H2Event{Kind: H2Open, Stream: f.StreamID, Fields: f.Fields}, nil
 			}
 		case *http2.DataFrame:
 			h.st.BodyBytes.Add(int64(len(f.Data())))
