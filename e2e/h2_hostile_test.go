@@ -526,3 +526,47 @@ func TestH2MalformedFields(t *testing.T) {
 		})
 	}
 }
+
+// A server that lowers its stream limit to 2 after its 20th stream, at 8
+// streams per connection on 2 connections: the target was reached before
+// the lowering, but the limit in force stayed below it for most of each
+// connection's time, so the phase is unfulfilled, naming the limit.
+func TestH2StreamLimitLoweredMidConnection(t *testing.T) {
+	var st hostile.H2Stats
+	var lowered atomic.Int64
+	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {
+		h, err := hostile.NewH2(c, &st)
+		if err != nil {
+			return
+		}
+		n := 0
+		for {
+			ev, err := h.Next()
+			if err != nil {
+				return
+			}
+			if ev.Kind != hostile.H2Request {
+				continue
+			}
+			if n++; n == 20 {
+				lowered.Add(1)
+				h.Fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 2})
+			}
+			if h.Respond(ev.Stream, 200, "ok") != nil {
+				return
+			}
+		}
+	})
+	target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, ExpectBody: []byte("ok")}
+	res := runBrk(t, target, h2Plan(2, 8, 300*time.Millisecond, time.Second))
+	checkAccounting(t, res)
+	p := res.Phases[0]
+	t.Logf("%s; lowered on %d connections, reached once %d", describe(res), lowered.Load(), p.TargetReachedOnce)
+	if res.Verdict != brk.VerdictInconclusive || !strings.Contains(res.Reason, "target unfulfilled") ||
+		!strings.Contains(res.Reason, "SETTINGS_MAX_CONCURRENT_STREAMS fell to 2") {
+		t.Fatalf("verdict %s: %s", res.Verdict, res.Reason)
+	}
+	if tc := total(res); tc.Attempted != tc.Succeeded || lowered.Load() != 2 {
+		t.Errorf("counts %+v, lowered on %d connections", tc, lowered.Load())
+	}
+}

@@ -91,6 +91,9 @@ func Judge(m *Measurement, plan Plan, index, depth int) Judgement {
 		return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d connections never held %d requests outstanding%s",
 			owners-s.ReachedOnce, owners, plan.Mode.perConn(depth), limit))
 	}
+	if reason := streamLimitRule(s, plan, depth); reason != "" {
+		return inconclusive(reason)
+	}
 	return Judgement{Accepted: true, Judged: true}
 }
 
