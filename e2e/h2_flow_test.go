@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -62,5 +66,31 @@ func TestH2FlowControlledPostsJudgedAlike(t *testing.T) {
 					res.Verdict, res.Reason, p.TargetCoveragePct, p.TargetReachedOnce)
 			}
 		})
+	}
+}
+
+// A Go server with 64 KiB flow-control windows (node's default) and
+// 1 MiB POST bodies at 5 streams per connection: the windows let one body
+// through at a time, but every stream is outstanding from its HEADERS, so
+// the level is held and the phase is judged on the server's answers. It
+// was "target unfulfilled: … never held 5 requests outstanding", naming
+// nothing, when a stream counted only once its body was out.
+func TestH2SmallWindowsHoldTheLevel(t *testing.T) {
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Write([]byte("ok"))
+	}))
+	s.Config.Protocols = new(http.Protocols)
+	s.Config.Protocols.SetUnencryptedHTTP2(true)
+	s.Config.HTTP2 = &http.HTTP2Config{MaxReceiveBufferPerConnection: 65535, MaxReceiveBufferPerStream: 65535}
+	s.Start()
+	defer s.Close()
+	target := brk.Target{URL: s.URL + "/", HTTP2: true, Body: bytes.Repeat([]byte("b"), 1<<20), ExpectBody: []byte("ok")}
+	res := runBrk(t, target, h2Plan(2, 5, 500*time.Millisecond, 5*time.Second))
+	checkAccounting(t, res)
+	p := res.Phases[0]
+	t.Logf("%s; coverage %.3g %%, reached once %d", describe(res), p.TargetCoveragePct, p.TargetReachedOnce)
+	if res.Verdict != brk.VerdictDone || p.TargetReachedOnce != 2 {
+		t.Fatalf("verdict %s (%s), reached once %d: want the level held, every stream outstanding from its HEADERS", res.Verdict, res.Reason, p.TargetReachedOnce)
 	}
 }

@@ -335,17 +335,6 @@ func (s *Session) upload() {
 	s.ups = keep
 }
 
-// FlowBlocked reports that a request body has bytes to send that the
-// peer's flow-control windows hold back now.
-func (s *Session) FlowBlocked() bool {
-	for _, id := range s.ups {
-		if st := s.lookup(id); st != nil && st.upOff < len(s.t.body) && (s.sendWin <= 0 || st.upWin <= 0) {
-			return true
-		}
-	}
-	return false
-}
-
 // Wrote consumes n bytes of Output.
 func (s *Session) Wrote(n int) (upTo uint32, ok bool) {
 	s.off += n
