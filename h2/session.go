@@ -109,8 +109,8 @@ type Session struct {
 	recvAcc  int64    // connection bytes consumed, not yet returned
 	ready    bool     // the peer's SETTINGS arrived
 	goaway   bool     // the peer sent GOAWAY (or refused a stream)
-	goLast   uint32
-	ending   bool // this side ends the connection (last answered, ids out)
+	goLast   uint32   // the lowest last stream id of the peer's GOAWAYs; noGoAway before one
+	ending   bool     // this side ends the connection (last answered, ids out)
 	unproc   []uint32
 	farewell []byte
 	counters proto.Counters
@@ -191,7 +191,7 @@ func (s *Session) Reset() {
 	s.sendWin = 65535
 	s.ups = s.ups[:0]
 	s.recvWin, s.recvAcc = connWindow, 0
-	s.ready, s.goaway, s.goLast, s.ending = false, false, 0, false
+	s.ready, s.goaway, s.goLast, s.ending = false, false, noGoAway, false
 	s.unproc = s.unproc[:0]
 	s.farewell = s.farewell[:0]
 	s.counters.MaxStreams = -1
@@ -974,6 +974,11 @@ func (s *Session) control() error {
 	}
 	return nil
 }
+
+// noGoAway is goLast before the peer's first GOAWAY: a refused stream
+// stops new streams too (goaway), but a later GOAWAY must still mark the
+// streams above its last id.
+const noGoAway = ^uint32(0)
 
 // goAway stops opening streams; those above last were not processed.
 func (s *Session) goAway(last uint32) {

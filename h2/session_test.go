@@ -516,3 +516,30 @@ func TestStreamTable(t *testing.T) {
 		}
 	}
 }
+
+// TestGoAwayAfterRefusedStream: a GOAWAY after a refused stream (which
+// already stopped new streams) still marks the streams above its last id
+// unprocessed, so that they are replayed rather than failed when the
+// server closes; those at or below it are awaited.
+func TestGoAwayAfterRefusedStream(t *testing.T) {
+	s := open(t, testTemplate(t, nil), 4) // streams 1, 3, 5, 7: tokens 0..3
+	in := []byte{
+		0, 0, 4, 0x3, 0, 0, 0, 0, 1, 0, 0, 0, 0x7, // RST_STREAM(1, REFUSED_STREAM)
+		0, 0, 8, 0x7, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, // GOAWAY(last 3, NO_ERROR)
+	}
+	if _, comps, err := s.Parse(in, nil); err != nil || len(comps) != 0 {
+		t.Fatalf("comps %+v err %v", comps, err)
+	}
+	for tok, want := range []bool{true, false, true, true} {
+		if s.Unprocessed(uint32(tok)) != want {
+			t.Errorf("token %d (stream %d): unprocessed %v, want %v", tok, 2*tok+1, !want, want)
+		}
+	}
+	if s.Drained() || s.Capacity() != 0 {
+		t.Fatalf("drained %v capacity %d with stream 3 awaited", s.Drained(), s.Capacity())
+	}
+	_, comps, err := s.Parse([]byte{0, 0, 1, 0x1, flEndHeaders | flEndStream, 0, 0, 0, 3, 0x88}, nil)
+	if err != nil || len(comps) != 1 || comps[0].Token != 1 || !s.Drained() {
+		t.Fatalf("comps %+v err %v drained %v", comps, err, s.Drained())
+	}
+}
