@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +31,7 @@ func TestH2FlowControlledPostsJudgedAlike(t *testing.T) {
 					return
 				}
 				h.Opens = true
-				var mu sync.Mutex
+				mu := &h.Mu // window updates from timers, as Next reads
 				for {
 					ev, err := h.Next()
 					if err != nil {

@@ -27,7 +27,7 @@ func TestH2GoAwayEvery20Replayed(t *testing.T) {
 			if err != nil {
 				return
 			}
-			var mu sync.Mutex
+			mu := &h.Mu // Respond and GOAWAY from the responders, as Next reads
 			var wg sync.WaitGroup
 			n, last, high := 0, uint32(0), uint32(0)
 			owed := 0 // streams at or below last not yet answered

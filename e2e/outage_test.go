@@ -38,7 +38,6 @@ func (r *restartable) start() {
 	if r.tls {
 		s.EnableHTTP2 = true
 		s.StartTLS()
-		s.TLS.NextProtos = []string{"h2", "http/1.1"}
 	} else {
 		s.Start()
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/net/http2"
@@ -56,6 +57,10 @@ type H2Conn struct {
 	Unanswered int
 	// Opens makes Next report H2Open for a request whose body follows.
 	Opens bool
+	// Mu serialises writes and Unanswered: Next holds it for its own
+	// (SETTINGS and PING acknowledgements, counting requests), so a script
+	// that writes from other goroutines while Next reads holds it too.
+	Mu sync.Mutex
 }
 
 // NewH2 reads the client preface and sends SETTINGS (the script's
@@ -90,16 +95,21 @@ func (h *H2Conn) Next() (H2Event, error) {
 		switch f := f.(type) {
 		case *http2.SettingsFrame:
 			if !f.IsAck() {
-				if err := h.Fr.WriteSettingsAck(); err != nil {
+				h.Mu.Lock()
+				err := h.Fr.WriteSettingsAck()
+				h.Mu.Unlock()
+				if err != nil {
 					return H2Event{}, err
 				}
 			}
 		case *http2.MetaHeadersFrame:
 			h.open[f.StreamID] = []byte{}
+			h.Mu.Lock()
 			h.Unanswered++
 			if n := int64(h.Unanswered); n > h.st.MaxOpen.Load() {
 				h.st.MaxOpen.Store(n)
 			}
+			h.Mu.Unlock()
 			if f.StreamEnded() {
 				delete(h.open, f.StreamID)
 				h.st.Requests.Add(1)
@@ -119,7 +129,9 @@ func (h *H2Conn) Next() (H2Event, error) {
 			h.open[f.StreamID] = b
 		case *http2.RSTStreamFrame:
 			delete(h.open, f.StreamID)
+			h.Mu.Lock()
 			h.Unanswered--
+			h.Mu.Unlock()
 			h.st.Resets.Add(1)
 			return H2Event{Kind: H2Reset, Stream: f.StreamID, Code: f.ErrCode}, nil
 		case *http2.PingFrame:
@@ -127,7 +139,10 @@ func (h *H2Conn) Next() (H2Event, error) {
 				h.st.PingAcks.Add(1)
 				return H2Event{Kind: H2PingAck}, nil
 			}
-			if err := h.Fr.WritePing(true, f.Data); err != nil {
+			h.Mu.Lock()
+			err := h.Fr.WritePing(true, f.Data)
+			h.Mu.Unlock()
+			if err != nil {
 				return H2Event{}, err
 			}
 		case *http2.GoAwayFrame:
