@@ -506,3 +506,67 @@ func TestH2ReplayDeadlineDuringSetup(t *testing.T) {
 		t.Fatalf("counts %+v, setups %+v: want the 4 replays timed out and both setups established", tc, s)
 	}
 }
+
+// Malformed fields (RFC 9113 §8.2.1–8.2.2) make the response malformed: an
+// upper-case name and a connection-specific field are protocol faults,
+// never successes.
+func TestH2MalformedFields(t *testing.T) {
+	for _, c := range []struct{ name, value, want string }{
+		{"Content-Length", "2", `"Content-Length" has an upper-case name`},
+		{"connection", "keep-alive", `"connection" is connection-specific`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			block := []byte{0x88, 0x00, byte(len(c.name))}
+			block = append(append(block, c.name...), byte(len(c.value)))
+			block = append(block, c.value...)
+			h2Fault(t, c.want, http2.ErrCodeProtocol, func(h *hostile.H2Conn, id uint32) {
+				h.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndHeaders: true})
+				h.Fr.WriteData(id, true, []byte("ok"))
+			})
+		})
+	}
+}
+
+// A server that lowers its stream limit to 2 after its 20th stream, at 8
+// streams per connection on 2 connections: the target was reached before
+// the lowering, but the limit in force stayed below it for most of each
+// connection's time, so the phase is unfulfilled, naming the limit.
+func TestH2StreamLimitLoweredMidConnection(t *testing.T) {
+	var st hostile.H2Stats
+	var lowered atomic.Int64
+	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {
+		h, err := hostile.NewH2(c, &st)
+		if err != nil {
+			return
+		}
+		n := 0
+		for {
+			ev, err := h.Next()
+			if err != nil {
+				return
+			}
+			if ev.Kind != hostile.H2Request {
+				continue
+			}
+			if n++; n == 20 {
+				lowered.Add(1)
+				h.Fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 2})
+			}
+			if h.Respond(ev.Stream, 200, "ok") != nil {
+				return
+			}
+		}
+	})
+	target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, ExpectBody: []byte("ok")}
+	res := runBrk(t, target, h2Plan(2, 8, 300*time.Millisecond, time.Second))
+	checkAccounting(t, res)
+	p := res.Phases[0]
+	t.Logf("%s; lowered on %d connections, reached once %d", describe(res), lowered.Load(), p.TargetReachedOnce)
+	if res.Verdict != brk.VerdictInconclusive || !strings.Contains(res.Reason, "target unfulfilled") ||
+		!strings.Contains(res.Reason, "SETTINGS_MAX_CONCURRENT_STREAMS fell to 2") {
+		t.Fatalf("verdict %s: %s", res.Verdict, res.Reason)
+	}
+	if tc := total(res); tc.Attempted != tc.Succeeded || lowered.Load() != 2 {
+		t.Errorf("counts %+v, lowered on %d connections", tc, lowered.Load())
+	}
+}

@@ -55,6 +55,8 @@ type stream struct {
 	mismatch bool  // body differs from the expected one
 	recv     int64 // receive window left
 	unacked  int64 // consumed, not yet returned by WINDOW_UPDATE
+	upOff    int   // request body bytes sent (the body is out when it is len(body))
+	upWin    int64 // the peer's window for this stream's request body
 }
 
 // mark says that the request of token tok is completely in the output
@@ -67,9 +69,11 @@ type mark struct {
 // Session is one connection's HTTP/2 client state (proto.Session): the
 // streams it opened, flow control in both directions, the response
 // parser, and the bytes it has to write. Requests open streams in the
-// order they were queued, within the peer's stream limit; a request's
-// frames (HEADERS, then its body's DATA within the peer's windows) are
-// written whole before the next request's. DATA and HEADERS payloads are
+// order they were queued, within the peer's stream limit. A request is
+// written (outstanding) once its HEADERS are: its body's DATA follows
+// within the peer's windows, and the bodies of several streams share the
+// connection window, so that a stream whose window is shut holds no other
+// stream back. DATA and HEADERS payloads are
 // parsed in place from the read bytes (header fragments go to one HPACK
 // decoder per connection); the rare frames are buffered whole and read
 // with x/net/http2's Framer. It allocates nothing per request once its
@@ -99,17 +103,14 @@ type Session struct {
 	peerMax  int    // peer's SETTINGS_MAX_CONCURRENT_STREAMS (MaxInt32 unlimited)
 	peerWin  int64
 	peerFrm  int
-	sendWin  int64 // connection send window
-	upID     uint32
-	upTok    uint32
-	upOff    int
-	upWin    int64
-	recvWin  int64 // connection receive window left
-	recvAcc  int64 // connection bytes consumed, not yet returned
-	ready    bool  // the peer's SETTINGS arrived
-	goaway   bool  // the peer sent GOAWAY (or refused a stream)
-	goLast   uint32
-	ending   bool // this side ends the connection (last answered, ids out)
+	sendWin  int64    // connection send window
+	ups      []uint32 // streams whose request body is not all sent, in opening order
+	recvWin  int64    // connection receive window left
+	recvAcc  int64    // connection bytes consumed, not yet returned
+	ready    bool     // the peer's SETTINGS arrived
+	goaway   bool     // the peer sent GOAWAY (or refused a stream)
+	goLast   uint32   // the lowest last stream id of the peer's GOAWAYs; noGoAway before one
+	ending   bool     // this side ends the connection (last answered, ids out)
 	unproc   []uint32
 	farewell []byte
 	counters proto.Counters
@@ -188,9 +189,9 @@ func (s *Session) Reset() {
 	clear(s.tab)
 	s.peerMax, s.peerWin, s.peerFrm = math.MaxInt32, 65535, 16384
 	s.sendWin = 65535
-	s.upID = 0
+	s.ups = s.ups[:0]
 	s.recvWin, s.recvAcc = connWindow, 0
-	s.ready, s.goaway, s.goLast, s.ending = false, false, 0, false
+	s.ready, s.goaway, s.goLast, s.ending = false, false, noGoAway, false
 	s.unproc = s.unproc[:0]
 	s.farewell = s.farewell[:0]
 	s.counters.MaxStreams = -1
@@ -237,9 +238,6 @@ func (s *Session) fill() {
 	if !s.ready {
 		return
 	}
-	if s.upID != 0 && !s.upload() {
-		return
-	}
 	for s.ph != s.pt && !s.goaway && !s.ending && s.open < s.peerMax && s.nextID <= maxStreamID && len(s.w.b)-s.off < outputBound {
 		tok := s.pend[s.ph&uint32(len(s.pend)-1)]
 		s.ph++
@@ -258,15 +256,13 @@ func (s *Session) fill() {
 			flags |= flEndStream
 		}
 		s.headers(id, flags, block)
-		if s.t.body == nil {
-			s.marks = append(s.marks, mark{end: len(s.w.b), tok: tok})
-			continue
-		}
-		s.upID, s.upTok, s.upOff, s.upWin = id, tok, 0, s.peerWin
-		if !s.upload() {
-			return
+		s.marks = append(s.marks, mark{end: len(s.w.b), tok: tok})
+		if s.t.body != nil {
+			st.upWin = s.peerWin
+			s.ups = append(s.ups, id)
 		}
 	}
+	s.upload()
 	if s.nextID > maxStreamID && !s.ending {
 		// Stream ids ran out: open no more, end the connection when the
 		// open streams are answered.
@@ -300,29 +296,43 @@ func appendFrameHeader(b []byte, n int, typ, flags uint8, id uint32) []byte {
 	return append(b, byte(n>>16), byte(n>>8), byte(n), typ, flags, byte(id>>24), byte(id>>16), byte(id>>8), byte(id))
 }
 
-// upload appends the current request body's DATA within the windows. It
-// reports whether the body is completely out.
-func (s *Session) upload() bool {
+// upload appends request body DATA of the streams that have some left,
+// in the order they were opened, each within its own window and all
+// within the connection's, up to the output bound. A stream whose window
+// is shut is passed over; one that is gone (answered, reset, refused) is
+// dropped. Streams whose body is out leave the list.
+func (s *Session) upload() {
 	body := s.t.body
-	for s.upOff < len(body) {
-		n := int64(len(body) - s.upOff)
-		n = min(n, int64(s.peerFrm), s.sendWin, s.upWin)
-		if n <= 0 || len(s.w.b)-s.off >= outputBound {
-			return false
+	keep := s.ups[:0]
+	for i, id := range s.ups {
+		st := s.lookup(id)
+		if st == nil {
+			continue
 		}
-		s.upOff += int(n)
-		var flags uint8
-		if s.upOff == len(body) {
-			flags = flEndStream
+		for st.upOff < len(body) {
+			n := min(int64(len(body)-st.upOff), int64(s.peerFrm), s.sendWin, st.upWin)
+			if n <= 0 || len(s.w.b)-s.off >= outputBound {
+				break
+			}
+			st.upOff += int(n)
+			var flags uint8
+			if st.upOff == len(body) {
+				flags = flEndStream
+			}
+			s.w.b = appendFrameHeader(s.w.b, int(n), ftData, flags, id)
+			s.w.b = append(s.w.b, body[st.upOff-int(n):st.upOff]...)
+			s.sendWin -= n
+			st.upWin -= n
 		}
-		s.w.b = appendFrameHeader(s.w.b, int(n), ftData, flags, s.upID)
-		s.w.b = append(s.w.b, body[s.upOff-int(n):s.upOff]...)
-		s.sendWin -= n
-		s.upWin -= n
+		if st.upOff < len(body) {
+			keep = append(keep, id)
+		}
+		if s.sendWin <= 0 || len(s.w.b)-s.off >= outputBound {
+			keep = append(keep, s.ups[i+1:]...)
+			break
+		}
 	}
-	s.marks = append(s.marks, mark{end: len(s.w.b), tok: s.upTok})
-	s.upID = 0
-	return true
+	s.ups = keep
 }
 
 // Wrote consumes n bytes of Output.
@@ -386,9 +396,6 @@ func (s *Session) remove(id uint32) {
 		i = (i + 1) & s.tabMask
 	}
 	s.open--
-	if s.upID == id {
-		s.upID = 0
-	}
 	if s.cur != nil && s.cur.id == id {
 		s.cur = nil
 	}
@@ -448,10 +455,17 @@ func (s *Session) Cancel(token uint32) bool {
 	return true
 }
 
-// Capacity is the peer's stream limit (none before its SETTINGS, none
-// once the connection goes away), bounded by the stream ids left.
+// Capacity is the peer's stream limit (none once the connection goes
+// away), bounded by the stream ids left. Before the peer's SETTINGS it is
+// one: the connection's logical first request is admitted at the connect,
+// as over HTTP/1.1, so that its deadline covers the setup and a failed
+// setup counts it (connect, connect_timeout); no stream is opened for it
+// before the SETTINGS arrive.
 func (s *Session) Capacity() int {
-	if !s.ready || s.goaway || s.ending {
+	if !s.ready {
+		return 1
+	}
+	if s.goaway || s.ending {
 		return 0
 	}
 	left := int((maxStreamID-int64(s.nextID))/2 + 1)
@@ -736,6 +750,10 @@ func (s *Session) onField(f hpack.HeaderField) {
 		return
 	}
 	s.hRegular = true
+	if why := fieldFault(f.Name, f.Value); why != "" {
+		s.hErr = connErr(http2.ErrCodeProtocol, "malformed response: field %q %s", f.Name, why)
+		return
+	}
 	if f.Name == "content-length" {
 		var n int64
 		if len(f.Value) == 0 || len(f.Value) > 18 {
@@ -752,6 +770,44 @@ func (s *Session) onField(f hpack.HeaderField) {
 		}
 		s.hClen = n
 	}
+}
+
+// fieldFault names what makes a regular (not pseudo-) response field
+// malformed, "" when nothing does: a name with a character RFC 9113
+// §8.2.1 excludes (controls, SP, upper case, DEL and above, a colon), a
+// value with NUL, CR or LF or starting or ending with SP or HTAB, or a
+// connection-specific field (§8.2.2: connection, keep-alive,
+// proxy-connection, transfer-encoding, upgrade; te other than
+// "trailers"). It allocates nothing.
+func fieldFault(name, value string) string {
+	if name == "" {
+		return "has an empty name"
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c <= 0x20 || c >= 'A' && c <= 'Z' || c >= 0x7f || c == ':' {
+			if c >= 'A' && c <= 'Z' {
+				return "has an upper-case name"
+			}
+			return "has an invalid character in its name"
+		}
+	}
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c == 0 || c == '\r' || c == '\n' {
+			return "has NUL, CR or LF in its value"
+		}
+	}
+	if n := len(value); n > 0 && (value[0] == ' ' || value[0] == '\t' || value[n-1] == ' ' || value[n-1] == '\t') {
+		return "has a value starting or ending with whitespace"
+	}
+	switch name {
+	case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
+		return "is connection-specific"
+	case "te":
+		if value != "trailers" {
+			return "is connection-specific (te other than trailers)"
+		}
+	}
+	return ""
 }
 
 // end finishes a DATA, HEADERS or CONTINUATION frame.
@@ -856,10 +912,12 @@ func (s *Session) control() error {
 			case http2.SettingInitialWindowSize:
 				d := int64(set.Val) - s.peerWin
 				s.peerWin = int64(set.Val)
-				if s.upID != 0 {
-					s.upWin += d
-					if s.upWin > math.MaxInt32 {
-						return connErr(http2.ErrCodeFlowControl, "SETTINGS_INITIAL_WINDOW_SIZE overflows a stream window")
+				for _, id := range s.ups {
+					if st := s.lookup(id); st != nil {
+						st.upWin += d
+						if st.upWin > math.MaxInt32 {
+							return connErr(http2.ErrCodeFlowControl, "SETTINGS_INITIAL_WINDOW_SIZE overflows a stream window")
+						}
 					}
 				}
 			case http2.SettingMaxFrameSize:
@@ -907,15 +965,20 @@ func (s *Session) control() error {
 		if f.StreamID > s.highest || f.StreamID&1 == 0 {
 			return connErr(http2.ErrCodeProtocol, "WINDOW_UPDATE on idle stream %d", f.StreamID)
 		}
-		if f.StreamID == s.upID {
-			s.upWin += inc
-			if s.upWin > math.MaxInt32 {
+		if st := s.lookup(f.StreamID); st != nil && st.upOff < len(s.t.body) {
+			st.upWin += inc
+			if st.upWin > math.MaxInt32 {
 				return connErr(http2.ErrCodeFlowControl, "window of stream %d over 2^31-1", f.StreamID)
 			}
 		}
 	}
 	return nil
 }
+
+// noGoAway is goLast before the peer's first GOAWAY: a refused stream
+// stops new streams too (goaway), but a later GOAWAY must still mark the
+// streams above its last id.
+const noGoAway = ^uint32(0)
 
 // goAway stops opening streams; those above last were not processed.
 func (s *Session) goAway(last uint32) {

@@ -90,8 +90,8 @@ func TestTemplateBlocks(t *testing.T) {
 func TestReadyAndCapacity(t *testing.T) {
 	s := NewSession(testTemplate(t, nil))
 	s.Queue(7, false)
-	if s.Ready() || s.Capacity() != 0 {
-		t.Fatal("ready before the peer's SETTINGS")
+	if s.Ready() || s.Capacity() != 1 {
+		t.Fatalf("ready %v, capacity %d before the peer's SETTINGS: want not ready, the logical first request", s.Ready(), s.Capacity())
 	}
 	out := s.Output()
 	if string(out) != string(s.t.preface) {
@@ -302,9 +302,23 @@ func TestCancelThenLateFrames(t *testing.T) {
 	}
 }
 
-// TestUploadWithinWindows: the body goes out within the peer's stream and
-// connection windows, resumes on WINDOW_UPDATE, and the request counts as
-// written only when its last DATA is.
+// dataBytes sums the DATA payloads per stream in frames b.
+func dataBytes(b []byte) map[uint32]int {
+	n := map[uint32]int{}
+	for len(b) >= 9 {
+		l := int(b[0])<<16 | int(b[1])<<8 | int(b[2])
+		if b[3] == ftData {
+			n[uint32(b[5]&0x7f)<<24|uint32(b[6])<<16|uint32(b[7])<<8|uint32(b[8])] += l
+		}
+		b = b[9+l:]
+	}
+	return n
+}
+
+// TestUploadWithinWindows: a request is written (outstanding) once its
+// HEADERS are; the bodies of several streams go out together, each within
+// its stream window and all within the connection window, and resume on
+// WINDOW_UPDATE.
 func TestUploadWithinWindows(t *testing.T) {
 	body := bytes.Repeat([]byte("b"), 25)
 	s := NewSession(testTemplate(t, body))
@@ -314,36 +328,69 @@ func TestUploadWithinWindows(t *testing.T) {
 	f.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 10})
 	s.Parse(f.Bytes(), nil)
 	out := s.Output()
-	if _, ok := s.Wrote(len(out)); ok {
-		t.Fatal("a request written before its body")
+	if upTo, ok := s.Wrote(len(out)); !ok || upTo != 1 {
+		t.Fatalf("written up to %d %v: want both requests written with their HEADERS", upTo, ok)
 	}
-	data := func(b []byte) (n int) {
-		for len(b) >= 9 {
-			l := int(b[0])<<16 | int(b[1])<<8 | int(b[2])
-			if b[3] == ftData {
-				n += l
-			}
-			b = b[9+l:]
-		}
-		return n
+	if got := dataBytes(out[len(s.t.preface):]); got[1] != 10 || got[3] != 10 {
+		t.Fatalf("body bytes per stream %v in stream windows of 10: want 10 each", got)
 	}
-	if got := data(out[len(s.t.preface):]); got != 10 {
-		t.Fatalf("%d body bytes sent in a window of 10", got)
-	}
-	step := func(wantData int, wantUpTo uint32, wantOK bool) {
+	step := func(id, inc uint32, want map[uint32]int) {
 		t.Helper()
 		f.Reset()
-		f.fr.WriteWindowUpdate(1, 10)
+		f.fr.WriteWindowUpdate(id, inc)
 		s.Parse(f.Bytes(), nil)
 		out := s.Output()
-		upTo, ok := s.Wrote(len(out))
-		if got := data(out); got != wantData || ok != wantOK || upTo != wantUpTo {
-			t.Fatalf("%d body bytes, written up to %d %v; want %d, %d %v", got, upTo, ok, wantData, wantUpTo, wantOK)
+		_, ok := s.Wrote(len(out))
+		if got := dataBytes(out); !reflect.DeepEqual(got, want) || ok {
+			t.Fatalf("WINDOW_UPDATE(%d, %d): body bytes %v, new requests written %v; want %v and none", id, inc, got, ok, want)
 		}
 	}
-	step(10, 0, false)
-	// The last 5 bytes of request 0, then request 1 in its own window.
-	step(5+10, 0, true)
+	step(1, 10, map[uint32]int{1: 10})
+	step(1, 10, map[uint32]int{1: 5}) // its last DATA, END_STREAM
+	step(3, 100, map[uint32]int{3: 15})
+	if len(s.ups) != 0 {
+		t.Fatalf("%d bodies left with every body out", len(s.ups))
+	}
+}
+
+// TestUploadSharesWindows: a stream whose window is shut holds no other
+// back (stream windows 0, the second one opened first), and bodies share
+// the connection window in opening order.
+func TestUploadSharesWindows(t *testing.T) {
+	body := bytes.Repeat([]byte("b"), 40000)
+	s := NewSession(testTemplate(t, body))
+	for i := uint32(0); i < 3; i++ {
+		s.Queue(i, false)
+	}
+	f := newFrames()
+	f.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0})
+	s.Parse(f.Bytes(), nil)
+	out := s.Output()
+	if upTo, ok := s.Wrote(len(out)); !ok || upTo != 2 || s.open != 3 {
+		t.Fatalf("written up to %d %v, %d open: want 3 streams open and written with windows shut", upTo, ok, s.open)
+	}
+	if got := dataBytes(out[len(s.t.preface):]); len(got) != 0 || len(s.ups) != 3 {
+		t.Fatalf("body bytes %v, %d bodies waiting, with every stream window 0", got, len(s.ups))
+	}
+	f.Reset()
+	f.fr.WriteWindowUpdate(3, 1<<20)
+	f.fr.WriteWindowUpdate(5, 1<<20)
+	s.Parse(f.Bytes(), nil)
+	out = s.Output()
+	s.Wrote(len(out))
+	// Stream 1's window stays shut; 3 takes its body, 5 the rest of the
+	// connection's 65535.
+	if got := dataBytes(out); got[1] != 0 || got[3] != 40000 || got[5] != 65535-40000 {
+		t.Fatalf("body bytes %v: want 0, 40000, 25535", got)
+	}
+	f.Reset()
+	f.fr.WriteWindowUpdate(0, 1<<20)
+	f.fr.WriteWindowUpdate(1, 1<<20)
+	s.Parse(f.Bytes(), nil)
+	out = s.Output()
+	if got := dataBytes(out); got[1] != 40000 || got[5] != 40000-(65535-40000) || len(s.ups) != 0 {
+		t.Fatalf("body bytes %v, %d bodies left: want the rest of 1 and 5", got, len(s.ups))
+	}
 }
 
 // TestStreamIDsRunOut: near 2^31−1 the capacity shrinks to the ids left;
@@ -467,5 +514,32 @@ func TestStreamTable(t *testing.T) {
 				t.Fatalf("step %d: open %d, want %d", i, s.open, len(ref))
 			}
 		}
+	}
+}
+
+// TestGoAwayAfterRefusedStream: a GOAWAY after a refused stream (which
+// already stopped new streams) still marks the streams above its last id
+// unprocessed, so that they are replayed rather than failed when the
+// server closes; those at or below it are awaited.
+func TestGoAwayAfterRefusedStream(t *testing.T) {
+	s := open(t, testTemplate(t, nil), 4) // streams 1, 3, 5, 7: tokens 0..3
+	in := []byte{
+		0, 0, 4, 0x3, 0, 0, 0, 0, 1, 0, 0, 0, 0x7, // RST_STREAM(1, REFUSED_STREAM)
+		0, 0, 8, 0x7, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, // GOAWAY(last 3, NO_ERROR)
+	}
+	if _, comps, err := s.Parse(in, nil); err != nil || len(comps) != 0 {
+		t.Fatalf("comps %+v err %v", comps, err)
+	}
+	for tok, want := range []bool{true, false, true, true} {
+		if s.Unprocessed(uint32(tok)) != want {
+			t.Errorf("token %d (stream %d): unprocessed %v, want %v", tok, 2*tok+1, !want, want)
+		}
+	}
+	if s.Drained() || s.Capacity() != 0 {
+		t.Fatalf("drained %v capacity %d with stream 3 awaited", s.Drained(), s.Capacity())
+	}
+	_, comps, err := s.Parse([]byte{0, 0, 1, 0x1, flEndHeaders | flEndStream, 0, 0, 0, 3, 0x88}, nil)
+	if err != nil || len(comps) != 1 || comps[0].Token != 1 || !s.Drained() {
+		t.Fatalf("comps %+v err %v drained %v", comps, err, s.Drained())
 	}
 }

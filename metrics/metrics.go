@@ -170,6 +170,9 @@ type Recorder struct {
 	Replayed        uint64
 	PeerMaxStreams  int64
 	PeerMaxKnown    bool
+	// StreamLimit: the connection whose peer stream limit stayed below
+	// its target the largest share of its time in the phase (HTTP/2).
+	StreamLimit StreamLimit
 	// Written counts requests completely written (a replay counts once).
 	Written uint64
 	// Scheduled counts the rate test's arrivals that came due in the
@@ -467,6 +470,7 @@ type Phase struct {
 	Replayed             uint64                  `json:"replayed,omitempty"`
 	PeerMaxStreams       int64                   `json:"peer_max_streams,omitempty"`
 	PeerMaxKnown         bool                    `json:"peer_max_known,omitempty"`
+	StreamLimit          StreamLimit             `json:"stream_limit,omitzero"`
 	Written              uint64                  `json:"written"`
 	Scheduled            uint64                  `json:"scheduled"`
 	ExpiredUnsent        uint64                  `json:"expired_unsent"`
@@ -478,6 +482,47 @@ type Phase struct {
 	// Timeline is the phase's outcomes span by span (nil when no worker
 	// kept one).
 	Timeline *Timeline `json:"timeline,omitempty"`
+}
+
+// StreamLimit is what a phase knows of connections whose peer stream
+// limit (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS) was below their target:
+// the worst connection's time under it and its time in the phase, and
+// the lowest such limit on any connection (when Known).
+type StreamLimit struct {
+	BelowNs int64 `json:"below_ns"`
+	LivedNs int64 `json:"lived_ns"`
+	Lowest  int64 `json:"lowest"`
+	Known   bool  `json:"known"`
+}
+
+// Conn adds one connection: belowNs of its livedNs in the phase under a
+// limit below its target, the lowest of them lowest.
+func (l *StreamLimit) Conn(belowNs, livedNs, lowest int64) {
+	if livedNs <= 0 {
+		return
+	}
+	if l.LivedNs == 0 || float64(belowNs)*float64(l.LivedNs) > float64(l.BelowNs)*float64(livedNs) {
+		l.BelowNs, l.LivedNs = belowNs, livedNs
+	}
+	if belowNs > 0 && (!l.Known || lowest < l.Lowest) {
+		l.Lowest, l.Known = lowest, true
+	}
+}
+
+// Share is the worst connection's share of its time under a limit below
+// its target.
+func (l *StreamLimit) Share() float64 {
+	if l.LivedNs <= 0 {
+		return 0
+	}
+	return float64(l.BelowNs) / float64(l.LivedNs)
+}
+
+func (l *StreamLimit) add(q *StreamLimit) {
+	l.Conn(q.BelowNs, q.LivedNs, q.Lowest)
+	if q.Known && (!l.Known || q.Lowest < l.Lowest) {
+		l.Lowest, l.Known = q.Lowest, true
+	}
 }
 
 // peerMax keeps the lowest known peer stream limit.
@@ -530,6 +575,7 @@ func (p *Phase) Add(q *Phase) {
 	p.GoAwaysReceived += q.GoAwaysReceived
 	p.Replayed += q.Replayed
 	p.peerMax(q.PeerMaxStreams, q.PeerMaxKnown)
+	p.StreamLimit.add(&q.StreamLimit)
 	p.addRate(q.Written, q.Scheduled, q.ExpiredUnsent, q.LateNs, q.SendLag, q.Service, q.ClientLag)
 	p.firsts(q.TLS, q.ProtocolReason, q.SetupError, q.ClientError)
 	if q.Timeline != nil {
@@ -702,6 +748,7 @@ func (p *Phase) Merge(r *Recorder) {
 	p.GoAwaysReceived += r.GoAwaysReceived
 	p.Replayed += r.Replayed
 	p.peerMax(r.PeerMaxStreams, r.PeerMaxKnown)
+	p.StreamLimit.add(&r.StreamLimit)
 	p.addRate(r.Written, r.Scheduled, r.ExpiredUnsent, r.LateNs, r.SendLag, r.Service, r.ClientLag)
 	p.firsts(r.TLS, r.ProtocolReason, r.SetupError, r.ClientError)
 	if r.tl.cur != nil {

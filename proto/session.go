@@ -26,7 +26,9 @@ type Session interface {
 	Output() []byte
 	// Wrote consumes n bytes of Output. When it completed the writing of
 	// requests, ok is true and upTo is the token of the last one: every
-	// request queued before it is written too.
+	// request queued before it is written too. A request is written when
+	// the server has it: HTTP/1.1 once all its bytes are out; an HTTP/2
+	// stream once its HEADERS are (its body follows within the windows).
 	Wrote(n int) (upTo uint32, ok bool)
 	// Parse consumes response bytes and appends one Completion per
 	// finished response to done. An error is a protocol fault: the
@@ -44,7 +46,10 @@ type Session interface {
 	Cancel(token uint32) (keep bool)
 	// Capacity is how many unresolved requests the connection may carry
 	// now (the peer's stream limit; unlimited pipelining for HTTP/1.1).
-	// Admission never exceeds it.
+	// Admission never exceeds it. While the connection is set up it is at
+	// least one: the first request is admitted at the connect, so that a
+	// failed setup counts it (connect, connect_timeout) whatever the
+	// protocol.
 	Capacity() int
 	// Unprocessed reports, after the connection ended gracefully, whether
 	// the written request token was certainly not processed by the

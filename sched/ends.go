@@ -146,6 +146,9 @@ func (w *worker) closeFd(o *owner, reset bool) {
 	if o.fd < len(w.byFd) {
 		w.byFd[o.fd] = 0
 	}
+	if o.limCounting {
+		w.limitEnd(o, w.now())
+	}
 	if o.fresh {
 		w.proved(o) // it ends without a refusal
 	}

@@ -126,6 +126,7 @@ func (w *worker) consume(o *owner, b []byte, now int64) bool {
 		}
 		w.established(o, now) // admits
 	} else {
+		w.limitCheck(o, now)
 		// A response may have raised the session's capacity.
 		w.admit(o, now)
 	}

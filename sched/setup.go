@@ -206,6 +206,7 @@ func (w *worker) established(o *owner, now int64) {
 	o.fresh = true
 	w.rec.SetupDone(true, false, -1)
 	w.setups--
+	w.limitStart(o, now)
 	for k := o.head; k != o.tail; k++ {
 		if s := o.slot(k); s.start < 0 {
 			s.start = now

@@ -98,6 +98,9 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 		return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d connections never held %s%s",
 			owners-s.ReachedOnce, owners, heldText(level, plan.Conns), limit))
 	}
+	if reason := streamLimitRule(s, plan, level); reason != "" {
+		return inconclusive(reason)
+	}
 	return Judgement{Accepted: true, Judged: true}
 }
 

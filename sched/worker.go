@@ -53,6 +53,14 @@ type owner struct {
 	reached   uint32 // phase number+1 in which the target was first reached
 	retire    bool   // queued for reconnect after the current event batch
 
+	// The peer's stream limit on this connection in this phase (limit.go).
+	limCounting bool
+	limKnown    bool
+	limSince    int64
+	limBelowAt  int64
+	limBelowNs  int64
+	limLowest   int64
+
 	fresh       bool  // established, and nothing read from it yet
 	setupNs     int64 // how long the current connection's setup took
 	hsAbandoned bool  // an interrupt gave up the handshake in flight
@@ -339,6 +347,7 @@ func (w *worker) command(c command) {
 			case stIdle:
 				w.connect(o, now)
 			case stOpen:
+				w.limitStart(o, now)
 				w.admit(o, now)
 				w.flush(o, now)
 			case stConnecting, stHandshaking, stGreeting:
@@ -356,6 +365,9 @@ func (w *worker) command(c command) {
 	case cmdStop:
 		w.pol.pump(w, now) // what came due up to the end is admitted
 		w.integrate(now)
+		for i := range w.owners {
+			w.limitEnd(&w.owners[i], now)
+		}
 		w.rec.ActiveNs = uint64(now - w.activeStart)
 		w.admitting = false
 		w.stopping = true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/net/http2"
@@ -25,7 +26,7 @@ type H2Stats struct {
 
 // H2Event is what H2Conn.Next read.
 type H2Event struct {
-	Kind   int // H2Request, H2Reset, H2PingAck, H2GoAway
+	Kind   int // H2Request, H2Reset, H2PingAck, H2GoAway, H2Open
 	Stream uint32
 	Code   http2.ErrCode
 	Body   []byte // H2Request: the request body
@@ -38,6 +39,9 @@ const (
 	H2Reset
 	H2PingAck
 	H2GoAway
+	// H2Open: a stream's HEADERS arrived without END_STREAM (its body
+	// follows); reported only when H2Conn.Opens is set.
+	H2Open
 )
 
 // H2Conn speaks HTTP/2 frames on one scripted connection with x/net's
@@ -51,6 +55,12 @@ type H2Conn struct {
 	open   map[uint32][]byte // open stream → body so far
 	// Unanswered counts requests read and not yet answered or reset.
 	Unanswered int
+	// Opens makes Next report H2Open for a request whose body follows.
+	Opens bool
+	// Mu serialises writes and Unanswered: Next holds it for its own
+	// (SETTINGS and PING acknowledgements, counting requests), so a script
+	// that writes from other goroutines while Next reads holds it too.
+	Mu sync.Mutex
 }
 
 // NewH2 reads the client preface and sends SETTINGS (the script's
@@ -85,20 +95,28 @@ func (h *H2Conn) Next() (H2Event, error) {
 		switch f := f.(type) {
 		case *http2.SettingsFrame:
 			if !f.IsAck() {
-				if err := h.Fr.WriteSettingsAck(); err != nil {
+				h.Mu.Lock()
+				err := h.Fr.WriteSettingsAck()
+				h.Mu.Unlock()
+				if err != nil {
 					return H2Event{}, err
 				}
 			}
 		case *http2.MetaHeadersFrame:
 			h.open[f.StreamID] = []byte{}
+			h.Mu.Lock()
 			h.Unanswered++
 			if n := int64(h.Unanswered); n > h.st.MaxOpen.Load() {
 				h.st.MaxOpen.Store(n)
 			}
+			h.Mu.Unlock()
 			if f.StreamEnded() {
 				delete(h.open, f.StreamID)
 				h.st.Requests.Add(1)
 				return H2Event{Kind: H2Request, Stream: f.StreamID, Fields: f.Fields}, nil
+			}
+			if h.Opens {
+				return H2Event{Kind: H2Open, Stream: f.StreamID, Fields: f.Fields}, nil
 			}
 		case *http2.DataFrame:
 			h.st.BodyBytes.Add(int64(len(f.Data())))
@@ -111,7 +129,9 @@ func (h *H2Conn) Next() (H2Event, error) {
 			h.open[f.StreamID] = b
 		case *http2.RSTStreamFrame:
 			delete(h.open, f.StreamID)
+			h.Mu.Lock()
 			h.Unanswered--
+			h.Mu.Unlock()
 			h.st.Resets.Add(1)
 			return H2Event{Kind: H2Reset, Stream: f.StreamID, Code: f.ErrCode}, nil
 		case *http2.PingFrame:
@@ -119,7 +139,10 @@ func (h *H2Conn) Next() (H2Event, error) {
 				h.st.PingAcks.Add(1)
 				return H2Event{Kind: H2PingAck}, nil
 			}
-			if err := h.Fr.WritePing(true, f.Data); err != nil {
+			h.Mu.Lock()
+			err := h.Fr.WritePing(true, f.Data)
+			h.Mu.Unlock()
+			if err != nil {
 				return H2Event{}, err
 			}
 		case *http2.GoAwayFrame:
