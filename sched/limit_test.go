@@ -40,7 +40,7 @@ func TestJudgeStreamLimit(t *testing.T) {
 		{"the connections test has no stream rule", limited(0, [2]int64{sec, sec}), connsPlan, 4, false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			j := Judge(c.m, c.plan, 1, c.depth)
+			j := Judge(c.m, c.plan, 1, levelOf(c.plan, c.depth))
 			if j.Stop != c.stop || c.stop && (j.Verdict != Inconclusive || !j.Inconclusive || !strings.Contains(j.Reason, c.reason)) {
 				t.Fatalf("got %+v, want stop %v, inconclusive, reason containing %q", j, c.stop, c.reason)
 			}
