@@ -136,7 +136,13 @@ func Held(r *brk.Result) string {
 			}
 		}
 		if r.Plan.Ramp == "search" {
-			fmt.Fprintf(&b, "; resolution %d; %s in %s", effectiveResolution(r), plural(len(r.Phases), "phase"), shortDuration(phasesTime(r)))
+			res := effectiveResolution(r)
+			if gap := bracketGap(r); gap > res {
+				fmt.Fprintf(&b, "; stopped at a bracket of %d (resolution %d not reached: see the reason)", gap, res)
+			} else {
+				fmt.Fprintf(&b, "; resolution %d", res)
+			}
+			fmt.Fprintf(&b, "; %s in %s", plural(len(r.Phases), "phase"), shortDuration(phasesTime(r)))
 		}
 	case brk.VerdictDone:
 		b.WriteString(": the --max level, accepted")
@@ -183,6 +189,19 @@ func effectiveResolution(r *brk.Result) int {
 		held = *r.LastAccepted
 	}
 	return max(1, int(float64(held)*r.Plan.ResolutionPct/100))
+}
+
+// bracketGap is the final pair's distance (the lowest rejected level
+// when nothing held).
+func bracketGap(r *brk.Result) int {
+	if r.FirstRejected == nil {
+		return 0
+	}
+	held := 0
+	if r.LastAccepted != nil {
+		held = *r.LastAccepted
+	}
+	return *r.FirstRejected - held
 }
 
 // phasesTime is the phases' time, admission and drain, to the second.

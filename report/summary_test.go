@@ -25,3 +25,44 @@ func TestSummaryNotesClientBoundPhases(t *testing.T) {
 		t.Fatalf("summary:\n%s", b.String())
 	}
 }
+
+func searchOf(levels []int, accepted []bool, held, broke int, fp *brk.FinalPair) *brk.Result {
+	r := &brk.Result{Test: brk.ModeRequests, Verdict: brk.VerdictBroken, Accept: "99.99", LastAccepted: &held, FirstRejected: &broke, FinalPair: fp,
+		Plan: brk.ResultPlan{Ramp: "search", Growth: 2, ResolutionPct: 1}}
+	for i, l := range levels {
+		p := &brk.PhaseStats{Index: i, Level: l, Accepted: accepted[i], DurationS: 1.1, RequestsPerSec: float64(10 * l),
+			Counts: brk.Counts{Attempted: 100, Succeeded: 100}, SuccessPct: 100}
+		if !accepted[i] {
+			p.Counts.Succeeded, p.SuccessPct = 90, 90
+		}
+		r.Phases = append(r.Phases, p)
+	}
+	return r
+}
+
+// The search's summary sentence names the final pair from its phases (not
+// the first rejected phase in run order), the resolution and the cost; a
+// search stopped before its resolution says so; a repeated probe gives
+// its runs.
+func TestHeldSearch(t *testing.T) {
+	i := func(v int) *int { return &v }
+	levels := []int{8, 16, 32, 64, 48, 40, 36, 34, 33}
+	acc := []bool{true, true, true, false, false, false, false, false, false}
+	r := searchOf(levels, acc, 32, 33, &brk.FinalPair{HeldPhase: i(2), BrokePhase: i(8), HeldRuns: 1, HeldOf: 1, BrokeRun: 1, BrokeOf: 1})
+	r.Phases[3].SuccessPct = 40 // the growth's overshoot: not the break
+	want := "Held 32 concurrent requests (≈320 req/s, p99 0.000 ms); broke at 33 (success 90 % < 99.99 %); resolution 1; 9 phases in 10s"
+	if got := report.Held(r); got != want {
+		t.Errorf("Held\n got %q\nwant %q", got, want)
+	}
+	// Stopped by an inconclusive probe at 34: the bracket 32–36.
+	r = searchOf(levels[:7], acc[:7], 32, 36, &brk.FinalPair{HeldPhase: i(2), BrokePhase: i(6)})
+	if got := report.Held(r); !strings.Contains(got, "broke at 36 (success 90 % < 99.99 %); stopped at a bracket of 4 (resolution 1 not reached: see the reason); 7 phases in 8s") {
+		t.Errorf("stopped search: %q", got)
+	}
+	// Repeated probes: held in 3 of 3 runs, broke on the second of up to 3.
+	r = searchOf([]int{8, 4, 6, 5, 5, 5, 6}, []bool{false, true, true, true, true, true, false}, 6, 7,
+		&brk.FinalPair{HeldPhase: i(2), BrokePhase: i(6), HeldRuns: 3, HeldOf: 3, BrokeRun: 2, BrokeOf: 3})
+	if got := report.Held(r); !strings.Contains(got, "Held 6 concurrent requests (≈60 req/s, p99 0.000 ms; in 3 of 3 runs); broke at 7 (success 90 % < 99.99 %; failed run 2 of up to 3)") {
+		t.Errorf("repeated: %q", got)
+	}
+}
