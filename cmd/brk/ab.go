@@ -15,6 +15,9 @@ type abCmd struct {
 	URLB string `arg:"" name:"url-b" help:"http(s)://host[:port]/path of side B"`
 	levelFlags
 	loadFlags
+	rateOnlyFlags
+	noResumeFlag
+	otherShardFlags
 	Connections bool `help:"Run the connections test on both sides instead of the requests test."`
 	Requests    int  `default:"1" help:"With --connections: requests per connection."`
 }
@@ -31,6 +34,12 @@ func (c *abCmd) Run(e *env) error {
 	p, err := c.plan(c.Start, c.Pace, c.Max)
 	if err != nil {
 		return err
+	}
+	switch {
+	case c.Requests < 1:
+		return refuse("--requests must be at least 1")
+	case c.Requests != 1 && !c.Connections:
+		return refuse("--requests applies with --connections (the connections test)")
 	}
 	mode := brk.ModeRequests
 	if c.Connections {

@@ -15,8 +15,10 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -198,28 +200,100 @@ func durationHint(msg string) string {
 	return ""
 }
 
-// zeroRefused are the flags whose omission means a default: a typed 0 is
-// refused rather than silently read as "use the default".
-var zeroRefused = map[string]string{
-	"start":   "leave it out to start at --pace",
-	"max":     "leave it out for no ceiling",
-	"threads": "leave it out for the CPUs usable by the process",
+// A flag given on the command line is judged by presence, not value: kong
+// fills every default in before Run, so a zero in a field cannot tell "0
+// typed" from "left out". checkFlags walks the flags typed (kctx.Path)
+// through two tables, so that a new flag slots in as one row.
+
+// zeroRule refuses a typed zero of a flag whose zero is no meaningful
+// value: the library (or the command) reads 0 as "use the default" or
+// "none", so the zero would silently run as if left out.
+type zeroRule struct {
+	flag string
+	cmds []string // the commands it applies to (kong's command word); nil: every command with the flag
+	why  string   // what leaving it out does
 }
 
+var zeroRules = []zeroRule{
+	{"start", nil, "leave it out to start at --pace"},
+	{"max", nil, "leave it out for no ceiling"},
+	{"threads", []string{"req", "conn", "rate", "ab"}, "leave it out for the CPUs usable by the process"},
+	{"threads", []string{"demo"}, "leave it out for 1"},
+	{"phase", []string{"demo"}, "leave it out for 3s"},
+	{"max-p99", nil, "leave it out for no p99 rule"},
+	{"max-p999", nil, "leave it out for no p99.9 rule"},
+	{"rate-depth", []string{"rate"}, "leave it out for 1 over HTTP/1.1, 128 streams with --http2"},
+	{"seed", []string{"rate"}, "leave it out for a random seed, reported in the JSON"},
+	{"shards", nil, "leave it out for a run on one box"},
+	{"start-tolerance", nil, "leave it out for 1s"},
+	{"drain-allowance", nil, "leave it out for --timeout + 1s"},
+	{"join-timeout", nil, "leave it out for 2m"},
+}
+
+// ownedFlag is a flag of some tests only: given to another test it is
+// refused, naming the test it belongs to (every test command parses the
+// others' flags as hidden ones so that it can say so).
+type ownedFlag struct {
+	flag  string
+	cmds  []string // the commands that take it
+	owner string   // "the rate test"
+}
+
+var shardOwner = "the requests and connections tests (brk req, brk conn)"
+
+var ownedFlags = []ownedFlag{
+	{"rate-depth", []string{"rate"}, "the rate test"},
+	{"arrivals", []string{"rate"}, "the rate test"},
+	{"seed", []string{"rate"}, "the rate test"},
+	{"requests", []string{"conn", "ab"}, "the connections test (brk conn, brk ab --connections)"},
+	{"no-resume", []string{"conn"}, "the connections test"},
+	{"connections", []string{"ab"}, "brk ab"},
+	{"shard", []string{"req", "conn"}, shardOwner},
+	{"shards", []string{"req", "conn"}, shardOwner},
+	{"coordinator", []string{"req", "conn"}, shardOwner},
+	{"coordinator-listen", []string{"req", "conn"}, shardOwner},
+	{"start-at", []string{"req", "conn"}, shardOwner},
+	{"start-tolerance", []string{"req", "conn"}, shardOwner},
+	{"drain-allowance", []string{"req", "conn"}, shardOwner},
+	{"join-timeout", []string{"req", "conn"}, shardOwner},
+}
+
+// testCommands are the commands ownedFlags speaks of (brk bench has a
+// --connections of its own).
+var testCommands = []string{"req", "conn", "rate", "ab"}
+
+// refuseTypedZeros refuses, before any traffic, a flag of another test
+// and a typed zero that zeroRules names.
 func refuseTypedZeros(kctx *kong.Context) error {
+	cmd, _, _ := strings.Cut(kctx.Command(), " ")
 	for _, p := range kctx.Path {
 		f := p.Flag // a flag typed on the command line
-		if f == nil {
+		if f == nil || !slices.Contains(testCommands, cmd) {
 			continue
 		}
-		if f.Name == "conn" && strings.HasPrefix(kctx.Command(), "conn") {
+		if f.Name == "conn" && cmd == "conn" {
 			return fmt.Errorf("--conn does not apply to the connections test: --start, --pace and --max count its connections")
 		}
-		why, ok := zeroRefused[f.Name]
-		if !ok || !f.Target.CanInt() || f.Target.Int() != 0 {
+		for _, o := range ownedFlags {
+			if o.flag == f.Name && !slices.Contains(o.cmds, cmd) {
+				return fmt.Errorf("--%s applies to %s only", f.Name, o.owner)
+			}
+		}
+	}
+	for _, p := range kctx.Path {
+		f := p.Flag
+		if f == nil || !f.Target.IsValid() || !f.Target.IsZero() {
 			continue
 		}
-		return fmt.Errorf("--%s 0: must be at least 1 (%s)", f.Name, why)
+		for _, z := range zeroRules {
+			if z.flag != f.Name || z.cmds != nil && !slices.Contains(z.cmds, cmd) {
+				continue
+			}
+			if d, ok := f.Target.Interface().(time.Duration); ok {
+				return fmt.Errorf("--%s %v: must be more than 0 (%s)", f.Name, d, z.why)
+			}
+			return fmt.Errorf("--%s 0: must be at least 1 (%s)", f.Name, z.why)
+		}
 	}
 	return nil
 }
