@@ -210,7 +210,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		res.RateDepth, res.Arrivals = p.RateDepth, p.Arrivals
 		if p.Arrivals == "poisson" {
 			if p.Seed == 0 {
-				p.Seed = rand.Uint64() | 1
+				p.Seed = rand.Uint64N(MaxSeed) + 1 // 1..MaxSeed
 			}
 			res.Seed = p.Seed
 		}

@@ -88,6 +88,7 @@ var refusals = []struct {
 	{"join-timeout 0s", true, []string{"http://127.0.0.1:1/plain", "--shard", "0/2", "--coordinator", "127.0.0.1:1", "--join-timeout", "0s"}, "--join-timeout 0s: must be more than 0 (leave it out for 2m)"},
 	{"start-tolerance 0s", false, []string{"conn", "http://127.0.0.1:1/plain", "--start-tolerance=0s"}, "--start-tolerance 0s: must be more than 0 (leave it out for 1s)"},
 	{"shards 0", false, []string{"http://127.0.0.1:1/plain", "--shards", "0"}, "--shards 0: must be at least 1 (leave it out for a run on one box)"},
+	{"seed above 2^53-1", false, []string{"rate", "http://127.0.0.1:1/plain", "--arrivals", "poisson", "--seed", "9007199254740992"}, "--seed 9007199254740992 is above 9007199254740991 (2^53−1): the JSON report could not carry it exactly (jq and JavaScript read its numbers as doubles)"},
 	{"demo phase 0s", false, []string{"demo", "--phase", "0s"}, "--phase 0s: must be more than 0 (leave it out for 3s)"},
 	{"demo threads 0", false, []string{"demo", "--threads", "0"}, "--threads 0: must be at least 1 (leave it out for 1)"},
 	{"ab requests 0", false, []string{"ab", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b", "--connections", "--requests", "0"}, "--requests must be at least 1"},
