@@ -63,13 +63,13 @@ func (c *abCmd) Run(e *env) error {
 	if c.JSON == "-" {
 		text = e.stderr
 	}
-	var jsonFile *os.File
+	var jsonFile *reportFile
 	if c.JSON != "" && c.JSON != "-" {
-		f, err := os.Create(c.JSON)
+		f, err := createReport(c.JSON)
 		if err != nil {
 			return refuse("--json: %v", err)
 		}
-		defer f.Close()
+		defer f.abort()
 		jsonFile = f
 	}
 	side := func(name string, t brk.Target) brk.Observer {
