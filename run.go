@@ -263,7 +263,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	r := &running{res: res, eng: eng}
 	var ph sched.Phaser = eng
 	if p.Shard != nil { // a coordinated shard: phases in step, merged measurements (shard.go)
-		sp, err := joinShard(ctx, p.Shard, &t, p, m, splan, eng)
+		sp, err := joinShard(ctx, p.Shard, &t, p, m, splan, eng, res)
 		if err != nil {
 			eng.Close()
 			return inconclusive(err.Error())
