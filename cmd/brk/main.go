@@ -258,6 +258,19 @@ var ownedFlags = []ownedFlag{
 	{"join-timeout", []string{"req", "conn"}, shardOwner},
 }
 
+// needsFlag is a flag that means nothing without one of others (a
+// default-valued one: a value check cannot see it was given).
+type needsFlag struct {
+	flag  string
+	anyOf []string
+	words string // the others, as the refusal names them
+}
+
+var needsFlags = []needsFlag{
+	{"start-tolerance", []string{"shard", "shards"}, "--shard I/N or --shards N"},
+	{"join-timeout", []string{"shard", "shards"}, "--shard I/N or --shards N"},
+}
+
 // testCommands are the commands ownedFlags speaks of (brk bench has a
 // --connections of its own).
 var testCommands = []string{"req", "conn", "rate", "ab"}
@@ -293,6 +306,17 @@ func refuseTypedZeros(kctx *kong.Context) error {
 				return fmt.Errorf("--%s %v: must be more than 0 (%s)", f.Name, d, z.why)
 			}
 			return fmt.Errorf("--%s 0: must be at least 1 (%s)", f.Name, z.why)
+		}
+	}
+	typed := map[string]bool{}
+	for _, p := range kctx.Path {
+		if p.Flag != nil {
+			typed[p.Flag.Name] = true
+		}
+	}
+	for _, n := range needsFlags {
+		if typed[n.flag] && !slices.ContainsFunc(n.anyOf, func(o string) bool { return typed[o] }) {
+			return fmt.Errorf("--%s needs %s", n.flag, n.words)
 		}
 	}
 	return nil
