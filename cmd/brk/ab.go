@@ -35,11 +35,8 @@ func (c *abCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case c.Requests < 1:
+	if c.Requests < 1 {
 		return refuse("--requests must be at least 1")
-	case c.Requests != 1 && !c.Connections:
-		return refuse("--requests applies with --connections (the connections test)")
 	}
 	mode := brk.ModeRequests
 	if c.Connections {

@@ -262,13 +262,15 @@ var ownedFlags = []ownedFlag{
 // default-valued one: a value check cannot see it was given).
 type needsFlag struct {
 	flag  string
+	cmds  []string // the commands it applies to; nil: every command with the flag
 	anyOf []string
 	words string // the others, as the refusal names them
 }
 
 var needsFlags = []needsFlag{
-	{"start-tolerance", []string{"shard", "shards"}, "--shard I/N or --shards N"},
-	{"join-timeout", []string{"shard", "shards"}, "--shard I/N or --shards N"},
+	{"start-tolerance", nil, []string{"shard", "shards"}, "--shard I/N or --shards N"},
+	{"join-timeout", nil, []string{"shard", "shards"}, "--shard I/N or --shards N"},
+	{"requests", []string{"ab"}, []string{"connections"}, "--connections (brk ab runs the requests test without it)"},
 }
 
 // testCommands are the commands ownedFlags speaks of (brk bench has a
@@ -315,7 +317,7 @@ func refuseTypedZeros(kctx *kong.Context) error {
 		}
 	}
 	for _, n := range needsFlags {
-		if typed[n.flag] && !slices.ContainsFunc(n.anyOf, func(o string) bool { return typed[o] }) {
+		if typed[n.flag] && (n.cmds == nil || slices.Contains(n.cmds, cmd)) && !slices.ContainsFunc(n.anyOf, func(o string) bool { return typed[o] }) {
 			return fmt.Errorf("--%s needs %s", n.flag, n.words)
 		}
 	}

@@ -92,7 +92,8 @@ var refusals = []struct {
 	{"demo phase 0s", false, []string{"demo", "--phase", "0s"}, "--phase 0s: must be more than 0 (leave it out for 3s)"},
 	{"demo threads 0", false, []string{"demo", "--threads", "0"}, "--threads 0: must be at least 1 (leave it out for 1)"},
 	{"ab requests 0", false, []string{"ab", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b", "--connections", "--requests", "0"}, "--requests must be at least 1"},
-	{"ab requests without connections", false, []string{"ab", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b", "--requests", "3"}, "--requests applies with --connections (the connections test)"},
+	{"ab requests without connections", false, []string{"ab", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b", "--requests", "3"}, "--requests needs --connections (brk ab runs the requests test without it)"},
+	{"ab requests 1 without connections", false, []string{"ab", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b", "--requests=1"}, "--requests needs --connections (brk ab runs the requests test without it)"},
 	{"join-timeout without shard", false, []string{"http://127.0.0.1:1/plain", "--join-timeout", "5s"}, "--join-timeout needs --shard I/N or --shards N"},
 	{"start-tolerance without shard", false, []string{"conn", "http://127.0.0.1:1/plain", "--start-tolerance", "2s"}, "--start-tolerance needs --shard I/N or --shards N"},
 	// A flag of another test (issue 21 item 15); TestOtherTestsFlags
