@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"math/rand/v2"
@@ -23,6 +24,9 @@ type reportFile struct {
 	tmp  string // the temporary file; "" when written in place
 	f    *os.File
 	done bool
+	// buf holds the report of an existing file in a directory brk may not
+	// create files in: written over the file only at commit.
+	buf *bytes.Buffer
 }
 
 // createReport opens path's report: before the run, so that a path that
@@ -51,11 +55,23 @@ func createReport(path string) (*reportFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.Close()
 		perm = st.Mode().Perm()
+		r, err := createBeside(path, target, perm)
+		if errors.Is(err, fs.ErrPermission) {
+			// A writable report in a directory brk cannot create files
+			// in: it is rewritten in place, complete, at commit.
+			return &reportFile{path: target, f: f, buf: &bytes.Buffer{}}, nil
+		}
+		f.Close()
+		return r, err
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
+	return createBeside(path, target, perm)
+}
+
+// createBeside opens the temporary file of target's report.
+func createBeside(path, target string, perm fs.FileMode) (*reportFile, error) {
 	dir, base := filepath.Split(target)
 	for range 100 {
 		tmp := filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(rand.Uint64()>>32, 36))
@@ -78,7 +94,12 @@ func createReport(path string) (*reportFile, error) {
 	return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrExist}
 }
 
-func (r *reportFile) Write(p []byte) (int, error) { return r.f.Write(p) }
+func (r *reportFile) Write(p []byte) (int, error) {
+	if r.buf != nil {
+		return r.buf.Write(p)
+	}
+	return r.f.Write(p)
+}
 
 // commit completes the report: flushed to disk (some file systems report
 // a failed write only then), closed and renamed into place. On an error
@@ -88,6 +109,19 @@ func (r *reportFile) commit() error {
 		return errors.New("report already closed")
 	}
 	r.done = true
+	if r.buf != nil {
+		err := r.f.Truncate(0)
+		if err == nil {
+			_, err = r.f.Write(r.buf.Bytes())
+		}
+		if err == nil {
+			err = r.f.Sync()
+		}
+		if cerr := r.f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
 	if r.tmp == "" {
 		return r.f.Close()
 	}

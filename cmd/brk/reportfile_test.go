@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -93,6 +94,55 @@ func TestReportFile(t *testing.T) {
 	}
 	if st, _ := os.Lstat(link); st.Mode()&os.ModeSymlink == 0 || read(path) != "via link" {
 		t.Errorf("link mode %v, target %q", st.Mode(), read(path))
+	}
+
+	// An existing, writable report in a directory brk cannot create
+	// files in is rewritten in place, but only at commit.
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inRO := filepath.Join(ro, "r.json")
+	if err := os.WriteFile(inRO, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(ro, 0o555)
+	defer os.Chmod(ro, 0o755)
+	f, err = createReport(inRO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("new report"))
+	if got := read(inRO); got != "old" {
+		t.Errorf("read-only directory: %q before commit", got)
+	}
+	if err := f.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(inRO); got != "new report" {
+		t.Errorf("read-only directory: %q after commit", got)
+	}
+	os.Chmod(ro, 0o755)
+	// The same in-place mode made directly (as root the directory's mode
+	// does not stop the temporary file): dropped, it leaves the old report.
+	fh, err := os.OpenFile(inRO, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f = &reportFile{path: inRO, f: fh, buf: &bytes.Buffer{}}
+	f.Write([]byte("dropped"))
+	f.abort()
+	if got := read(inRO); got != "new report" {
+		t.Errorf("in place, dropped: %q", got)
+	}
+	fh, _ = os.OpenFile(inRO, os.O_WRONLY, 0)
+	f = &reportFile{path: inRO, f: fh, buf: &bytes.Buffer{}}
+	f.Write([]byte("short"))
+	if got := read(inRO); got != "new report" {
+		t.Errorf("in place, before commit: %q", got)
+	}
+	if err := f.commit(); err != nil || read(inRO) != "short" {
+		t.Errorf("in place, committed: %q %v", read(inRO), err)
 	}
 
 	// A device is written in place, never replaced.
