@@ -15,9 +15,6 @@ type abCmd struct {
 	URLB string `arg:"" name:"url-b" help:"http(s)://host[:port]/path of side B"`
 	levelFlags
 	loadFlags
-	rateOnlyFlags
-	noResumeFlag
-	otherShardFlags
 	Connections bool `help:"Run the connections test on both sides instead of the requests test."`
 	Requests    int  `default:"1" help:"With --connections: requests per connection."`
 }

@@ -11,8 +11,6 @@ type connCmd struct {
 	levelFlags
 	loadFlags
 	shardFlags
-	rateOnlyFlags
-	connectionsFlag
 	Requests int  `default:"1" help:"Requests per connection, written one at a time; the last carries Connection: close."`
 	NoResume bool `help:"For https://, make every handshake a full one (no session resumption)."`
 }

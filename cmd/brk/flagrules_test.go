@@ -82,7 +82,8 @@ func TestTypedZeroEveryFlag(t *testing.T) {
 // TestOtherTestsFlags: every flag that one test's --help lists and
 // another test's does not is refused by that other test before any
 // traffic (exit 2), naming the test it belongs to, as brk conn refuses
-// --conn — never accepted silently, never kong's bare "unknown flag".
+// --conn — never accepted silently (brk req --rate-depth=0 ran), never
+// kong's bare "unknown flag". A flag added to a test is covered at once.
 func TestOtherTestsFlags(t *testing.T) {
 	u := "http://127.0.0.1:1/plain"
 	tests := map[string][]string{"req": {u}, "conn": {u}, "rate": {u}, "ab": {u, u}}

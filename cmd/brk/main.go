@@ -121,6 +121,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
+		if msg := otherTestFlag(parser, err); msg != "" {
+			fmt.Fprintf(stderr, "brk: %s\n", msg)
+			return exitUsage
+		}
 		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error())+durationHint(err.Error()))
 		return exitUsage
 	}
@@ -230,32 +234,55 @@ var zeroRules = []zeroRule{
 	{"join-timeout", nil, "leave it out for 2m"},
 }
 
-// ownedFlag is a flag of some tests only: given to another test it is
-// refused, naming the test it belongs to (every test command parses the
-// others' flags as hidden ones so that it can say so).
-type ownedFlag struct {
-	flag  string
-	cmds  []string // the commands that take it
-	owner string   // "the rate test"
+// testCommands are the test commands, as the refusal of another test's
+// flag names them.
+var testCommands = []struct{ cmd, name string }{
+	{"req", "requests"}, {"conn", "connections"}, {"rate", "rate"}, {"ab", "brk ab"},
 }
 
-var shardOwner = "the requests and connections tests (brk req, brk conn)"
+var unknownFlagRE = regexp.MustCompile(`^unknown flag --([a-z0-9-]+)`)
 
-var ownedFlags = []ownedFlag{
-	{"rate-depth", []string{"rate"}, "the rate test"},
-	{"arrivals", []string{"rate"}, "the rate test"},
-	{"seed", []string{"rate"}, "the rate test"},
-	{"requests", []string{"conn", "ab"}, "the connections test (brk conn, brk ab --connections)"},
-	{"no-resume", []string{"conn"}, "the connections test"},
-	{"connections", []string{"ab"}, "brk ab"},
-	{"shard", []string{"req", "conn"}, shardOwner},
-	{"shards", []string{"req", "conn"}, shardOwner},
-	{"coordinator", []string{"req", "conn"}, shardOwner},
-	{"coordinator-listen", []string{"req", "conn"}, shardOwner},
-	{"start-at", []string{"req", "conn"}, shardOwner},
-	{"start-tolerance", []string{"req", "conn"}, shardOwner},
-	{"drain-allowance", []string{"req", "conn"}, shardOwner},
-	{"join-timeout", []string{"req", "conn"}, shardOwner},
+// otherTestFlag words kong's "unknown flag --X" when X is a flag of
+// another test: "--X applies to the rate test only", as brk conn refuses
+// --conn. Which tests take a flag is read from the commands themselves
+// (kong's model), so a flag added to one test is refused by the others,
+// its test named, with no table to keep. "" when X is no test's flag.
+func otherTestFlag(p *kong.Kong, err error) string {
+	m := unknownFlagRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return ""
+	}
+	var tests []string
+	ab := false
+	for _, tc := range testCommands {
+		for _, n := range p.Model.Children {
+			if n.Name != tc.cmd || !slices.ContainsFunc(n.Flags, func(f *kong.Flag) bool { return f.Name == m[1] }) {
+				continue
+			}
+			if tc.cmd == "ab" {
+				ab = true
+			} else {
+				tests = append(tests, tc.name)
+			}
+		}
+	}
+	var owner string
+	switch len(tests) {
+	case 0:
+	case 1:
+		owner = "the " + tests[0] + " test"
+	default:
+		owner = "the " + strings.Join(tests[:len(tests)-1], ", ") + " and " + tests[len(tests)-1] + " tests"
+	}
+	switch {
+	case ab && owner != "":
+		owner += " and brk ab"
+	case ab:
+		owner = "brk ab"
+	case owner == "":
+		return ""
+	}
+	return fmt.Sprintf("--%s applies to %s only", m[1], owner)
 }
 
 // needsFlag is a flag that means nothing without one of others (a
@@ -273,26 +300,14 @@ var needsFlags = []needsFlag{
 	{"requests", []string{"ab"}, []string{"connections"}, "--connections (brk ab runs the requests test without it)"},
 }
 
-// testCommands are the commands ownedFlags speaks of (brk bench has a
-// --connections of its own).
-var testCommands = []string{"req", "conn", "rate", "ab"}
-
-// refuseTypedZeros refuses, before any traffic, a flag of another test
-// and a typed zero that zeroRules names.
+// refuseTypedZeros refuses, before any traffic, --conn given to brk conn,
+// a typed zero that zeroRules names and a flag without the one it needs
+// (needsFlags).
 func refuseTypedZeros(kctx *kong.Context) error {
 	cmd, _, _ := strings.Cut(kctx.Command(), " ")
 	for _, p := range kctx.Path {
-		f := p.Flag // a flag typed on the command line
-		if f == nil || !slices.Contains(testCommands, cmd) {
-			continue
-		}
-		if f.Name == "conn" && cmd == "conn" {
+		if f := p.Flag; f != nil && f.Name == "conn" && cmd == "conn" {
 			return fmt.Errorf("--conn does not apply to the connections test: --start, --pace and --max count its connections")
-		}
-		for _, o := range ownedFlags {
-			if o.flag == f.Name && !slices.Contains(o.cmds, cmd) {
-				return fmt.Errorf("--%s applies to %s only", f.Name, o.owner)
-			}
 		}
 	}
 	for _, p := range kctx.Path {

@@ -18,10 +18,6 @@ type rateCmd struct {
 	URL string `arg:"" help:"http(s)://host[:port]/path"`
 	rateLevels
 	loadFlags
-	noResumeFlag
-	requestsFlag
-	connectionsFlag
-	otherShardFlags
 	RateDepth int    `help:"Most outstanding requests per connection (default 1 over HTTP/1.1: no pipelining unless asked; 128 streams with --http2, never more than the server's stream limit)."`
 	Arrivals  string `default:"uniform" enum:"uniform,poisson" help:"Arrival schedule: uniform (arrival k at phase start + k/rate) or poisson (exponential gaps)."`
 	Seed      uint64 `placeholder:"N" help:"Seed of the poisson schedule, for a repeatable run (default: a random one, reported in the JSON)."`

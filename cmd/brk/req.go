@@ -66,45 +66,6 @@ type reqCmd struct {
 	levelFlags
 	loadFlags
 	shardFlags
-	rateOnlyFlags
-	noResumeFlag
-	requestsFlag
-	connectionsFlag
-}
-
-// The flags of other tests, hidden: a test parses them only so that
-// refuseTypedZeros can refuse them by name, saying which test they
-// belong to (a typed --rate-depth 0 included), instead of kong's
-// "unknown flag".
-type rateOnlyFlags struct {
-	RateDepth int    `name:"rate-depth" hidden:""`
-	Arrivals  string `hidden:""`
-	Seed      uint64 `hidden:""`
-}
-
-type noResumeFlag struct {
-	NoResume bool `name:"no-resume" hidden:""`
-}
-
-type requestsFlag struct {
-	Requests int `hidden:""`
-}
-
-type connectionsFlag struct {
-	Connections bool `hidden:""`
-}
-
-// otherShardFlags are shardFlags, hidden, for the commands that cannot
-// be sharded.
-type otherShardFlags struct {
-	Shard             string        `hidden:""`
-	Shards            int           `hidden:""`
-	Coordinator       string        `hidden:""`
-	CoordinatorListen string        `name:"coordinator-listen" hidden:""`
-	StartAt           string        `name:"start-at" hidden:""`
-	StartTolerance    time.Duration `name:"start-tolerance" hidden:""`
-	DrainAllowance    time.Duration `name:"drain-allowance" hidden:""`
-	JoinTimeout       time.Duration `name:"join-timeout" hidden:""`
 }
 
 // refuseUnserved rejects flags this build does not serve yet, and
