@@ -206,8 +206,10 @@ func durationHint(msg string) string {
 
 // A flag given on the command line is judged by presence, not value: kong
 // fills every default in before Run, so a zero in a field cannot tell "0
-// typed" from "left out". checkFlags walks the flags typed (kctx.Path)
-// through two tables, so that a new flag slots in as one row.
+// typed" from "left out". refuseTypedZeros walks the flags typed
+// (kctx.Path) through two tables, zeroRules and needsFlags, so that a new
+// flag slots in as one row; a flag of another test needs no row at all
+// (otherTestFlag).
 
 // zeroRule refuses a typed zero of a flag whose zero is no meaningful
 // value: the library (or the command) reads 0 as "use the default" or
