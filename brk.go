@@ -78,7 +78,7 @@ type Plan struct {
 	// (default 1 over HTTP/1.1: no pipelining unless asked). Arrivals is
 	// "uniform" (default: arrival k due at phase start + k/rate) or
 	// "poisson" (exponential gaps drawn from Seed; 0 picks a seed, which
-	// the result reports).
+	// the result reports). Seed is at most MaxSeed.
 	RateDepth int
 	Arrivals  string
 	Seed      uint64
@@ -115,6 +115,12 @@ func DefaultSearchStart(m Mode) int {
 	}
 	return 1
 }
+
+// MaxSeed is the largest Plan.Seed, 2^53−1, and every seed the library
+// picks is in 1..MaxSeed: the JSON report writes the seed as a number,
+// and a reader that holds JSON numbers as doubles (jq, JavaScript) reads
+// every integer up to 2^53 exactly, so `jq .seed` replays the run.
+const MaxSeed = 1<<53 - 1
 
 // DefaultAccept is Plan.Accept's default, in percent.
 const DefaultAccept = 99.99

@@ -29,21 +29,40 @@ func ExampleRun() {
 		return
 	}
 	defer fx.Close()
+	url := fx.URL("/plain")
+	runExample(url)
+	// Output:
+	// level 4 accepted true
+	// level 8 accepted true
+	// level 12 accepted true
+	// done, last accepted 12
+}
 
+// runExample is ExampleRun's test of url, the code the README shows.
+func runExample(url string) {
 	ctx := context.Background()
-	res, err := brk.Run(ctx, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")},
+	res, err := brk.Run(ctx, brk.Target{URL: url, ExpectBody: []byte("ok")},
 		brk.Plan{Conns: 4, Start: 1, Pace: 1, Max: 3, Phase: 150 * time.Millisecond,
 			Timeout: time.Second, Accept: 99.99, Threads: 1}, levels{})
 	if err != nil { // only a *brk.PlanError: a bad plan or target, before any traffic
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(res.Verdict, *res.LastAccepted) // res.Phases[i]: the JSON report's fields
+	if res.LastAccepted == nil { // no phase accepted: broken or inconclusive at the first level
+		fmt.Println(res.Verdict, res.Reason)
+		return
+	}
+	fmt.Printf("%s, last accepted %d\n", res.Verdict, *res.LastAccepted) // res.Phases[i]: the JSON report's fields
+}
+
+// The README's example against a port where nothing listens: no phase is
+// accepted (LastAccepted is nil), and the example says why instead of
+// panicking.
+func Example_closedPort() {
+	runExample("http://127.0.0.1:1/plain") // nothing listens on port 1
 	// Output:
-	// level 4 accepted true
-	// level 8 accepted true
-	// level 12 accepted true
-	// done 12
+	// level 4 accepted false
+	// inconclusive setup impossible: connect: connection refused (dialing 127.0.0.1:1)
 }
 
 // Read a JSON report (brk --json): the verdict, the last accepted level and

@@ -192,6 +192,8 @@ func validateRatePlan(p Plan) (sched.Accept, error) {
 		return sched.Accept{}, refuse("%s × %s above %d outstanding requests is not supported", fConns, fRateDepth, sched.MaxOutstanding)
 	case p.Arrivals != "uniform" && p.Arrivals != "poisson":
 		return sched.Accept{}, refuse("%s %q: want uniform or poisson", fArrivals, p.Arrivals)
+	case p.Seed > MaxSeed:
+		return sched.Accept{}, refuse("%s %d is above %d (2^53−1): the JSON report could not carry it exactly (jq and JavaScript read its numbers as doubles)", fSeed, p.Seed, uint64(MaxSeed))
 	case p.Requests != 0:
 		return sched.Accept{}, refuse("%s applies to the connections test", fRequests)
 	}

@@ -68,6 +68,7 @@ var refusals = []struct {
 	{name: "rate start over max", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Start, p.Max = 500, 100 }, field: "Plan.Start", want: "Plan.Start (500) is above Plan.Max (100)"},
 	{name: "rate pace", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Pace = -1 }, field: "Plan.Start", want: "Plan.Start and Plan.Pace must be at least 1 (requests/s)"},
 	{name: "rate max", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Max = 1e9 }, field: "Plan.Start", want: "Plan.Start/Plan.Max above 10000000 requests/s are not supported"},
+	{name: "rate seed above 2^53-1", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Arrivals, p.Seed = "poisson", brk.MaxSeed+1 }, field: "Plan.Seed", want: "Plan.Seed 9007199254740992 is above 9007199254740991 (2^53−1): the JSON report could not carry it exactly (jq and JavaScript read its numbers as doubles)"},
 	{name: "rate accept", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Accept = 200 }, field: "Plan.Accept", want: "Plan.Accept 200: must be at most 100"},
 
 	{name: "url no scheme", tgt: func(t *brk.Target) { t.URL = "127.0.0.1:1/" }, field: "Target.URL", want: `Target.URL "127.0.0.1:1/": no scheme: give http://127.0.0.1:1/ or https://127.0.0.1:1/`},

@@ -213,7 +213,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		res.RateDepth, res.Arrivals = p.RateDepth, p.Arrivals
 		if p.Arrivals == "poisson" {
 			if p.Seed == 0 {
-				p.Seed = rand.Uint64() | 1
+				p.Seed = rand.Uint64N(MaxSeed) + 1 // 1..MaxSeed
 			}
 			res.Seed = p.Seed
 		}
@@ -261,7 +261,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	r := &running{res: res, eng: eng}
 	var ph sched.Phaser = eng
 	if p.Shard != nil { // a coordinated shard: phases in step, merged measurements (shard.go)
-		sp, err := joinShard(ctx, p.Shard, &t, p, m, splan, eng)
+		sp, err := joinShard(ctx, p.Shard, &t, p, m, splan, eng, res)
 		if err != nil {
 			eng.Close()
 			return inconclusive(err.Error())

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -46,9 +45,15 @@ type Sharding struct {
 // ShardInfo is one shard's part of a sharded run, in its report
 // ("shard"). Plan holds what the merge needs to judge the phases again.
 type ShardInfo struct {
-	Index    int    `json:"index"`
-	Count    int    `json:"count"`
-	PlanHash string `json:"plan_hash"`
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// PlanHash names the whole plan: TargetHash (the request and its
+	// checks, which the report does not hold) and the plan as this report
+	// gives it (test, url, conns, requests_per_connection, timeout_ms,
+	// accept_pct, count and Plan but its addr), so that brk merge can
+	// check the embedded plan it judges by against it.
+	PlanHash   string `json:"plan_hash"`
+	TargetHash string `json:"target_hash"`
 	// StartAt is phase 0's start on every shard (RFC 3339, UTC, ms).
 	StartAt         string    `json:"start_at"`
 	StartLatenessMs float64   `json:"start_lateness_ms"` // this shard's phase 0 start after StartAt
@@ -131,36 +136,62 @@ func (s *Sharding) localConns(p Plan, m Mode, threads int) (conns, base, thr int
 	return conns, base, max(1, min(threads, limit))
 }
 
-// planHash names everything every shard must agree on.
-func planHash(t *Target, p Plan, m Mode, s *Sharding) string {
+// targetHash names what every shard must send and check that its
+// report does not hold: method, headers, body, checks, protocol.
+func targetHash(t *Target) string {
 	body := sha256.Sum256(t.Body)
 	v := struct {
-		Mode                      Mode
-		URL, Method               string
-		Headers                   []Header
-		Body                      string
-		ExpectStatus              []int
-		ExpectBody                []byte
-		ExpectEcho                bool
-		Conns, Start, Pace, Max   int
-		Phase, Timeout, Allowance time.Duration
-		Accept                    string
-		MaxP99, MaxP999           time.Duration
-		Refine                    bool
-		Repeat, Requests, Count   int
-		Search                    *Search       `json:",omitempty"`
-		Budget                    time.Duration `json:",omitempty"`
-	}{m, t.URL, t.Method, t.Headers, hex.EncodeToString(body[:]), t.ExpectStatus, t.ExpectBody, t.ExpectEcho,
-		p.Conns, p.Start, p.Pace, p.Max, p.Phase, p.Timeout, s.allowance(p), strconv.FormatFloat(p.Accept, 'f', -1, 64), p.MaxP99, p.MaxP999,
-		p.Refine, p.Repeat, p.Requests, s.Count, p.Search, p.Budget}
+		Method       string
+		Headers      []Header
+		Body         string
+		ExpectStatus []int
+		ExpectBody   []byte
+		ExpectEcho   bool
+		HTTP2        bool
+	}{t.Method, t.Headers, hex.EncodeToString(body[:]), t.ExpectStatus, t.ExpectBody, t.ExpectEcho, t.HTTP2}
 	b, _ := json.Marshal(v)
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
 
+// shardPlan is the schedule a shard's report embeds.
+func shardPlan(s *Sharding, p Plan, splan sched.Plan) ShardPlan {
+	return ShardPlan{Start: p.Start, Pace: p.Pace, Max: p.Max, PhaseMs: ms(p.Phase), AllowanceMs: ms(s.allowance(p)),
+		MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, Repeat: p.Repeat, Addr: splan.Addr,
+		Search: p.Search, BudgetMs: ms(p.Budget)}
+}
+
+// reportPlanHash names everything every shard must agree on, from the
+// values its report gives (r's own fields and the embedded plan sp; the
+// dialled addr may differ between boxes) and the target's hash: the
+// shards compare it when they join, brk merge recomputes it from each
+// report, so that a report whose plan was edited is refused.
+func reportPlanHash(target string, r *Result, count int, sp ShardPlan) string {
+	sp.Addr = ""
+	v := struct {
+		Target          string
+		Test            Mode
+		URL             string
+		Conns, Requests int
+		TimeoutMs       float64
+		Accept          string
+		Count           int
+		Plan            ShardPlan
+	}{target, r.Test, r.URL, r.Conns, r.Requests, r.TimeoutMs, r.Accept, count, sp}
+	b, _ := json.Marshal(v)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// planHash is reportPlanHash of the run about to start (res: its report
+// as far as it is set up).
+func planHash(t *Target, p Plan, s *Sharding, splan sched.Plan, res *Result) string {
+	return reportPlanHash(targetHash(t), res, s.Count, shardPlan(s, p, splan))
+}
+
 // joinShard joins the coordinated run with the local engine as this
 // shard's part of every phase.
-func joinShard(ctx context.Context, s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, eng sched.Phaser) (*shard.Phaser, error) {
+func joinShard(ctx context.Context, s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, eng sched.Phaser, res *Result) (*shard.Phaser, error) {
 	spec := s.spec()
 	local := func(ps sched.PhaseSpec) sched.PhaseSpec {
 		if m == ModeConnections {
@@ -173,18 +204,16 @@ func joinShard(ctx context.Context, s *Sharding, t *Target, p Plan, m Mode, spla
 	}
 	return shard.Join(ctx, shard.Config{
 		Spec: spec, Addr: s.Coordinator, Listen: s.Listen, Token: s.Token,
-		PlanHash: planHash(t, p, m, s), StartAt: s.StartAt,
+		PlanHash: planHash(t, p, s, splan, res), StartAt: s.StartAt,
 		Tolerance: s.Tolerance, Allowance: s.allowance(p), JoinTimeout: s.JoinTimeout,
 		Plan: splan, Local: eng, LocalSpec: local,
 	})
 }
 
 // shardInfo is this shard's report section at the end of the run.
-func shardInfo(s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, ph *shard.Phaser) *ShardInfo {
-	info := &ShardInfo{Index: s.Index, Count: s.Count, PlanHash: planHash(t, p, m, s),
-		Plan: ShardPlan{Start: p.Start, Pace: p.Pace, Max: p.Max, PhaseMs: ms(p.Phase), AllowanceMs: ms(s.allowance(p)),
-			MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, Repeat: p.Repeat, Addr: splan.Addr,
-			Search: p.Search, BudgetMs: ms(p.Budget)}}
+func shardInfo(s *Sharding, t *Target, p Plan, splan sched.Plan, ph *shard.Phaser, res *Result) *ShardInfo {
+	info := &ShardInfo{Index: s.Index, Count: s.Count, PlanHash: planHash(t, p, s, splan, res), TargetHash: targetHash(t),
+		Plan: shardPlan(s, p, splan)}
 	if st := ph.StartAt(); !st.IsZero() {
 		info.StartAt = st.UTC().Format(time.RFC3339Nano)
 	}
@@ -194,10 +223,17 @@ func shardInfo(s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, ph *sha
 	return info
 }
 
-func shardSummaries(ph *shard.Phaser) []ShardSummary {
+// shardSummaries is shard 0's "shards": every shard's lateness and
+// worker threads (its own: threads; another's: as its measurements
+// counted them), as brk merge gives them from the reports.
+func shardSummaries(ph *shard.Phaser, threads int) []ShardSummary {
 	var out []ShardSummary
 	for _, l := range ph.Shards() {
-		out = append(out, ShardSummary{Index: l.Index, StartLatenessMs: ms(l.Start), MaxLatenessMs: ms(l.Max)})
+		s := ShardSummary{Index: l.Index, StartLatenessMs: ms(l.Start), MaxLatenessMs: ms(l.Max), Threads: l.Threads}
+		if l.Index == 0 {
+			s.Threads = threads
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -241,6 +277,10 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		switch {
 		case s.Count != first.Count:
 			return bad("%s is shard %d of %d, but %s is of %d: not the same run", name(i), s.Index, s.Count, name(0), first.Count)
+		case s.PlanHash != reportPlanHash(s.TargetHash, r, s.Count, s.Plan):
+			// brk merge judges by the embedded plan: it must be the plan
+			// the shards agreed on.
+			return bad("%s: its embedded plan does not match its plan hash %.12s (the report was edited, or written by another brk version)", name(i), s.PlanHash)
 		case s.PlanHash != first.PlanHash:
 			return bad("%s has another plan than %s (plan hash %.12s vs %.12s)", name(i), name(0), s.PlanHash, first.PlanHash)
 		case s.StartAt != first.StartAt:
@@ -360,8 +400,8 @@ type shardRun struct {
 }
 
 func (r *shardRun) report(res *Result) {
-	res.Shard = shardInfo(r.s, &r.t, r.p, r.m, r.splan, r.ph)
+	res.Shard = shardInfo(r.s, &r.t, r.p, r.splan, r.ph, res)
 	if r.s.Index == 0 {
-		res.Shards = shardSummaries(r.ph)
+		res.Shards = shardSummaries(r.ph, res.Threads)
 	}
 }

@@ -104,8 +104,9 @@ func TestMergedReportIsOneBox(t *testing.T) {
 	var reports []*Result
 	for k := range shards {
 		r := base
-		r.Shard = &ShardInfo{Index: k, Count: 3, PlanHash: "h", StartAt: "2026-01-01T00:00:00Z",
+		r.Shard = &ShardInfo{Index: k, Count: 3, TargetHash: "t", StartAt: "2026-01-01T00:00:00Z",
 			Plan: ShardPlan{Start: 1, Pace: 1, Max: 5, PhaseMs: 1000, MaxP999Ms: ms(time.Hour), Addr: "127.0.0.1:1"}}
+		seal(&r)
 		for n, m := range shards[k][:len(want.Phases)] {
 			r.Phases = append(r.Phases, &PhaseStats{Index: n, Level: 6 * (n + 1), Raw: m})
 		}
@@ -142,11 +143,27 @@ func TestMergedReportIsOneBox(t *testing.T) {
 	}
 }
 
+// seal gives a shard report the plan hash of its embedded plan, as a run
+// does.
+func seal(r *Result) {
+	r.Shard.PlanHash = reportPlanHash(r.Shard.TargetHash, r, r.Shard.Count, r.Shard.Plan)
+}
+
 func TestMergeReportsRefuses(t *testing.T) {
-	mk := func(i, count int, hash, start string) *Result {
-		return &Result{Schema: 1, Test: ModeRequests, Accept: "99", Conns: 3,
-			Shard: &ShardInfo{Index: i, Count: count, PlanHash: hash, StartAt: start, Plan: ShardPlan{Start: 1, Pace: 1, PhaseMs: 10}}}
+	mk := func(i, count int, target, start string) *Result {
+		r := &Result{Schema: 1, Test: ModeRequests, Accept: "99", Conns: 3,
+			Shard: &ShardInfo{Index: i, Count: count, TargetHash: target, StartAt: start, Plan: ShardPlan{Start: 1, Pace: 1, PhaseMs: 10}}}
+		seal(r)
+		return r
 	}
+	// A shard report whose embedded plan was edited (its phases 900 ms
+	// instead of 300), its plan hash left as it was: brk merge would judge
+	// the merged phases by a plan no shard ran.
+	edited := mk(1, 2, "h", "s")
+	edited.Shard.Plan.PhaseMs = 900
+	otherPhase := mk(1, 2, "h", "s")
+	otherPhase.Shard.Plan.PhaseMs = 20
+	seal(otherPhase)
 	for _, c := range []struct {
 		name string
 		rs   []*Result
@@ -155,6 +172,8 @@ func TestMergeReportsRefuses(t *testing.T) {
 		{"missing", []*Result{mk(0, 3, "h", "s"), mk(2, 3, "h", "s")}, "missing shard index 1 of 3 shards"},
 		{"duplicate", []*Result{mk(0, 2, "h", "s"), mk(0, 2, "h", "s")}, "duplicate shard index 0: a and b"},
 		{"plan", []*Result{mk(0, 2, "h", "s"), mk(1, 2, "other", "s")}, "b has another plan than a"},
+		{"plan schedule", []*Result{mk(0, 2, "h", "s"), otherPhase}, "b has another plan than a"},
+		{"edited plan", []*Result{mk(0, 2, "h", "s"), edited}, "b: its embedded plan does not match its plan hash"},
 		{"start", []*Result{mk(0, 2, "h", "s"), mk(1, 2, "h", "t")}, `b started at "t", a at "s"`},
 		{"count", []*Result{mk(0, 2, "h", "s"), mk(1, 3, "h", "s")}, "b is shard 1 of 3, but a is of 2"},
 		{"not a shard", []*Result{mk(0, 1, "h", "s"), {Schema: 1}}, `b is not a shard's report`},

@@ -273,6 +273,13 @@ func (m Matrix) runRow(ctx context.Context, rep int, c Combo, child *contract.Ch
 			t.TLS.CACert = ca
 		}
 	}
+	if child != nil {
+		// A responder that is gone gets no phase: its row would measure
+		// connection failures against nothing, with no responder CPU.
+		if _, err := child.Sample(); err != nil {
+			return nil, fmt.Errorf("%s, %d connections, depth %d: the responder is gone: %w", c.Protocol, c.Connections, c.Depth, err)
+		}
+	}
 	ro := &rowObserver{child: child}
 	var bo brk.Observer = ro
 	if p, ok := obs.(Progresser); ok {
@@ -296,7 +303,9 @@ func (m Matrix) runRow(ctx context.Context, rep int, c Combo, child *contract.Ch
 	if child != nil {
 		r.ServerThreads = child.Hello.Threads
 		if ro.err != nil {
-			return r, ro.err
+			// The responder went during the phase: the phase measured
+			// it dying, so it is no row either.
+			return nil, fmt.Errorf("%s, %d connections, depth %d: the responder is gone: %w", c.Protocol, c.Connections, c.Depth, ro.err)
 		}
 		cpu := ro.s1.Sub(ro.s0)
 		r.Responder = &cpu

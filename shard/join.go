@@ -112,6 +112,15 @@ func (p *Phaser) dial(ctx context.Context) error {
 			return ctx.Err()
 		}
 		if time.Now().After(deadline) {
+			if last == nil {
+				// Too late before a first attempt: no dial error to give.
+				why := "the join timeout " + p.cfg.JoinTimeout.String()
+				if !p.cfg.StartAt.IsZero() {
+					why = fmt.Sprintf("the start at %s + the start tolerance %s", p.cfg.StartAt.UTC().Format("15:04:05.000"), p.cfg.Tolerance)
+				}
+				return fmt.Errorf("shard %d is too late to join the coordinator at %s: the join deadline (%s) passed at %s, before its first attempt",
+					p.cfg.Spec.Index, p.cfg.Addr, why, deadline.UTC().Format("15:04:05.000"))
+			}
 			return fmt.Errorf("could not join the coordinator at %s before the join deadline: %v", p.cfg.Addr, last)
 		}
 		d := net.Dialer{Timeout: time.Second}

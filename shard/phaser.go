@@ -49,11 +49,12 @@ type Config struct {
 	stall func(n int) // tests: a process stall before phase n starts
 }
 
-// Lateness is one shard's phase start lateness.
+// Lateness is one shard's phase start lateness, and its worker threads.
 type Lateness struct {
-	Index int
-	Start time.Duration // phase 0
-	Max   time.Duration // over the phases it reported
+	Index   int
+	Start   time.Duration // phase 0
+	Max     time.Duration // over the phases it reported
+	Threads int           // its worker threads, as its last measurement counted them (0: none yet)
 }
 
 // Phaser is a sched.Phaser for one shard of a coordinated run: it runs the
@@ -80,6 +81,7 @@ type Phaser struct {
 	joined  int
 	pending map[int]*message
 	peerLat map[int][]time.Duration
+	peerThr map[int]int
 
 	// the others
 	conn net.Conn
@@ -145,7 +147,7 @@ func Join(ctx context.Context, cfg Config) (*Phaser, error) {
 		if err != nil {
 			return nil, fmt.Errorf("coordinator: %v", err)
 		}
-		p.ln, p.peers, p.peerLat = ln, map[int]*peer{}, map[int][]time.Duration{}
+		p.ln, p.peers, p.peerLat, p.peerThr = ln, map[int]*peer{}, map[int][]time.Duration{}, map[int]int{}
 		go p.accept()
 		return p, nil
 	}
@@ -175,10 +177,16 @@ func (p *Phaser) Lateness() []time.Duration { return p.late }
 // Shards is every shard's start lateness as shard 0 knows it (shard 0
 // only; others: their own).
 func (p *Phaser) Shards() []Lateness {
-	out := []Lateness{summarize(p.cfg.Spec.Index, p.late)}
+	own := summarize(p.cfg.Spec.Index, p.late)
+	if p.local != nil && p.local.Stats != nil {
+		own.Threads = p.local.Stats.Workers
+	}
+	out := []Lateness{own}
 	if p.ln != nil {
 		for i := 1; i < p.cfg.Spec.Count; i++ {
-			out = append(out, summarize(i, p.peerLat[i]))
+			l := summarize(i, p.peerLat[i])
+			l.Threads = p.peerThr[i]
+			out = append(out, l)
 		}
 	}
 	return out
@@ -249,7 +257,7 @@ func (p *Phaser) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Mea
 	}
 	local, err := p.runLocal(ctx, spec, n)
 	if err != nil {
-		return nil, p.fail(err, true)
+		return p.cut(ctx, local, p.fail(err, true))
 	}
 	p.local = local
 	if local.Interrupted {
@@ -258,10 +266,34 @@ func (p *Phaser) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Mea
 		p.fail(fmt.Errorf("shard %d was interrupted", p.cfg.Spec.Index), true)
 		return local, nil
 	}
+	var merged *sched.Measurement
 	if p.ln != nil {
-		return p.merge(n, spec.Level, local, late)
+		merged, err = p.merge(n, spec.Level, local, late)
+	} else {
+		merged, err = p.exchange(n, spec.Level, local, late)
 	}
-	return p.exchange(n, spec.Level, local, late)
+	if err != nil {
+		return p.cut(ctx, local, err)
+	}
+	return merged, nil
+}
+
+// cut is a phase that ran here but cannot be merged (a shard lost,
+// silent or stopped during it): this shard's own measurement, marked so
+// that it is judged inconclusive with err's reason naming the shard,
+// rather than an error that leaves the phase out of the report. Nothing
+// ran here (local nil): the error.
+func (p *Phaser) cut(ctx context.Context, local *sched.Measurement, err error) (*sched.Measurement, error) {
+	if local == nil || local.Stats == nil {
+		return nil, err
+	}
+	m := *local
+	if ctx.Err() == nil {
+		m.Interrupted = false // the stop cut it short here, not a signal
+	}
+	m.ClientError = err.Error()
+	p.local = &m
+	return &m, nil
 }
 
 // fail ends the coordinated run: shard 0 tells every shard to stop,
@@ -321,7 +353,7 @@ func (p *Phaser) runLocal(ctx context.Context, spec sched.PhaseSpec, n int) (*sc
 		select {
 		case d := <-ch:
 			if stopErr != nil {
-				return nil, stopErr
+				return d.m, stopErr // the phase as far as it ran: cut
 			}
 			return d.m, d.err
 		case ev := <-p.events:
@@ -362,6 +394,7 @@ func (p *Phaser) handle(ev event, n, depth int) error {
 		}
 		p.pending[ev.index] = ev.m
 		p.peerLat[ev.index] = append(p.peerLat[ev.index], time.Duration(ev.m.Lateness))
+		p.peerThr[ev.index] = ev.m.M.Stats.Workers // its worker threads: one recorder each
 		return nil
 	}
 	return fmt.Errorf("shard %d sent an unexpected %s message (phase %d, depth %d; expected phase %d, depth %d)",

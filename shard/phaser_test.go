@@ -14,12 +14,13 @@ import (
 // fakeLocal stands in for one shard's engine: each phase lasts its
 // duration and succeeds 10 × depth requests on one connection.
 type fakeLocal struct {
-	hang   bool // never ends a phase until cancelled
-	run    *shardRun
-	onRun  func(n int)
-	mu     sync.Mutex
-	n      int
-	starts []time.Time
+	hang    bool // never ends a phase until cancelled
+	workers int  // its worker threads (default 1)
+	run     *shardRun
+	onRun   func(n int)
+	mu      sync.Mutex
+	n       int
+	starts  []time.Time
 }
 
 func (f *fakeLocal) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
@@ -48,7 +49,7 @@ func (f *fakeLocal) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.
 	s.Counts.Succeeded = uint64(10 * spec.Level)
 	s.Counts.Attempted = s.Counts.Succeeded
 	s.ReachedOnce = 1
-	s.Workers = 1
+	s.Workers = max(f.workers, 1)
 	s.ActiveNs = uint64(spec.Duration)
 	for i := 0; i < spec.Level; i++ {
 		s.Latency.RecordValue(int64(1000 * (i + 1)))
@@ -247,8 +248,12 @@ func TestShardLostMidPhase(t *testing.T) {
 		if r.out == nil || r.out.Verdict != sched.Inconclusive || !strings.Contains(r.out.Reason, "shard 2 was lost") {
 			t.Fatalf("shard %d: %+v %v", i, r.out, r.err)
 		}
-		if len(r.out.Phases) != 1 {
-			t.Errorf("shard %d: %d phases judged, want 1", i, len(r.out.Phases))
+		// The phase in progress is in the outcome, inconclusive, its
+		// reason naming the lost shard (it was left out).
+		if len(r.out.Phases) != 2 {
+			t.Errorf("shard %d: %d phases judged, want 2", i, len(r.out.Phases))
+		} else if j := r.out.Phases[1]; j.Accepted || j.Verdict != sched.Inconclusive || !strings.Contains(j.Reason, "shard 2 was lost") {
+			t.Errorf("shard %d: phase 1 accepted %v, verdict %v %q; want inconclusive, shard 2 lost", i, j.Accepted, j.Verdict, j.Reason)
 		}
 		if r.took > 4*time.Second {
 			t.Errorf("shard %d took %s to stop", i, r.took)
@@ -281,6 +286,11 @@ func TestShardLateJoinFailsClosed(t *testing.T) {
 	if runs[1].err == nil || !strings.Contains(runs[1].err.Error(), "join deadline") {
 		t.Fatalf("late shard: %v", runs[1].err)
 	}
+	// It never dialled: no dial error to quote (it said "…: <nil>").
+	if msg := runs[1].err.Error(); strings.Contains(msg, "<nil>") || !strings.Contains(msg, "shard 1 is too late to join") ||
+		!strings.Contains(msg, "before its first attempt") {
+		t.Errorf("late shard: %q, want it too late before its first attempt, without a <nil> error", msg)
+	}
 	if o := runs[0].out; o.Verdict != sched.Inconclusive || !strings.Contains(o.Reason, "did not join") || runs[0].local.n != 0 {
 		t.Fatalf("coordinator: %v %q, %d phases run", o.Verdict, o.Reason, runs[0].local.n)
 	}
@@ -303,5 +313,20 @@ func TestShardLateStartFailsClosed(t *testing.T) {
 	}
 	if o := runs[0].out; o.Verdict != sched.Inconclusive || !strings.Contains(o.Reason, "shard 1 stopped: shard 1 started phase 0") {
 		t.Fatalf("coordinator: %v %q", o.Verdict, o.Reason)
+	}
+}
+
+// TestShardThreadsAtCoordinator: shard 0 knows every shard's worker
+// threads (its "shards" entries carry them, as brk merge's do), from the
+// measurements they report.
+func TestShardThreadsAtCoordinator(t *testing.T) {
+	runs := runShards(t, 3, func(i int, c *Config, f *fakeLocal) { f.workers = i + 1 })
+	if runs[0].out == nil || runs[0].out.Verdict != sched.Done {
+		t.Fatalf("coordinator: %+v", runs[0].out)
+	}
+	for _, l := range runs[0].ph.Shards() {
+		if l.Threads != l.Index+1 {
+			t.Errorf("shard %d: %d threads, want %d", l.Index, l.Threads, l.Index+1)
+		}
 	}
 }

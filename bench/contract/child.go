@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -114,6 +116,9 @@ func (c *Child) command(cmd string) (Sample, error) {
 	defer c.mu.Unlock()
 	var s Sample
 	if _, err := io.WriteString(c.stdin, `{"cmd":"`+cmd+`"}`+"\n"); err != nil {
+		if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
+			err = errClosed // os/exec closed the pipe once the child exited
+		}
 		return s, fmt.Errorf("fixture child: %s: %w", cmd, err)
 	}
 	l, err := c.next(replyTimeout)

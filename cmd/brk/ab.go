@@ -36,6 +36,9 @@ func (c *abCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if c.Requests < 1 {
+		return refuse("--requests must be at least 1")
+	}
 	if mode == brk.ModeConnections {
 		p.Requests = c.Requests
 	}
@@ -57,13 +60,13 @@ func (c *abCmd) Run(e *env) error {
 	if c.JSON == "-" {
 		text = e.stderr
 	}
-	var jsonFile *os.File
+	var jsonFile *reportFile
 	if c.JSON != "" && c.JSON != "-" {
-		f, err := os.Create(c.JSON)
+		f, err := createReport(c.JSON)
 		if err != nil {
 			return refuse("--json: %v", err)
 		}
-		defer f.Close()
+		defer f.abort()
 		jsonFile = f
 	}
 	side := func(name string, t brk.Target) brk.Observer {

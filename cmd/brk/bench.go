@@ -89,13 +89,13 @@ func (c *benchCmd) Run(e *env) error {
 		return refuseLib(err)
 	}
 	out := e.stdout
-	var file *os.File
+	var file *reportFile
 	if c.CSV != "-" {
-		f, err := os.Create(c.CSV)
+		f, err := createReport(c.CSV)
 		if err != nil {
 			return refuse("--csv: %v", err)
 		}
-		defer f.Close()
+		defer f.abort()
 		file, out = f, f
 	}
 	obs := &benchObserver{stderr: e.stderr, csv: bench.NewCSVWriter(out)}
@@ -122,7 +122,7 @@ func (c *benchCmd) Run(e *env) error {
 		obs.csvErr = obs.csv.WriteHeader() // a header even without rows
 	}
 	if obs.csvErr == nil && file != nil {
-		obs.csvErr = file.Close()
+		obs.csvErr = file.commit()
 	}
 	switch {
 	case runErr != nil && e.ctx.Err() != nil:

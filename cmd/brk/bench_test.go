@@ -300,3 +300,65 @@ func TestBenchHelpReadme(t *testing.T) {
 		fmt.Println(r.stdout)
 	}
 }
+
+// TestBenchResponderGone: a responder that exits after the first phase
+// (it answers its second sample, the end of phase 1, and is gone) stops
+// the matrix at the next phase: no traffic is sent for it, no row is
+// written for it, "stopped after 1 of 2 phases" names the gone responder,
+// exit 3. Before, the second phase ran against it and its row was written
+// with empty responder columns ("stopped after 2 of 2 phases").
+func TestBenchResponderGone(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{})
+	script := filepath.Join(t.TempDir(), "dying-fixture")
+	src := `#!/bin/sh
+read cfg
+echo '{"addr":"` + fx.Addr() + `","implementation":"dying sh","protocol":"h1","threads":1}'
+n=0
+while read cmd; do
+  case "$cmd" in
+  *sample*) n=$((n+1)); echo "{\"user_us\":$n,\"system_us\":1}"; [ $n -ge ` + "$GONE_AFTER" + ` ] && exit 0 ;;
+  *stop*) echo '{"stopped":true}'; exit 0 ;;
+  esac
+done
+`
+	if err := os.WriteFile(script, []byte(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Samples per phase: a check that the responder is there, at its
+	// start and at its end: the third answered is phase 1's last.
+	t.Setenv("GONE_AFTER", "3")
+	before := fx.Requests()
+	r := runBrk(t, "bench", "--fixture-bin", script, "--connections", "2", "--depths", "1,2",
+		"--phase", "300ms", "--timeout", "1s", "--repeat", "1", "--threads", "1", "--quiet")
+	served := fx.Requests() - before
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", r.code, r)
+	}
+	rows := benchCSV(t, r)
+	checkOrder(t, rows, []string{"1/h1/2/1"})
+	if !strings.Contains(r.stderr, "stopped after 1 of 2 phases: h1, 2 connections, depth 2: the responder is gone: fixture child: sample: the child closed its stdout (exited?)") {
+		t.Errorf("stderr does not say the matrix stopped at phase 2 for the gone responder\n%s", r)
+	}
+	if len(rows) > 0 && float64(served) != num(t, rows[0], "attempted") {
+		t.Errorf("the fixture served %d requests, the only row attempted %s: phase 2 sent traffic", served, rows[0]["attempted"])
+	}
+	// A responder gone during a phase (after the sample at its start)
+	// makes that phase no row either.
+	t.Setenv("GONE_AFTER", "2")
+	r = runBrk(t, "bench", "--fixture-bin", script, "--connections", "2", "--depths", "1,2",
+		"--phase", "300ms", "--timeout", "1s", "--repeat", "1", "--threads", "1", "--quiet")
+	if r.code != 3 || !strings.Contains(r.stderr, "stopped after 0 of 2 phases: h1, 2 connections, depth 1: the responder is gone") {
+		t.Errorf("a responder gone during phase 1: want exit 3, no row\n%s", r)
+	}
+	if rows := benchCSV(t, r); len(rows) != 0 {
+		t.Errorf("%d rows, want none", len(rows))
+	}
+	// The README says which protocols the built-in child serves.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(readme), "serving `h1` only") || !strings.Contains(string(readme), "serving `h1`, `h2c` and `h2-tls`") {
+		t.Errorf("the README says brk fixture --child serves h1 only; it serves the h2c and h2-tls rows too (TestBenchHTTP2)")
+	}
+}

@@ -15,8 +15,10 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -119,6 +121,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
+		if msg := otherTestFlag(parser, err); msg != "" {
+			fmt.Fprintf(stderr, "brk: %s\n", msg)
+			return exitUsage
+		}
 		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error())+durationHint(err.Error()))
 		return exitUsage
 	}
@@ -198,28 +204,139 @@ func durationHint(msg string) string {
 	return ""
 }
 
-// zeroRefused are the flags whose omission means a default: a typed 0 is
-// refused rather than silently read as "use the default".
-var zeroRefused = map[string]string{
-	"start":   "leave it out to start at --pace",
-	"max":     "leave it out for no ceiling",
-	"threads": "leave it out for the CPUs usable by the process",
+// A flag given on the command line is judged by presence, not value: kong
+// fills every default in before Run, so a zero in a field cannot tell "0
+// typed" from "left out". refuseTypedZeros walks the flags typed
+// (kctx.Path) through two tables, zeroRules and needsFlags, so that a new
+// flag slots in as one row; a flag of another test needs no row at all
+// (otherTestFlag).
+
+// zeroRule refuses a typed zero of a flag whose zero is no meaningful
+// value: the library (or the command) reads 0 as "use the default" or
+// "none", so the zero would silently run as if left out.
+type zeroRule struct {
+	flag string
+	cmds []string // the commands it applies to (kong's command word); nil: every command with the flag
+	why  string   // what leaving it out does
 }
 
-func refuseTypedZeros(kctx *kong.Context) error {
-	for _, p := range kctx.Path {
-		f := p.Flag // a flag typed on the command line
-		if f == nil {
-			continue
+var zeroRules = []zeroRule{
+	{"start", nil, "leave it out to start at --pace"},
+	{"max", nil, "leave it out for no ceiling"},
+	{"threads", []string{"req", "conn", "rate", "ab"}, "leave it out for the CPUs usable by the process"},
+	{"threads", []string{"demo"}, "leave it out for 1"},
+	{"phase", []string{"demo"}, "leave it out for 3s"},
+	{"max-p99", nil, "leave it out for no p99 rule"},
+	{"max-p999", nil, "leave it out for no p99.9 rule"},
+	{"rate-depth", []string{"rate"}, "leave it out for 1 over HTTP/1.1, 128 streams with --http2"},
+	{"seed", []string{"rate"}, "leave it out for a random seed, reported in the JSON"},
+	{"shards", nil, "leave it out for a run on one box"},
+	{"start-tolerance", nil, "leave it out for 1s"},
+	{"drain-allowance", nil, "leave it out for --timeout + 1s"},
+	{"join-timeout", nil, "leave it out for 2m"},
+}
+
+// testCommands are the test commands, as the refusal of another test's
+// flag names them.
+var testCommands = []struct{ cmd, name string }{
+	{"req", "requests"}, {"conn", "connections"}, {"rate", "rate"}, {"ab", "brk ab"},
+}
+
+var unknownFlagRE = regexp.MustCompile(`^unknown flag --([a-z0-9-]+)`)
+
+// otherTestFlag words kong's "unknown flag --X" when X is a flag of
+// another test: "--X applies to the rate test only", as brk conn refuses
+// --conn. Which tests take a flag is read from the commands themselves
+// (kong's model), so a flag added to one test is refused by the others,
+// its test named, with no table to keep. "" when X is no test's flag.
+func otherTestFlag(p *kong.Kong, err error) string {
+	m := unknownFlagRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return ""
+	}
+	var tests []string
+	ab := false
+	for _, tc := range testCommands {
+		for _, n := range p.Model.Children {
+			if n.Name != tc.cmd || !slices.ContainsFunc(n.Flags, func(f *kong.Flag) bool { return f.Name == m[1] }) {
+				continue
+			}
+			if tc.cmd == "ab" {
+				ab = true
+			} else {
+				tests = append(tests, tc.name)
+			}
 		}
-		if f.Name == "conn" && strings.HasPrefix(kctx.Command(), "conn") {
+	}
+	var owner string
+	switch len(tests) {
+	case 0:
+	case 1:
+		owner = "the " + tests[0] + " test"
+	default:
+		owner = "the " + strings.Join(tests[:len(tests)-1], ", ") + " and " + tests[len(tests)-1] + " tests"
+	}
+	switch {
+	case ab && owner != "":
+		owner += " and brk ab"
+	case ab:
+		owner = "brk ab"
+	case owner == "":
+		return ""
+	}
+	return fmt.Sprintf("--%s applies to %s only", m[1], owner)
+}
+
+// needsFlag is a flag that means nothing without one of others (a
+// default-valued one: a value check cannot see it was given).
+type needsFlag struct {
+	flag  string
+	cmds  []string // the commands it applies to; nil: every command with the flag
+	anyOf []string
+	words string // the others, as the refusal names them
+}
+
+var needsFlags = []needsFlag{
+	{"start-tolerance", nil, []string{"shard", "shards"}, "--shard I/N or --shards N"},
+	{"join-timeout", nil, []string{"shard", "shards"}, "--shard I/N or --shards N"},
+	{"requests", []string{"ab"}, []string{"connections"}, "--connections (brk ab runs the requests test without it)"},
+}
+
+// refuseTypedZeros refuses, before any traffic, --conn given to brk conn,
+// a typed zero that zeroRules names and a flag without the one it needs
+// (needsFlags).
+func refuseTypedZeros(kctx *kong.Context) error {
+	cmd, _, _ := strings.Cut(kctx.Command(), " ")
+	for _, p := range kctx.Path {
+		if f := p.Flag; f != nil && f.Name == "conn" && cmd == "conn" {
 			return fmt.Errorf("--conn does not apply to the connections test: --start, --pace and --max count its connections")
 		}
-		why, ok := zeroRefused[f.Name]
-		if !ok || !f.Target.CanInt() || f.Target.Int() != 0 {
+	}
+	for _, p := range kctx.Path {
+		f := p.Flag
+		if f == nil || !f.Target.IsValid() || !f.Target.IsZero() {
 			continue
 		}
-		return fmt.Errorf("--%s 0: must be at least 1 (%s)", f.Name, why)
+		for _, z := range zeroRules {
+			if z.flag != f.Name || z.cmds != nil && !slices.Contains(z.cmds, cmd) {
+				continue
+			}
+			if d, ok := f.Target.Interface().(time.Duration); ok {
+				return fmt.Errorf("--%s %v: must be more than 0 (%s)", f.Name, d, z.why)
+			}
+			return fmt.Errorf("--%s 0: must be at least 1 (%s)", f.Name, z.why)
+		}
+	}
+	typed := map[string]bool{}
+	for _, p := range kctx.Path {
+		if p.Flag != nil {
+			typed[p.Flag.Name] = true
+		}
+	}
+	for _, n := range needsFlags {
+		if typed[n.flag] && (n.cmds == nil || slices.Contains(n.cmds, cmd)) && !slices.ContainsFunc(n.anyOf, func(o string) bool { return typed[o] }) {
+			return fmt.Errorf("--%s needs %s", n.flag, n.words)
+		}
 	}
 	return nil
 }

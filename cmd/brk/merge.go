@@ -38,13 +38,13 @@ func (c *mergeCmd) Run(e *env) error {
 	if c.JSON == "-" {
 		text = e.stderr
 	}
-	var jsonFile *os.File
+	var jsonFile *reportFile
 	if c.JSON != "" && c.JSON != "-" {
-		f, err := os.Create(c.JSON)
+		f, err := createReport(c.JSON)
 		if err != nil {
 			return refuse("--json: %v", err)
 		}
-		defer f.Close()
+		defer f.abort()
 		jsonFile = f
 	}
 	fmt.Fprintf(text, "brk merge: %d shards of a %s test  %s\n", len(res.Shards), res.Test, res.URL)
@@ -59,17 +59,7 @@ func (c *mergeCmd) Run(e *env) error {
 	report.WriteSummary(text, res)
 	e.code = res.Verdict.ExitCode()
 	if c.JSON != "" {
-		out := io.Writer(e.stdout)
-		if jsonFile != nil {
-			out = jsonFile
-		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		err := enc.Encode(res)
-		if err == nil && jsonFile != nil {
-			err = jsonFile.Close()
-		}
-		if err != nil {
+		if err := writeJSON(e, jsonFile, res); err != nil {
 			fmt.Fprintf(e.stderr, "brk: the --json report %s could not be written: %v\n", c.JSON, err)
 			if e.code != exitInterrupted {
 				e.code = exitReportFailed

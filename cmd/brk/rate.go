@@ -20,7 +20,7 @@ type rateCmd struct {
 	loadFlags
 	RateDepth int    `help:"Most outstanding requests per connection (default 1 over HTTP/1.1: no pipelining unless asked; 128 streams with --http2, never more than the server's stream limit)."`
 	Arrivals  string `default:"uniform" enum:"uniform,poisson" help:"Arrival schedule: uniform (arrival k at phase start + k/rate) or poisson (exponential gaps)."`
-	Seed      uint64 `placeholder:"N" help:"Seed of the poisson schedule, for a repeatable run (default: a random one, reported in the JSON)."`
+	Seed      uint64 `placeholder:"N" help:"Seed of the poisson schedule, 1 to 2^53-1, for a repeatable run (default: a random one, reported in the JSON)."`
 }
 
 // Run runs the rate test: --start, --pace and --max are requests/s

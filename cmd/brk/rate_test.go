@@ -2,10 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/brk-bench/brk/bench"
 )
@@ -82,6 +87,78 @@ func TestRateCommand(t *testing.T) {
 	for _, want := range []string{"brk rate test", "level (requests/s)", "Schedule (rate test)", "Done (400 requests/s)"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+}
+
+// TestRateRefineRequestsPerSecond: --refine in the rate test bisects in
+// requests/s down to adjacent rates, as the README's --refine row says. A
+// server that answers 200 for 1.5 s from its first request and 500 from
+// then on: phase 0 at 10 requests/s (1 s) is accepted, phase 1 at 30
+// rejected, and the probes are 20, 15, 12 and 11 requests/s: Broken
+// between 10 and 11 requests/s.
+func TestRateRefineRequestsPerSecond(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	var r result
+	for attempt := 1; ; attempt++ {
+		var mu sync.Mutex
+		var first time.Time
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			if first.IsZero() {
+				first = time.Now()
+			}
+			late := time.Since(first) > 1500*time.Millisecond
+			mu.Unlock()
+			if late {
+				w.WriteHeader(http.StatusInternalServerError)
+			}
+			w.Write([]byte("ok"))
+		}))
+		r = runBrk(t, "rate", srv.URL+"/", "--conn", "2", "--threads", "1", "--start", "10", "--pace", "20", "--max", "30",
+			"--phase", "1s", "--timeout", "200ms", "--refine", "--quiet", "--json", path)
+		srv.Close()
+		// Only a client that fell behind its schedule (a loaded machine)
+		// is retried.
+		if attempt == timedAttempts || r.code != 3 || !strings.Contains(r.stdout, "fell behind its arrival schedule") {
+			break
+		}
+		t.Logf("attempt %d: the client fell behind its schedule (load %s); retrying", attempt, loadavg())
+	}
+	expect(t, r, 1, "Broken (11 requests/s)")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Phases []struct {
+			Level int  `json:"level"`
+			Probe bool `json:"probe"`
+		} `json:"phases"`
+		LastAccepted  int `json:"last_accepted"`
+		FirstRejected int `json:"first_rejected"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var levels []string
+	for _, p := range rep.Phases {
+		l := strconv.Itoa(p.Level)
+		if p.Probe {
+			l += "p"
+		}
+		levels = append(levels, l)
+	}
+	if got, want := strings.Join(levels, " "), "10 30 20p 15p 12p 11p"; got != want || rep.LastAccepted != 10 || rep.FirstRejected != 11 {
+		t.Errorf("levels %s (p: probe), last accepted %d, first rejected %d; want %s, 10 and 11\n%s", got, rep.LastAccepted, rep.FirstRejected, want, r)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "| `--refine` |") && !strings.Contains(l, "requests/s in the rate test") {
+			t.Errorf("the README's --refine row does not say that the rate test bisects in requests/s:\n%s", l)
 		}
 	}
 }

@@ -69,7 +69,6 @@ type reqCmd struct {
 	levelFlags
 	loadFlags
 	shardFlags
-	RateDepth int `help:"Rate test only." hidden:""`
 }
 
 // DefaultBudget bounds a search's phases when --budget is not given, so
@@ -243,9 +242,6 @@ func (c *reqCmd) Run(e *env) error {
 		return err
 	}
 	c.warn(e.stderr)
-	if c.RateDepth != 0 {
-		return refuse("--rate-depth applies to the rate test only")
-	}
 	t, err := c.target(c.URL, os.Stdin)
 	if err != nil {
 		return err
@@ -278,23 +274,23 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	if err := brk.Check(t, p, mode); err != nil {
 		return nil, refuseLib(err)
 	}
-	var jsonFile *os.File
+	var jsonFile *reportFile
 	if jsonPath != "" && jsonPath != "-" {
-		f, err := os.Create(jsonPath)
+		f, err := createReport(jsonPath)
 		if err != nil {
 			return nil, refuse("--json: %v", err)
 		}
-		defer f.Close()
+		defer f.abort()
 		jsonFile = f
 	}
-	var reportFile *os.File
+	var htmlFile *reportFile
 	if reportPath != "" {
-		f, err := os.Create(reportPath)
+		f, err := createReport(reportPath)
 		if err != nil {
 			return nil, refuse("--report: %v", err)
 		}
-		defer f.Close()
-		reportFile = f
+		defer f.abort()
+		htmlFile = f
 	}
 	started := time.Now()
 	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose}, e.stderr, quiet)
@@ -321,14 +317,14 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 			fmt.Fprintf(e.stderr, "brk: the --json report %s could not be written: %v\n", jsonPath, err)
 		}
 	}
-	if reportFile != nil {
+	if htmlFile != nil {
 		host, _ := os.Hostname()
-		err := report.WriteHTML(reportFile, res, report.HTMLConditions{
+		err := report.WriteHTML(htmlFile, res, report.HTMLConditions{
 			Command: "brk " + strings.Join(os.Args[1:], " "), Host: host, CPUs: runtime.NumCPU(),
 			OS: runtime.GOOS, Arch: runtime.GOARCH, Started: started,
 		})
 		if err == nil {
-			err = reportFile.Close()
+			err = htmlFile.commit()
 		}
 		if err != nil {
 			reportFailed = true
@@ -363,9 +359,9 @@ func commandLine() string {
 }
 
 // writeJSON writes v as the indented JSON report to file, or to stdout
-// when file is nil (--json -), and closes file: some file systems report
-// a failed write only at close.
-func writeJSON(e *env, file *os.File, v any) error {
+// when file is nil (--json -), and commits file: renamed into place only
+// once complete (reportFile).
+func writeJSON(e *env, file *reportFile, v any) error {
 	out := io.Writer(e.stdout)
 	if file != nil {
 		out = file
@@ -374,9 +370,11 @@ func writeJSON(e *env, file *os.File, v any) error {
 	enc.SetIndent("", "  ")
 	err := enc.Encode(v)
 	if file != nil {
-		if cerr := file.Close(); err == nil {
-			err = cerr
+		if err != nil {
+			file.abort()
+			return err
 		}
+		err = file.commit()
 	}
 	return err
 }

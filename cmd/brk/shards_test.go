@@ -157,6 +157,36 @@ func TestShardsFindTheSameBreak(t *testing.T) {
 			validateSchema(t, filepath.Join(dir, f))
 		}
 		m := readResult(t, filepath.Join(dir, "merged.json"))
+		// Shard 0's "shards" give every shard's threads, as the merge's.
+		for i, s := range coord.Shards {
+			if i >= len(m.Shards) || s.Threads != m.Shards[i].Threads || s.Threads != 1 {
+				t.Errorf("shard 0's shards %+v, the merge's %+v: want threads 1 each in both", coord.Shards, m.Shards)
+				break
+			}
+		}
+		// A shard report whose embedded plan was edited (its phases 900 ms
+		// instead of 1 s, the plan hash left as it was) is refused: brk
+		// merge judges by the embedded plan.
+		var edit map[string]any
+		b, err := os.ReadFile(filepath.Join(dir, "shard1.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &edit); err != nil {
+			t.Fatal(err)
+		}
+		edit["shard"].(map[string]any)["plan"].(map[string]any)["phase_ms"] = 900
+		if b, err = json.Marshal(edit); err != nil {
+			t.Fatal(err)
+		}
+		edited := filepath.Join(dir, "shard1-edited.json")
+		if err := os.WriteFile(edited, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		refused := runBrk(t, "merge", filepath.Join(dir, "shard0.json"), edited, filepath.Join(dir, "shard2.json"))
+		if refused.code != 2 || !strings.Contains(refused.stderr, edited+": its embedded plan does not match its plan hash") {
+			t.Errorf("merge of an edited shard report: want exit 2 naming it\n%s", refused)
+		}
 		for i, p := range coord.Phases {
 			q := m.Phases[i]
 			if p.Counts != q.Counts || p.Level != q.Level || p.Accepted != q.Accepted || p.LatencyMs != q.LatencyMs || p.LatencyHdr != q.LatencyHdr {
@@ -266,6 +296,24 @@ func TestShardKilled(t *testing.T) {
 		}
 		if lag > 4*time.Second {
 			t.Errorf("shard %d stopped %s after the kill", i, lag)
+		}
+		// The phase in progress is in its JSON, inconclusive, naming the
+		// lost shard (it was missing).
+		rep := readResult(t, filepath.Join(dir, fmt.Sprintf("shard%d.json", i)))
+		if n := len(rep.Phases); n != 2 {
+			t.Errorf("shard %d's report has %d phases, want 2 (phase 1 inconclusive)", i, n)
+		} else if ph := rep.Phases[1]; ph.Accepted || !ph.Inconclusive || !strings.Contains(ph.Reason, "shard 2 was lost") {
+			t.Errorf("shard %d's phase 1: accepted %v, inconclusive %v, reason %q", i, ph.Accepted, ph.Inconclusive, ph.Reason)
+		}
+		validateSchema(t, filepath.Join(dir, fmt.Sprintf("shard%d.json", i)))
+	}
+	// Shard 0 heard from every shard in phase 0: its "shards" carry their
+	// threads (they lacked them).
+	rep := readResult(t, filepath.Join(dir, "shard0.json"))
+	for _, s := range rep.Shards {
+		if s.Threads != 1 {
+			t.Errorf("shard 0's shards: %+v, want threads 1 each", rep.Shards)
+			break
 		}
 	}
 }
