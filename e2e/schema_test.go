@@ -73,15 +73,22 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 		if p.Max > 0 && depth > p.Max {
 			depth = p.Max
 		}
+		level := depth * p.Conns
 		if ph.Probe {
-			// A refinement probe lies between the bracket found so far.
-			depth = ph.Depth
+			// A refinement probe lies between the bracket found so far, at
+			// any level (single units): its depth is ⌈level/conns⌉.
+			level, depth = ph.Level, (ph.Level+p.Conns-1)/p.Conns
 			if lastAccepted != nil && ph.Level <= *lastAccepted || firstRejected != nil && ph.Level >= *firstRejected {
 				t.Errorf("phase %d: probe at level %d outside the bracket %v..%v", i, ph.Level, deref(lastAccepted), deref(firstRejected))
 			}
+			if ph.Role != "bisect" && ph.Role != "repeat" {
+				t.Errorf("phase %d: a probe with role %q", i, ph.Role)
+			}
+		} else if ph.Role != "ramp" {
+			t.Errorf("phase %d: a linear ramp's phase with role %q", i, ph.Role)
 		}
-		if ph.Index != i || ph.Depth != depth || ph.Level != depth*p.Conns {
-			t.Errorf("phase %d: index %d depth %d level %d, want depth %d level %d", i, ph.Index, ph.Depth, ph.Level, depth, depth*p.Conns)
+		if ph.Index != i || ph.Depth != depth || ph.Level != level {
+			t.Errorf("phase %d: index %d depth %d level %d, want depth %d level %d", i, ph.Index, ph.Depth, ph.Level, depth, level)
 		}
 		if ph.LatencyMs.Count > 0 {
 			h, err := hdrhistogram.Decode([]byte(ph.LatencyHdr))
@@ -113,7 +120,7 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 	}
 	step := p.Pace * p.Conns
 	if p.Refine {
-		step = p.Conns // refined to adjacent levels
+		step = 1 // refined to adjacent levels: single units
 	}
 	if r.LastAccepted != nil && r.FirstRejected != nil && *r.FirstRejected != *r.LastAccepted+step && (p.Max == 0 || *r.FirstRejected != p.Max*p.Conns) {
 		t.Errorf("bracket %d..%d is not one pace step", *r.LastAccepted, *r.FirstRejected)

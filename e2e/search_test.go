@@ -28,12 +28,26 @@ func searchRuns() int {
 // ⌈log2(bracket/resolution)⌉ + 1 phases.
 func runSearch(t *testing.T, m brk.Mode, target brk.Target, plan brk.Plan) (*brk.Result, int, int) {
 	t.Helper()
+	res := searchOnce(t, m, target, plan)
+	held, broke := checkSearch(t, res, plan)
+	return res, held, broke
+}
+
+// searchOnce runs one search.
+func searchOnce(t *testing.T, m brk.Mode, target brk.Target, plan brk.Plan) *brk.Result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := brk.RunMode(ctx, m, target, plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+// checkSearch checks a search's end (see runSearch).
+func checkSearch(t *testing.T, res *brk.Result, plan brk.Plan) (int, int) {
+	t.Helper()
 	checkAccounting(t, res)
 	if res.Verdict != brk.VerdictBroken || res.LastAccepted == nil || res.FirstRejected == nil || res.FinalPair == nil {
 		t.Fatalf("search ended %s (%s), want broken with a pair\n%s", res.Verdict, res.Reason, describe(res))
@@ -75,7 +89,7 @@ func runSearch(t *testing.T, m brk.Mode, target brk.Target, plan brk.Plan) (*brk
 		t.Fatalf("%d phases, bound %d (start %d, break %d, bracket %d–%d, resolution %d)\n%s", len(res.Phases), bound, start, broke, lo, hi, res0, describe(res))
 	}
 	t.Logf("held %d, broke %d in %d phases (bound %d), %s", held, broke, len(res.Phases), bound, levels(res))
-	return res, held, broke
+	return held, broke
 }
 
 func levels(res *brk.Result) string {
@@ -150,9 +164,11 @@ func TestSearchConnectionsFindsTheModelBreak(t *testing.T) {
 // The rate test's search against a throughput limit μ = K/D = 400/s: with
 // uniform arrivals at λ > μ the backlog grows by (λ − μ) per second, so a
 // phase of T = 1 s ends with a wait of (λ − μ)·T/μ, and breaks once that
-// exceeds τ − D: near λ* = μ·(1 + (τ − D)/T) = 436/s. D is measured in
-// the same run (phase 0's service time at 100/s, unqueued); the held rate
-// must lie in 0.9·μ … 1.05·λ*.
+// exceeds τ − D: near λ* = μ·(1 + (τ − D)/T) = 436/s. A capacity slot is
+// held for the fixture's D = 10 ms and at most for the service time the
+// client measures (phase 0's p50 at 100/s, unqueued: D plus parsing and
+// scheduling), so μ lies in K/D_measured … K/D; the held rate must lie in
+// 0.9·K/D_measured … 1.05·λ*(D).
 func TestSearchRateFindsTheModelBreak(t *testing.T) {
 	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	if err != nil {
@@ -160,14 +176,24 @@ func TestSearchRateFindsTheModelBreak(t *testing.T) {
 	}
 	defer fx.Close()
 	const k, tau, phase = 4.0, 0.1, 1.0
-	for run := range searchRuns() {
+	for run, behind := 0, 0; run < searchRuns(); run++ {
 		plan := brk.Plan{Conns: 64, Search: &brk.Search{}, Phase: time.Second, Timeout: 100 * time.Millisecond, Threads: 1}
-		res, held, _ := runSearch(t, brk.ModeRate, brk.Target{URL: fx.URL("/plain")}, plan)
-		d := res.Phases[0].Rate.ServiceMs.P50 / 1000
-		mu := k / d
-		star := mu * (1 + (tau-d)/phase)
-		if float64(held) < 0.9*mu || float64(held) > 1.05*star {
-			t.Fatalf("run %d: held %d/s, the model (D %.2f ms: μ %.0f/s, λ* %.0f/s) says %.0f…%.0f\n%s", run, held, d*1000, mu, star, 0.9*mu, 1.05*star, describe(res))
+		// A loaded machine can make the client fall behind its schedule in
+		// a probe: that ends the search at the bracket so far, no verdict
+		// on the model; such a run is repeated (rateAttempts in all).
+		res := searchOnce(t, brk.ModeRate, brk.Target{URL: fx.URL("/plain")}, plan)
+		if strings.Contains(res.Reason, "fell behind its arrival schedule") && behind < rateAttempts-1 {
+			behind++
+			t.Logf("run %d: the client fell behind its schedule (%s); again", run, res.Reason)
+			run--
+			continue
+		}
+		held, _ := checkSearch(t, res, plan)
+		const d = 0.010
+		measured := res.Phases[0].Rate.ServiceMs.P50 / 1000
+		lo, star := 0.9*k/max(measured, d), k/d*(1+(tau-d)/phase)
+		if float64(held) < lo || float64(held) > 1.05*star {
+			t.Fatalf("run %d: held %d/s, the model (D 10 ms, measured %.2f ms; λ* %.0f/s) says %.0f…%.0f\n%s", run, held, measured*1000, star, lo, 1.05*star, describe(res))
 		}
 	}
 }

@@ -21,10 +21,11 @@ import (
 // requests, so a phase passes while ceil(C·d/K)·D stays within the timeout.
 
 // TestRefineLandsOnThePredictedPair: K=4, D=20 ms, 8 connections, 140 ms
-// timeout. Depth 3 (24 outstanding) waits at most 6·20 = 120 ms, depth 4
-// (32) 160 ms: the break lies between 24 and 32 concurrent requests. A
-// pace of 2 jumps from depth 3 to depth 5; --refine probes depth 4 and
-// lands on 24/32, five runs in a row.
+// timeout. Depth 3 (24 outstanding) waits at most 6·20 = 120 ms; a 25th
+// request waits 7·20 = 140 ms, the timeout: the break lies between 24 and
+// 25 concurrent requests. A pace of 2 jumps from depth 3 (24) to depth 5
+// (40); --refine bisects in single units of the level (32, 28, 26, 25)
+// and lands on 24/25, five runs in a row.
 func TestRefineLandsOnThePredictedPair(t *testing.T) {
 	fx := startFixtureT(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	plan := brk.Plan{Conns: 8, Start: 1, Pace: 2, Phase: 400 * time.Millisecond, Timeout: 140 * time.Millisecond,
@@ -33,18 +34,18 @@ func TestRefineLandsOnThePredictedPair(t *testing.T) {
 	for run := 0; run < 5; run++ {
 		res := runBrk(t, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, plan)
 		checkAccounting(t, res)
-		if res.Verdict == brk.VerdictBroken && deref(res.LastAccepted) == 24 && deref(res.FirstRejected) == 32 {
+		if res.Verdict == brk.VerdictBroken && deref(res.LastAccepted) == 24 && deref(res.FirstRejected) == 25 {
 			continue
 		}
 		// A stalled machine only makes latency worse: it can break a
 		// run early, with nothing but timeouts, never late.
-		if res.FirstRejected != nil && *res.FirstRejected < 32 && onlyTimeouts(res) && stalls < 2 {
+		if res.FirstRejected != nil && *res.FirstRejected < 25 && onlyTimeouts(res) && stalls < 2 {
 			stalls++
 			t.Logf("run %d broke early on a stall (%s); again", run, res.Reason)
 			run--
 			continue
 		}
-		t.Fatalf("run %d: %s %v/%v (%s), want broken between 24 and 32", run, res.Verdict, deref(res.LastAccepted), deref(res.FirstRejected), describe(res))
+		t.Fatalf("run %d: %s %v/%v (%s), want broken between 24 and 25", run, res.Verdict, deref(res.LastAccepted), deref(res.FirstRejected), describe(res))
 	}
 }
 
