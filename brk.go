@@ -442,6 +442,20 @@ type TimelinePoint struct {
 	// upper edge of its bucket, at most 12.5 % above the true value. In a
 	// report merged from several load boxes it is the highest of theirs.
 	P99Ms float64 `json:"p99_ms"`
+	// Statuses counts the complete responses that arrived in the span by
+	// status class, whatever their outcome (absent: none).
+	Statuses StatusClasses `json:"statuses,omitzero"`
+}
+
+// StatusClasses counts responses by status class; Other counts codes
+// outside 100..599.
+type StatusClasses struct {
+	S1xx  uint64 `json:"1xx,omitempty"`
+	S2xx  uint64 `json:"2xx,omitempty"`
+	S3xx  uint64 `json:"3xx,omitempty"`
+	S4xx  uint64 `json:"4xx,omitempty"`
+	S5xx  uint64 `json:"5xx,omitempty"`
+	Other uint64 `json:"other,omitempty"`
 }
 
 // MaxTimelinePoints bounds a phase's Timeline whatever the phase's length.

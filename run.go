@@ -469,7 +469,9 @@ func timeline(r *sched.Measurement) *Timeline {
 		Points: make([]TimelinePoint, n),
 	}
 	for i, sp := range t.Spans[:n] {
-		out.Points[i] = TimelinePoint{Succeeded: sp.Succeeded, Failed: sp.Failed, P99Ms: float64(sp.P99Us) / 1e3}
+		c := &sp.Statuses
+		out.Points[i] = TimelinePoint{Succeeded: sp.Succeeded, Failed: sp.Failed, P99Ms: float64(sp.P99Us) / 1e3,
+			Statuses: StatusClasses{S1xx: c[1], S2xx: c[2], S3xx: c[3], S4xx: c[4], S5xx: c[5], Other: c[0]}}
 	}
 	return out
 }

@@ -290,6 +290,15 @@ func (r *Recorder) Response(latencyNs int64) {
 	}
 }
 
+// Status records a complete response's status code: in the phase's
+// counts and in the current span's status class.
+func (r *Recorder) Status(code int) {
+	r.Statuses.Add(code)
+	if r.tl.cur != nil {
+		r.tl.cur.status[StatusClass(code)]++
+	}
+}
+
 // recordUs records a duration in µs, clamped to the histogram's range.
 func recordUs(h *hdrhistogram.Histogram, ns int64) {
 	us := ns / 1000
