@@ -47,8 +47,9 @@ const (
 // inline SVG charts drawn here (success % with the --accept line,
 // successful requests/s, and latency percentiles with the timeout and the
 // latency limits, all three marking the break) against the level, the
-// run's outcomes over time when its phases carry timelines, the phase
-// table and the run conditions. Every text from the Result is escaped by
+// latency percentile curve of the final pair's phases (LatencyPhases),
+// the run's outcomes and status classes over time when its phases carry
+// timelines, the phase table and the run conditions. Every text from the Result is escaped by
 // html/template.
 func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r == nil {
