@@ -310,6 +310,13 @@ type Latency struct {
 	Max   float64 `json:"max"`
 }
 
+// LatencyPoint is one point of a latency distribution.
+type LatencyPoint struct {
+	Percentile float64 `json:"percentile"`
+	Ms         float64 `json:"value_ms"` // the latency at Percentile
+	Count      uint64  `json:"count"`    // responses at or below Ms (its histogram bucket)
+}
+
 // Setups counts connection setups.
 type Setups struct {
 	Attempted   uint64 `json:"attempted"`
@@ -364,23 +371,29 @@ type PhaseStats struct {
 	// LatencyHdr is the phase's merged latency histogram (µs, 1..60e6, 3
 	// digits) in HdrHistogram's base64 V2 compressed encoding, so reports
 	// from several load boxes can be merged (hdrhistogram.Decode).
-	LatencyHdr        string    `json:"latency_hdr"`
-	SetupLatencyMs    Latency   `json:"setup_latency_ms"`
-	MeanOutstanding   float64   `json:"mean_outstanding"`
-	TargetCoveragePct float64   `json:"target_coverage_pct"`
-	TargetReachedOnce uint64    `json:"target_reached_once"` // connections that held the full depth at least once
-	TimeAtTargetPct   float64   `json:"conn_time_at_target_pct"`
-	BlockedWrites     uint64    `json:"blocked_writes"`
-	MaxSendDelayMs    float64   `json:"max_send_delay_ms"`
-	MaxLatenessMs     float64   `json:"max_deadline_lateness_ms"`
-	Setups            Setups    `json:"setups"`
-	TLS               *TLSStats `json:"tls,omitempty"`
-	ClientCPU         ClientCPU `json:"client_cpu"`
-	MachineCPUPct     *float64  `json:"machine_cpu_pct"`
-	WorkerBusyPct     *float64  `json:"worker_busy_pct"`
-	ClientBound       bool      `json:"client_bound"`
-	ProtocolFault     string    `json:"protocol_fault,omitempty"`
-	SetupError        string    `json:"setup_error,omitempty"`
+	LatencyHdr string `json:"latency_hdr"`
+	// LatencyDistribution is that histogram's percentile distribution
+	// (empty when the phase had no responses): the latency at each of 169
+	// percentiles from p0 to p99.999, 10 per half distance to 100 % (0, 5,
+	// …, 50, 52.5, …, 75, 76.25, …), as HdrHistogram's percentile output
+	// ticks them, each with the count of responses at or below it.
+	LatencyDistribution []LatencyPoint `json:"latency_distribution"`
+	SetupLatencyMs      Latency        `json:"setup_latency_ms"`
+	MeanOutstanding     float64        `json:"mean_outstanding"`
+	TargetCoveragePct   float64        `json:"target_coverage_pct"`
+	TargetReachedOnce   uint64         `json:"target_reached_once"` // connections that held the full depth at least once
+	TimeAtTargetPct     float64        `json:"conn_time_at_target_pct"`
+	BlockedWrites       uint64         `json:"blocked_writes"`
+	MaxSendDelayMs      float64        `json:"max_send_delay_ms"`
+	MaxLatenessMs       float64        `json:"max_deadline_lateness_ms"`
+	Setups              Setups         `json:"setups"`
+	TLS                 *TLSStats      `json:"tls,omitempty"`
+	ClientCPU           ClientCPU      `json:"client_cpu"`
+	MachineCPUPct       *float64       `json:"machine_cpu_pct"`
+	WorkerBusyPct       *float64       `json:"worker_busy_pct"`
+	ClientBound         bool           `json:"client_bound"`
+	ProtocolFault       string         `json:"protocol_fault,omitempty"`
+	SetupError          string         `json:"setup_error,omitempty"`
 	// HTTP/2 (absent over HTTP/1.1, except streams_replayed): streams
 	// the client reset after their deadline (RST_STREAM CANCEL), GOAWAY
 	// frames received, written requests replayed on a new connection
@@ -429,6 +442,20 @@ type TimelinePoint struct {
 	// upper edge of its bucket, at most 12.5 % above the true value. In a
 	// report merged from several load boxes it is the highest of theirs.
 	P99Ms float64 `json:"p99_ms"`
+	// Statuses counts the complete responses that arrived in the span by
+	// status class, whatever their outcome (absent: none).
+	Statuses StatusClasses `json:"statuses,omitzero"`
+}
+
+// StatusClasses counts responses by status class; Other counts codes
+// outside 100..599.
+type StatusClasses struct {
+	S1xx  uint64 `json:"1xx,omitempty"`
+	S2xx  uint64 `json:"2xx,omitempty"`
+	S3xx  uint64 `json:"3xx,omitempty"`
+	S4xx  uint64 `json:"4xx,omitempty"`
+	S5xx  uint64 `json:"5xx,omitempty"`
+	Other uint64 `json:"other,omitempty"`
 }
 
 // MaxTimelinePoints bounds a phase's Timeline whatever the phase's length.

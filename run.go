@@ -388,15 +388,16 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 			Body:           c.Failed[metrics.Body],
 			Protocol:       c.Failed[metrics.Protocol],
 		},
-		StatusCodes:       m.Statuses.Map(),
-		BodySamples:       m.BodySamples,
-		LatencyMs:         latency(m.Latency.TotalCount(), m.LatencySumNs, m),
-		SetupLatencyMs:    setupLatency(m),
-		LatencyHdr:        encodeHist(m),
-		TargetReachedOnce: m.ReachedOnce,
-		BlockedWrites:     m.BlockedWrites,
-		MaxSendDelayMs:    float64(m.MaxSendDelay) / 1e6,
-		MaxLatenessMs:     float64(m.MaxLateness) / 1e6,
+		StatusCodes:         m.Statuses.Map(),
+		BodySamples:         m.BodySamples,
+		LatencyMs:           latency(m.Latency.TotalCount(), m.LatencySumNs, m),
+		SetupLatencyMs:      setupLatency(m),
+		LatencyHdr:          encodeHist(m),
+		LatencyDistribution: latencyDistribution(m.Latency),
+		TargetReachedOnce:   m.ReachedOnce,
+		BlockedWrites:       m.BlockedWrites,
+		MaxSendDelayMs:      float64(m.MaxSendDelay) / 1e6,
+		MaxLatenessMs:       float64(m.MaxLateness) / 1e6,
 		Setups: Setups{
 			Attempted: m.Setups.Attempted, Established: m.Setups.Established,
 			Failed: m.Setups.Failed, TimedOut: m.Setups.TimedOut, Abandoned: m.Setups.Abandoned,
@@ -468,7 +469,9 @@ func timeline(r *sched.Measurement) *Timeline {
 		Points: make([]TimelinePoint, n),
 	}
 	for i, sp := range t.Spans[:n] {
-		out.Points[i] = TimelinePoint{Succeeded: sp.Succeeded, Failed: sp.Failed, P99Ms: float64(sp.P99Us) / 1e3}
+		c := &sp.Statuses
+		out.Points[i] = TimelinePoint{Succeeded: sp.Succeeded, Failed: sp.Failed, P99Ms: float64(sp.P99Us) / 1e3,
+			Statuses: StatusClasses{S1xx: c[1], S2xx: c[2], S3xx: c[3], S4xx: c[4], S5xx: c[5], Other: c[0]}}
 	}
 	return out
 }
@@ -504,6 +507,17 @@ func latency(count int64, sumNs uint64, m *metrics.Phase) Latency {
 		P999:  float64(h.ValueAtQuantile(99.9)) / 1e3,
 		Max:   float64(h.Max()) / 1e3,
 	}
+}
+
+// latencyDistribution is h's percentile distribution in ms (empty, not
+// nil, when h has no values: the JSON always has the array).
+func latencyDistribution(h *hdrhistogram.Histogram) []LatencyPoint {
+	d := metrics.Distribution(h)
+	out := make([]LatencyPoint, len(d))
+	for i, p := range d {
+		out[i] = LatencyPoint{Percentile: p.Percentile, Ms: float64(p.ValueUs) / 1e3, Count: uint64(p.Count)}
+	}
+	return out
 }
 
 func tlsStats(j *sched.Judged) *TLSStats {

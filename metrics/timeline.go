@@ -70,10 +70,24 @@ func coarseQuantile(q float64, at func(i int) uint64) int64 {
 	return CoarseUpper(CoarseBuckets - 1)
 }
 
+// StatusClasses is the number of status classes a span counts: index 0
+// for a code outside 100..599, 1..5 for 1xx..5xx.
+const StatusClasses = 6
+
+// StatusClass is the class index of a status code: 1..5 for 1xx..5xx, 0
+// for anything else.
+func StatusClass(code int) int {
+	if code < 100 || code > 599 {
+		return 0
+	}
+	return code / 100
+}
+
 // recSpan is one worker's span.
 type recSpan struct {
 	ok, failed uint64
 	lat        Coarse
+	status     [StatusClasses]uint32 // complete responses by StatusClass
 }
 
 // recTimeline is one worker's timeline of the current phase. cur is the
@@ -127,6 +141,9 @@ type Span struct {
 	// P99Us is the upper edge of the coarse bucket holding the span's
 	// 99th percentile latency (0: no complete response).
 	P99Us int64 `json:"p99_us"`
+	// Statuses counts the span's complete responses by StatusClass,
+	// whatever their outcome.
+	Statuses [StatusClasses]uint64 `json:"statuses,omitzero"`
 }
 
 type coarse64 [CoarseBuckets]uint64
@@ -145,6 +162,9 @@ func (t *Timeline) merge(r *recTimeline) {
 		s := &r.spans[i]
 		t.Spans[i].Succeeded += s.ok
 		t.Spans[i].Failed += s.failed
+		for c, n := range s.status {
+			t.Spans[i].Statuses[c] += uint64(n)
+		}
 		for b, n := range s.lat {
 			t.lat[i][b] += uint64(n)
 		}
@@ -183,6 +203,9 @@ func (t *Timeline) add(q *Timeline) {
 	for i, s := range q.Spans {
 		t.Spans[i].Succeeded += s.Succeeded
 		t.Spans[i].Failed += s.Failed
+		for c, n := range s.Statuses {
+			t.Spans[i].Statuses[c] += n
+		}
 		if !exact {
 			t.Spans[i].P99Us = max(t.Spans[i].P99Us, s.P99Us)
 			continue

@@ -142,6 +142,7 @@ func TestTimelineReuse(t *testing.T) {
 		r.Tick(5)
 		r.Response(12345)
 		r.Success()
+		r.Status(503)
 		r.Fail(Status, 1)
 	}); n != 0 {
 		t.Fatalf("%v allocations per outcome", n)
@@ -170,5 +171,49 @@ func TestLiveP99(t *testing.T) {
 	}
 	if got := LiveP99Us(&base, &base); got != 0 {
 		t.Fatalf("p99 of nothing %d", got)
+	}
+}
+
+// Each span counts its complete responses by status class (1xx..5xx, 0
+// for a code outside 100..599) beside the phase's counts by code; the
+// classes add across workers and across load boxes (from JSON).
+func TestTimelineStatusClasses(t *testing.T) {
+	sec := int64(time.Second)
+	a, b := NewRecorder(&Live{}), NewRecorder(&Live{})
+	for _, r := range []*Recorder{a, b} {
+		r.StartTimeline(0, 2*sec, sec)
+		r.Tick(0)
+	}
+	for _, code := range []int{200, 200, 204, 503, 404, 99, 700} {
+		a.Status(code)
+	}
+	b.Tick(sec)
+	b.Status(503)
+	b.Status(301)
+	b.Status(101)
+	p := NewPhase()
+	p.Merge(a)
+	p.Merge(b)
+	s := p.Timeline.Spans
+	if want := [StatusClasses]uint64{2, 0, 3, 0, 1, 1}; s[0].Statuses != want {
+		t.Errorf("span 0: %v, want %v", s[0].Statuses, want)
+	}
+	if want := [StatusClasses]uint64{0, 1, 0, 1, 0, 1}; s[1].Statuses != want {
+		t.Errorf("span 1: %v, want %v", s[1].Statuses, want)
+	}
+	if p.Statuses[200] != 2 || p.Statuses[503] != 2 || p.Statuses[0] != 2 {
+		t.Errorf("phase counts by code not kept: 200×%d 503×%d other×%d", p.Statuses[200], p.Statuses[503], p.Statuses[0])
+	}
+	buf, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q Phase
+	if err := json.Unmarshal(buf, &q); err != nil {
+		t.Fatal(err)
+	}
+	p.Add(&q)
+	if want := [StatusClasses]uint64{0, 2, 0, 2, 0, 2}; p.Timeline.Spans[1].Statuses != want {
+		t.Errorf("two boxes, span 1: %v, want %v", p.Timeline.Spans[1].Statuses, want)
 	}
 }

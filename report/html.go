@@ -47,8 +47,9 @@ const (
 // inline SVG charts drawn here (success % with the --accept line,
 // successful requests/s, and latency percentiles with the timeout and the
 // latency limits, all three marking the break) against the level, the
-// run's outcomes over time when its phases carry timelines, the phase
-// table and the run conditions. Every text from the Result is escaped by
+// latency percentile curve of the final pair's phases (LatencyPhases),
+// the run's outcomes and status classes over time when its phases carry
+// timelines, the phase table and the run conditions. Every text from the Result is escaped by
 // html/template.
 func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r == nil {
@@ -108,6 +109,7 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 			successChart(phases, d.Unit, sla, slaOK, r.Accept, mark),
 			rpsChart(phases, d.Unit, mark),
 			latencyChart(phases, d.Unit, latencyLimits(r), mark),
+			percentileChart(r),
 		}
 		if tl := timelineChart(phases); tl != "" {
 			d.Charts = append(d.Charts, tl)
@@ -158,9 +160,9 @@ func fmtF(v float64, prec int) string {
 
 // Chart geometry, in SVG user units (the SVG scales to its box).
 const (
-	chW, chH                   = 560, 320
+	chW, chH                   = 560, 332
 	chLeft, chRight            = 78, 18
-	chTop, chBottom            = 56, 48
+	chTop, chBottom            = 68, 48 // room above the plot for two rows of point labels
 	plotW                      = chW - chLeft - chRight
 	plotH                      = chH - chTop - chBottom
 	chFont                     = `font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"`
@@ -557,6 +559,8 @@ func (c *chart) svg() template.HTML {
 	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.title))
 	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`, chW, chH)
 	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="600" fill="#1f2937">%s</text>`, chLeft-58, esc(c.title))
+	var lb labels
+	lb.add(textBox(chLeft-58, 22, 15, "start", c.title))
 
 	// Legend, one row under the title.
 	lx := float64(chLeft - 50)
@@ -571,7 +575,8 @@ func (c *chart) svg() template.HTML {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="38" r="%.1f" fill="%s"/>`, lx+11, pointR, it.color)
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="42" font-size="12" fill="#374151">%s</text>`, lx+28, esc(it.label))
-		lx += 28 + 7*float64(len([]rune(it.label))) + 18
+		lb.add(textBox(lx+28, 42, 12, "start", it.label))
+		lx += 28 + textW(it.label, 12) + 14
 	}
 
 	// Grid, ticks and tick labels.
@@ -580,26 +585,31 @@ func (c *chart) svg() template.HTML {
 		y := c.py(v)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e5e7eb" stroke-width="1"/>`, chLeft, y, chW-chRight, y)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#4b5563" stroke-width="1"/>`, chLeft-5, y, chLeft, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="#4b5563" text-anchor="end">%s</text>`, chLeft-8, y+4, esc(tickLabel(v, ys, c.yUnit, useK(yt, ys))))
+		l := tickLabel(v, ys, c.yUnit, useK(yt, ys))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="#4b5563" text-anchor="end">%s</text>`, chLeft-8, y+4, esc(l))
+		lb.add(textBox(chLeft-8, y+4, 11, "end", l))
 	}
 	xt, xs := ticks(c.xmin, c.xmax, 1)
 	for _, v := range xt {
 		x := c.px(v)
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#f1f3f5" stroke-width="1"/>`, x, chTop, x, chTop+plotH)
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#4b5563" stroke-width="1"/>`, x, chTop+plotH, x, chTop+plotH+5)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" fill="#4b5563" text-anchor="middle">%s</text>`, x, chTop+plotH+18, esc(tickLabel(v, xs, "", useK(xt, xs))))
+		l := tickLabel(v, xs, "", useK(xt, xs))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" fill="#4b5563" text-anchor="middle">%s</text>`, x, chTop+plotH+18, esc(l))
+		lb.add(textBox(x, chTop+plotH+18, 11, "middle", l))
 	}
 	// Axes.
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, chLeft, chTop, chLeft, chTop+plotH)
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, chLeft, chTop+plotH, chW-chRight, chTop+plotH)
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" fill="#374151" text-anchor="middle">%s</text>`, chLeft+plotW/2, chH-8, esc(c.xLabel))
+	lb.add(textBox(chLeft+plotW/2, chH-8, 12, "middle", c.xLabel))
 	fmt.Fprintf(&b, `<text x="14" y="%d" font-size="12" fill="#374151" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`, chTop+plotH/2, chTop+plotH/2, esc(c.yLabel))
 
 	if c.empty != "" {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="14" fill="#6b7280" text-anchor="middle">%s</text>`, chLeft+plotW/2, chTop+plotH/2, esc(c.empty))
 	}
 
-	c.drawMark(&b)
+	c.drawMark(&b, &lb)
 
 	// Series: a line through the points in level order, then the points
 	// (the run order's numbers on the last series only: the top one).
@@ -622,7 +632,8 @@ func (c *chart) svg() template.HTML {
 			case ptIn:
 				fmt.Fprintf(&b, `<circle class="pt interrupted" cx="%.1f" cy="%.1f" r="%.1f" fill="#ffffff" stroke="%s" stroke-width="2"><title>%s</title></circle>`,
 					x, y, pointR, colInterrupted, esc(p.tip))
-				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="10" fill="#6b7280" text-anchor="middle">interrupted</text>`, x, y-9)
+				ly := lb.above(x, y-9, 11, "middle", "interrupted")
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle">interrupted</text>`, x, ly)
 			case ptRejected:
 				fill := s.rejColor
 				if fill == "" {
@@ -633,29 +644,39 @@ func (c *chart) svg() template.HTML {
 				fmt.Fprintf(&b, `<circle class="pt" cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>`, x, y, pointR, s.color, esc(p.tip))
 			}
 			if c.runOrder && p.kind != ptIn && si == len(c.series)-1 {
-				fmt.Fprintf(&b, `<text class="run" x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle" %s>%d</text>`, x, y-9, halo, p.run)
+				run := strconv.Itoa(p.run)
+				ly := lb.above(x, y-9, 11, "middle", run)
+				fmt.Fprintf(&b, `<text class="run" x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle" %s>%s</text>`, x, ly, halo, run)
 			}
 		}
 	}
 	// Limit lines (the SLA, the timeout), over the data so they stay
-	// visible, each labelled at the right end; a label that would overlap
-	// the one above it goes to the left end instead.
-	lastY, lastRight := math.Inf(-1), false
+	// visible, each labelled at the right end above the line, else where
+	// its label runs into no other text: below it, then at the left end.
 	for _, h := range sortedByY(c.hlines) {
 		y := c.py(h.y)
 		fmt.Fprintf(&b, `<line class="hline %s" x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>`,
 			esc(h.class), chLeft, y, chW-chRight, y, h.color, h.dash)
-		right := !(lastRight && y-lastY < 14)
-		if right {
-			fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s" text-anchor="end" %s>%s</text>`, chW-chRight-4, y-5, h.color, halo, esc(h.label))
-		} else {
-			fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="%s" %s>%s</text>`, chLeft+6, y-5, h.color, halo, esc(h.label))
-		}
-		lastY, lastRight = y, right
+		x, ly, anchor := lb.place(h.label, 11, []spot{
+			{chW - chRight - 4, y - 5, "end"}, {chW - chRight - 4, y + 14, "end"},
+			{chLeft + 6, y - 5, "start"}, {chLeft + 6, y + 14, "start"},
+		})
+		fmt.Fprintf(&b, `<text class="hline-label %s" x="%.1f" y="%.1f" font-size="11" fill="%s" text-anchor="%s" %s>%s</text>`,
+			esc(h.class), x, ly, h.color, anchor, halo, esc(h.label))
 	}
-	for i, h := range c.offScale {
-		fmt.Fprintf(&b, `<text class="offscale %s" x="%d" y="%d" font-size="11" fill="%s" %s>↑ %s (above this scale)</text>`,
-			esc(h.class), chLeft+6, chTop+13+13*i, h.color, halo, esc(h.label))
+	offY := float64(chTop + 13)
+	for _, h := range c.offScale {
+		l := "↑ " + h.label + " (above this scale)"
+		for range 8 {
+			if lb.free(textBox(chLeft+6, offY, 11, "start", l)) {
+				break
+			}
+			offY += 14
+		}
+		lb.add(textBox(chLeft+6, offY, 11, "start", l))
+		fmt.Fprintf(&b, `<text class="offscale %s" x="%d" y="%.1f" font-size="11" fill="%s" %s>%s</text>`,
+			esc(h.class), chLeft+6, offY, h.color, halo, esc(l))
+		offY += 14
 	}
 
 	b.WriteString(`</svg>`)
@@ -689,7 +710,7 @@ func sortedByY(hs []hline) []hline {
 
 // drawMark draws the break: the bracket between the last accepted level
 // and the break shaded, a dashed vertical line at the break, labelled.
-func (c *chart) drawMark(b *strings.Builder) {
+func (c *chart) drawMark(b *strings.Builder, lb *labels) {
 	m := c.mark
 	if m == nil || !finite(m.x) || m.x < c.xmin || m.x > c.xmax {
 		return
@@ -706,9 +727,10 @@ func (c *chart) drawMark(b *strings.Builder) {
 	// The label sits at the top, left of the line unless the line is near
 	// the left, with a white halo so that it reads over the data.
 	anchor, lx := "end", x-4
-	if x-chLeft < 7*float64(len(m.label))+8 {
+	if x-chLeft < textW(m.label, 11)+8 {
 		anchor, lx = "start", x+4
 	}
+	lb.add(textBox(lx, chTop+13, 11, anchor, m.label))
 	fmt.Fprintf(b, `<text class="break-label" x="%.1f" y="%d" font-size="11" font-weight="600" fill="%s" text-anchor="%s" %s>%s</text>`,
 		lx, chTop+13, colBreak, anchor, halo, template.HTMLEscapeString(m.label))
 }
@@ -727,8 +749,16 @@ body { margin: 0; padding: 24px 20px 40px; background: #f6f7f9; color: #1f2937;
 h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 17px; margin: 28px 0 10px; }
 .sub { color: #4b5563; margin: 0 0 18px; word-break: break-all; }
-.charts { display: flex; flex-wrap: wrap; gap: 14px; }
-.charts svg { background: #ffffff; border: 1px solid #dfe3e8; border-radius: 8px; max-width: 100%; height: auto; }
+.charts { display: grid; grid-template-columns: minmax(0, 1fr); gap: 14px; }
+.charts svg { background: #ffffff; border: 1px solid #dfe3e8; border-radius: 8px; width: 100%; max-width: 840px; height: auto; }
+.charts svg.wide { grid-column: 1 / -1; max-width: 100%; }
+.charts svg.tl-wide { display: none; }
+@media (min-width: 1180px) {
+  .charts { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .charts svg { max-width: 100%; }
+  .charts svg.tl-wide { display: block; }
+  .charts svg.tl-narrow { display: none; }
+}
 .nophases { background: #ffffff; border: 1px dashed #c4c9d0; border-radius: 8px; padding: 28px; font-size: 18px; color: #4b5563; }
 .verdict { background: #ffffff; border: 1px solid #dfe3e8; border-left-width: 8px; border-radius: 8px; padding: 14px 18px; margin-top: 22px; }
 .verdict .big { font-size: 28px; font-weight: 700; }
@@ -762,7 +792,7 @@ details summary { cursor: pointer; color: #4b5563; font-size: 11.5px; }
 tr.bad td { background: #fdf1f0; }
 tr.int td { color: #6b7280; font-style: italic; }
 .st-ok { color: #0b6e2e; } .st-bad { color: #a50f15; font-weight: 600; } .st-int { color: #6b7280; }
-.tag { display: inline-block; font-size: 10.5px; font-weight: 600; padding: 0 5px; border-radius: 4px; background: #eef0f3; color: #374151; font-style: normal; }
+.tag { display: inline-block; font-size: 11px; font-weight: 600; padding: 0 5px; border-radius: 4px; background: #eef0f3; color: #374151; font-style: normal; }
 .cb { color: #8a6d00; font-weight: 600; }
 .tag.cb { background: #fbf3d5; }
 dl.cond { display: grid; grid-template-columns: max-content 1fr; gap: 4px 18px; background: #ffffff;
@@ -820,3 +850,93 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 </body>
 </html>
 `))
+
+// ---- text placement ----
+
+// box is a text's extent in SVG user units.
+type box struct{ x0, y0, x1, y1 float64 }
+
+// textW estimates the width of s at font size size: DejaVu Sans, the
+// widest usual system-ui font, is about 0.64 em per character (digits
+// 0.636, lower case less), so that the estimate errs wide.
+func textW(s string, size float64) float64 {
+	return 0.64 * size * float64(len([]rune(s)))
+}
+
+// textBox is the box of s drawn at (x, y), y its baseline, anchored
+// "start", "middle" or "end".
+func textBox(x, y, size float64, anchor, s string) box {
+	w := textW(s, size)
+	switch anchor {
+	case "middle":
+		x -= w / 2
+	case "end":
+		x -= w
+	}
+	return box{x, y - 0.8*size, x + w, y + 0.25*size}
+}
+
+func (a box) overlaps(b box) bool {
+	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+}
+
+// labels are the text boxes drawn so far in one chart, so that a label
+// can be put where it runs into none of them.
+type labels struct{ boxes []box }
+
+func (l *labels) add(b box) { l.boxes = append(l.boxes, b) }
+
+// free reports whether b overlaps no text drawn so far.
+func (l *labels) free(b box) bool {
+	for _, o := range l.boxes {
+		if o.overlaps(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// above returns the baseline for s at x: y, or a line higher for each
+// text already there or nearly (a point's label stays over its point),
+// never higher than the legend's row; and takes the place. Where no line
+// up to there is free, the label goes under its point instead.
+func (l *labels) above(x, y, size float64, anchor, s string) float64 {
+	const margin = 1.5 // keeps neighbouring labels apart as well as off each other
+	fits := func(y float64) bool {
+		b := textBox(x, y, size, anchor, s)
+		b.x0, b.x1 = b.x0-margin, b.x1+margin
+		return l.free(b)
+	}
+	pick := y + 2*size + 4 // under the point
+	for ly := y; ly-0.8*size >= legendBottom; ly -= size + 2 {
+		if fits(ly) {
+			pick = ly
+			break
+		}
+	}
+	l.add(textBox(x, pick, size, anchor, s))
+	return pick
+}
+
+// legendBottom is where the legend's row ends, in a chart's user units.
+const legendBottom = 47
+
+// spot is a candidate place for a label.
+type spot struct {
+	x, y   float64
+	anchor string
+}
+
+// place returns the first of spots where s runs into no text drawn so
+// far (the first one when none is free), and takes the place.
+func (l *labels) place(s string, size float64, spots []spot) (x, y float64, anchor string) {
+	pick := spots[0]
+	for _, sp := range spots {
+		if l.free(textBox(sp.x, sp.y, size, sp.anchor, s)) {
+			pick = sp
+			break
+		}
+	}
+	l.add(textBox(pick.x, pick.y, size, pick.anchor, s))
+	return pick.x, pick.y, pick.anchor
+}

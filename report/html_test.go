@@ -141,6 +141,9 @@ func dataPoints(t *testing.T, frag string) int {
 	return n
 }
 
+// perLevel are the charts against the level.
+var perLevel = []string{"chart-success", "chart-rps", "chart-latency"}
+
 func checkCharts(t *testing.T, doc string, want int) {
 	t.Helper()
 	frags := svgFragments(t, doc)
@@ -159,9 +162,13 @@ func checkCharts(t *testing.T, doc string, want int) {
 			}
 		}
 	}
+	if _, ok := frags["chart-percentiles"]; !ok {
+		t.Error("no percentile curve chart")
+	}
 	_, timeline := frags["chart-timeline"]
-	if n := len(frags); n != 3 && !(n == 4 && timeline) {
-		t.Errorf("%d charts, want 3 (and the timeline)", n)
+	_, narrow := frags["chart-timeline-narrow"]
+	if n := len(frags); n != 4 && !(n == 6 && timeline && narrow) {
+		t.Errorf("%d charts, want 4 (and the timeline, wide and narrow)", n)
 	}
 }
 
@@ -273,8 +280,8 @@ func TestHTMLInterrupted(t *testing.T) {
 	if n := strings.Count(frags["chart-latency"], `class="pt interrupted"`); n != 4 {
 		t.Errorf("latency chart: %d interrupted points, want 4", n)
 	}
-	for id, f := range frags {
-		if !strings.Contains(f, ">interrupted</text>") {
+	for _, id := range perLevel {
+		if f := frags[id]; !strings.Contains(f, ">interrupted</text>") {
 			t.Errorf("%s: interrupted point not labelled", id)
 		}
 	}
@@ -587,8 +594,9 @@ func TestHTMLLatencyLimitOffScaleAndMarks(t *testing.T) {
 
 	r.Verdict, r.FirstRejected, r.Reason = brk.VerdictInconclusive, nil, "target unfulfilled"
 	r.Phases[4].Inconclusive = true
-	for id, f := range svgFragments(t, writeHTML(t, r)) {
-		if !strings.Contains(f, ">inconclusive at 40</text>") || strings.Contains(f, "broke") {
+	frags = svgFragments(t, writeHTML(t, r))
+	for _, id := range perLevel {
+		if f := frags[id]; !strings.Contains(f, ">inconclusive at 40</text>") || strings.Contains(f, "broke") {
 			t.Errorf("%s: the inconclusive phase is not marked so", id)
 		}
 	}
@@ -884,8 +892,8 @@ func TestHTMLNoTimeline(t *testing.T) {
 	if strings.Contains(doc, "chart-timeline") || strings.Contains(doc, "over time") {
 		t.Error("a timeline chart for a run without timelines")
 	}
-	if n := len(svgFragments(t, doc)); n != 3 {
-		t.Errorf("%d charts, want 3", n)
+	if n := len(svgFragments(t, doc)); n != 4 {
+		t.Errorf("%d charts, want 4 (3 per level, the percentile curve)", n)
 	}
 }
 

@@ -23,26 +23,30 @@ const (
 	colTLPhase = "#aab0b8"
 )
 
-// Timeline chart geometry, in SVG user units.
+// Timeline chart geometry, in SVG user units: the chart is drawn twice,
+// tlWideW wide for a wide window and tlNarrowW for a narrow one (CSS shows
+// one), so that its text reads at 11 px or more in either.
 const (
-	tlW, tlH         = 1100, 428
-	tlLeft, tlRight  = 78, 18
-	tlTop            = 62  // the rate panel's top
-	tlRateH          = 200 // the rate panel's height
-	tlGap            = 26  // between the panels
-	tlP99H           = 100 // the p99 panel's height
-	tlPlotW          = tlW - tlLeft - tlRight
-	tlP99Top         = tlTop + tlRateH + tlGap
-	tlBottom         = tlP99Top + tlP99H
-	tlMinLabelGapPix = 6
+	tlWideW, tlNarrowW = 1100, 740
+	tlLeft, tlRight    = 78, 18
+	tlRateH            = 200 // the outcomes panel's height
+	tlStatusH          = 110 // the status classes panel's height
+	tlGap              = 30  // between the panels
+	tlP99H             = 100 // the p99 panel's height
+	tlMinLabelGapPix   = 6
 )
+
+// Status class colours on the timeline (the classes a run saw).
+var tlClassColour = [6]string{"#7f7f7f", "#66c2a5", "#1b9e77", "#7570b3", "#d95f02", "#a6761d"}
 
 // tlSpan is one timeline point placed in the run: its span in seconds
 // since the run's start and its rates.
 type tlSpan struct {
 	t0, t1   float64
-	ok, fail float64 // per second
-	p99      float64 // ms; 0: no responses in the span
+	ok, fail float64    // per second
+	p99      float64    // ms; 0: no responses in the span
+	status   [6]float64 // responses per second by class: other, 1xx..5xx
+	phase    int
 }
 
 // tlPhase is one phase on the timeline.
@@ -78,9 +82,13 @@ func timelinePhases(ps []*brk.PhaseStats) []tlPhase {
 			if !finite(p99) || p99 < 0 {
 				p99 = 0
 			}
+			st := pt.Statuses
 			ph.spans = append(ph.spans, tlSpan{
 				t0: tl.StartS + off, t1: tl.StartS + off + span,
 				ok: float64(pt.Succeeded) / span, fail: float64(pt.Failed) / span, p99: p99,
+				status: [6]float64{float64(st.Other) / span, float64(st.S1xx) / span, float64(st.S2xx) / span,
+					float64(st.S3xx) / span, float64(st.S4xx) / span, float64(st.S5xx) / span},
+				phase: p.Index,
 			})
 		}
 		if len(ph.spans) > 0 {
@@ -90,75 +98,136 @@ func timelinePhases(ps []*brk.PhaseStats) []tlPhase {
 	return out
 }
 
-// timelineChart draws the run's timeline, or nothing (no empty box) when no
-// phase has one.
+// classNames are the status classes' names, by index.
+var classNames = [6]string{"other", "1xx", "2xx", "3xx", "4xx", "5xx"}
+
+// timelineChart draws the run's timeline, wide and narrow, or nothing (no
+// empty box) when no phase has one.
 func timelineChart(ps []*brk.PhaseStats) template.HTML {
 	phases := timelinePhases(ps)
 	if len(phases) == 0 {
 		return ""
 	}
+	return timelineSVG(phases, "chart-timeline", "wide tl-wide", tlWideW) + "\n" +
+		timelineSVG(phases, "chart-timeline-narrow", "wide tl-narrow", tlNarrowW)
+}
+
+// timelineSVG draws the timeline w units wide.
+func timelineSVG(phases []tlPhase, id, class string, w int) template.HTML {
 	esc := template.HTMLEscapeString
-	tmax, rmax, pmax, n := 0.0, 0.0, 0.0, 0
+	plotW := float64(w - tlLeft - tlRight)
+	tmax, rmax, smax, pmax, n := 0.0, 0.0, 0.0, 0.0, 0
+	var seen [6]bool
 	for _, ph := range phases {
 		for _, s := range ph.spans {
 			tmax = math.Max(tmax, s.t1)
 			rmax = math.Max(rmax, math.Max(s.ok, s.fail))
 			pmax = math.Max(pmax, s.p99)
+			for c, v := range s.status {
+				smax = math.Max(smax, v)
+				seen[c] = seen[c] || v > 0
+			}
 			n++
 		}
 	}
-	rtop, ptop := niceCeil(rmax*1.08), niceCeil(pmax*1.08)
+	classes := []int{}
+	for _, c := range []int{2, 3, 4, 5, 1, 0} {
+		if seen[c] {
+			classes = append(classes, c)
+		}
+	}
+	legend := []legendItem{{label: "successes/s", color: colTLOK}, {label: "failures/s", color: colTLFail}}
+	for _, c := range classes {
+		legend = append(legend, legendItem{label: classNames[c] + "/s", color: tlClassColour[c]})
+	}
+	legend = append(legend, legendItem{label: "p99 (ms, lower panel; gaps: no responses)", color: colTLP99},
+		legendItem{label: "phase start, its level", color: colTLPhase})
+	// The legend wraps into rows within the chart's width.
+	type placed struct {
+		it   legendItem
+		x, y float64
+	}
+	var items []placed
+	lx, ly := float64(tlLeft-50), 38.0
+	for _, it := range legend {
+		wd := 28 + textW(it.label, 12)
+		if lx+wd > float64(w-tlRight) && lx > tlLeft-50 {
+			lx, ly = tlLeft-50, ly+20
+		}
+		items = append(items, placed{it, lx, ly})
+		lx += wd + 14
+	}
+	top := int(ly) + 24 // the outcomes panel's top
+	statusTop := top + tlRateH + tlGap
+	p99Top := statusTop + tlStatusH + tlGap
+	if len(classes) == 0 {
+		p99Top = statusTop
+	}
+	bottom := p99Top + tlP99H
+	h := bottom + 44
+
+	rtop, stop, ptop := niceCeil(rmax*1.08), niceCeil(smax*1.08), niceCeil(pmax*1.08)
 	xt, xs := ticks(0, tmax, 1)
 	tend := math.Max(tmax, xt[len(xt)-1])
-	px := func(t float64) float64 { return tlLeft + t/tend*tlPlotW }
-	ry := func(v float64) float64 { return tlTop + tlRateH - v/rtop*tlRateH }
-	py := func(v float64) float64 { return tlP99Top + tlP99H - v/ptop*tlP99H }
+	px := func(t float64) float64 { return tlLeft + t/tend*plotW }
+	ry := func(v float64) float64 { return float64(top+tlRateH) - v/rtop*tlRateH }
+	sy := func(v float64) float64 { return float64(statusTop+tlStatusH) - v/stop*tlStatusH }
+	py := func(v float64) float64 { return float64(p99Top+tlP99H) - v/ptop*tlP99H }
 
 	var b strings.Builder
 	title := "Outcomes over time (the whole run)"
-	fmt.Fprintf(&b, `<svg id="chart-timeline" class="chart wide" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s" data-points="%d" data-phases="%d" %s>`,
-		tlW, tlH, tlW, tlH, esc(title), n, len(phases), chFont)
+	fmt.Fprintf(&b, `<svg id="%s" class="chart %s" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s" data-points="%d" data-phases="%d" %s>`,
+		id, class, w, h, w, h, esc(title), n, len(phases), chFont)
 	fmt.Fprintf(&b, `<title>%s</title>`, esc(title))
-	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`, tlW, tlH)
+	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`, w, h)
 	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="600" fill="#1f2937">%s</text>`, tlLeft-58, esc(title))
-	lx := float64(tlLeft - 50)
-	for _, it := range []legendItem{{label: "successes/s", color: colTLOK}, {label: "failures/s", color: colTLFail},
-		{label: "p99 (ms, lower panel; gaps: no responses)", color: colTLP99}, {label: "phase start, its level", color: colTLPhase}} {
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="38" x2="%.1f" y2="38" stroke="%s" stroke-width="2.5"/>`, lx, lx+22, it.color)
-		fmt.Fprintf(&b, `<text x="%.1f" y="42" font-size="12" fill="#374151">%s</text>`, lx+28, esc(it.label))
-		lx += 28 + 6.6*float64(len([]rune(it.label))) + 18
+	for _, p := range items {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"/>`, p.x, p.y, p.x+22, p.y, p.it.color)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="12" fill="#374151">%s</text>`, p.x+28, p.y+4, esc(p.it.label))
 	}
 
 	// Panels: grid, y ticks, axes.
-	panel := func(top, h int, lo, hi float64, unit string, y func(float64) float64, label string) {
-		yt, ys := ticks(lo, hi, 0)
+	type panelDef struct {
+		top, h int
+		hi     float64
+		unit   string
+		y      func(float64) float64
+		label  string
+	}
+	panels := []panelDef{{top, tlRateH, rtop, "/s", ry, "outcomes/s"}}
+	if len(classes) > 0 {
+		panels = append(panels, panelDef{statusTop, tlStatusH, stop, "/s", sy, "responses/s by status"})
+	}
+	panels = append(panels, panelDef{p99Top, tlP99H, ptop, " ms", py, "p99 (ms)"})
+	for _, pn := range panels {
+		yt, ys := ticks(0, pn.hi, 0)
 		k := useK(yt, ys)
 		for _, v := range yt {
-			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e5e7eb" stroke-width="1"/>`, tlLeft, y(v), tlW-tlRight, y(v))
-			fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="#4b5563" text-anchor="end">%s</text>`, tlLeft-8, y(v)+4, esc(tickLabel(v, ys, unit, k)))
+			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e5e7eb" stroke-width="1"/>`, tlLeft, pn.y(v), w-tlRight, pn.y(v))
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="#4b5563" text-anchor="end">%s</text>`, tlLeft-8, pn.y(v)+4, esc(tickLabel(v, ys, pn.unit, k)))
 		}
-		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, tlLeft, top, tlLeft, top+h)
-		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, tlLeft, top+h, tlW-tlRight, top+h)
-		fmt.Fprintf(&b, `<text x="14" y="%d" font-size="12" fill="#374151" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`, top+h/2, top+h/2, esc(label))
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, tlLeft, pn.top, tlLeft, pn.top+pn.h)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, tlLeft, pn.top+pn.h, w-tlRight, pn.top+pn.h)
+		fmt.Fprintf(&b, `<text x="14" y="%d" font-size="12" fill="#374151" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`, pn.top+pn.h/2, pn.top+pn.h/2, esc(pn.label))
 	}
-	panel(tlTop, tlRateH, 0, rtop, "/s", ry, "outcomes/s")
-	panel(tlP99Top, tlP99H, 0, ptop, " ms", py, "p99 (ms)")
+	// X ticks: labels every tick that leaves room for its label.
 	k := useK(xt, xs)
+	lastEnd := math.Inf(-1)
 	for _, v := range xt {
 		x := px(v)
-		for _, top := range []int{tlTop, tlP99Top} {
-			h := tlRateH
-			if top == tlP99Top {
-				h = tlP99H
-			}
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#f1f3f5" stroke-width="1"/>`, x, top, x, top+h)
+		for _, pn := range panels {
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#f1f3f5" stroke-width="1"/>`, x, pn.top, x, pn.top+pn.h)
 		}
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#4b5563" stroke-width="1"/>`, x, tlBottom, x, tlBottom+5)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" fill="#4b5563" text-anchor="middle">%s</text>`, x, tlBottom+18, esc(tickLabel(v, xs, "", k)))
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#4b5563" stroke-width="1"/>`, x, bottom, x, bottom+5)
+		l := tickLabel(v, xs, "", k)
+		if bx := textBox(x, float64(bottom+18), 11, "middle", l); bx.x0 > lastEnd+4 && bx.x1 <= float64(w) {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" fill="#4b5563" text-anchor="middle">%s</text>`, x, bottom+18, esc(l))
+			lastEnd = bx.x1
+		}
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" fill="#374151" text-anchor="middle">seconds since the run's start</text>`, tlLeft+tlPlotW/2, tlH-8)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" fill="#374151" text-anchor="middle">seconds since the run's start</text>`, tlLeft+int(plotW)/2, h-8)
 
-	// Phase starts: a thin line through both panels, labelled with the
+	// Phase starts: a thin line through the panels, labelled with the
 	// level where the label does not run into the previous one.
 	labelEnd := math.Inf(-1)
 	for _, ph := range phases {
@@ -168,7 +237,7 @@ func timelineChart(ps []*brk.PhaseStats) template.HTML {
 			state = " (rejected)"
 		}
 		fmt.Fprintf(&b, `<line class="phase-mark" data-phase="%d" data-level="%d" x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="1"><title>phase %d starts: level %d%s</title></line>`,
-			ph.index, ph.level, x, tlTop-4, x, tlBottom, colTLPhase, ph.index, ph.level, state)
+			ph.index, ph.level, x, top-4, x, bottom, colTLPhase, ph.index, ph.level, state)
 		label := strconv.Itoa(ph.level)
 		if x+2 < labelEnd+tlMinLabelGapPix {
 			continue
@@ -177,8 +246,8 @@ func timelineChart(ps []*brk.PhaseStats) template.HTML {
 		if ph.rejected {
 			fill, weight = colBreak, "600"
 		}
-		fmt.Fprintf(&b, `<text class="phase-label" x="%.1f" y="%d" font-size="10" font-weight="%s" fill="%s" %s>%s</text>`, x+2, tlTop+10, weight, fill, halo, esc(label))
-		labelEnd = x + 2 + 6*float64(len(label))
+		fmt.Fprintf(&b, `<text class="phase-label" x="%.1f" y="%d" font-size="11" font-weight="%s" fill="%s" %s>%s</text>`, x+2, top+11, weight, fill, halo, esc(label))
+		labelEnd = x + 2 + textW(label, 11)
 	}
 
 	// The series, as steps: each span a level line over its span; a new
@@ -216,7 +285,30 @@ func timelineChart(ps []*brk.PhaseStats) template.HTML {
 	}
 	series("successes/s", colTLOK, ry, func(s tlSpan) (float64, bool) { return s.ok, true })
 	series("failures/s", colTLFail, ry, func(s tlSpan) (float64, bool) { return s.fail, true })
+	for _, c := range classes {
+		series(classNames[c]+"/s", tlClassColour[c], sy, func(s tlSpan) (float64, bool) { return s.status[c], true })
+	}
 	series("p99 ms", colTLP99, py, func(s tlSpan) (float64, bool) { return s.p99, s.p99 > 0 })
+
+	// Values on hover: each span a transparent column over the panels,
+	// titled with its figures.
+	for _, ph := range phases {
+		for _, s := range ph.spans {
+			var t strings.Builder
+			fmt.Fprintf(&t, "phase %d (level %d), %s–%s s: %s successes/s, %s failures/s", s.phase, ph.level,
+				fmtF(s.t0, 1), fmtF(s.t1, 1), fmtF(s.ok, 1), fmtF(s.fail, 1))
+			for _, c := range classes {
+				if s.status[c] > 0 {
+					fmt.Fprintf(&t, "; %s %s/s", classNames[c], fmtF(s.status[c], 1))
+				}
+			}
+			if s.p99 > 0 {
+				fmt.Fprintf(&t, "; p99 %s ms", fmtF(s.p99, 3))
+			}
+			fmt.Fprintf(&b, `<rect class="hover" x="%.1f" y="%d" width="%.2f" height="%d" fill="#ffffff" fill-opacity="0"><title>%s</title></rect>`,
+				px(s.t0), top, math.Max(px(s.t1)-px(s.t0), 0.1), bottom-top, esc(t.String()))
+		}
+	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }

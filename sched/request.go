@@ -142,7 +142,7 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 		w.wrote(o, c.Token, now)
 	}
 	w.rec.Response(now - s.start)
-	w.rec.Statuses.Add(c.Status)
+	w.rec.Status(c.Status)
 	w.rec.Served(now - s.written)
 	switch code := c.Status; {
 	case now > s.deadline:

@@ -10,6 +10,7 @@ type connCmd struct {
 	URL string `arg:"" help:"http(s)://host[:port]/path"`
 	levelFlags
 	loadFlags
+	latencyFlag
 	shardFlags
 	Requests int  `default:"1" help:"Requests per connection, written one at a time; the last carries Connection: close."`
 	NoResume bool `help:"For https://, make every handshake a full one (no session resumption)."`
@@ -38,6 +39,6 @@ func (c *connCmd) Run(e *env) error {
 	if err := c.shardFlags.apply(&p); err != nil {
 		return err
 	}
-	e.verbose = c.Verbose
+	e.verbose, e.latency = c.Verbose, c.Latency
 	return runTest(e, brk.ModeConnections, t, p, c.JSON, c.Report, c.Quiet)
 }

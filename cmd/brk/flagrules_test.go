@@ -111,7 +111,7 @@ func TestOtherTestsFlags(t *testing.T) {
 					line = append(line, "--"+name+"="+valueFor(ph))
 				}
 				r := runBrk(t, line...)
-				want := regexp.MustCompile(`^brk: --` + regexp.QuoteMeta(name) + ` applies to (the [a-z ]+ tests?|brk ab)\b.* only\n$`)
+				want := regexp.MustCompile(`^brk: --` + regexp.QuoteMeta(name) + ` applies to (the [a-z, ]+ tests?|brk ab)\b.* only\n$`)
 				if r.code != 2 || !want.MatchString(r.stderr) {
 					t.Errorf("brk %s: want exit 2 and \"brk: --%s applies to <its test> only\"\n%s", strings.Join(line, " "), name, r)
 				}

@@ -61,6 +61,8 @@ type cli struct {
 type env struct {
 	// verbose writes each phase's full block (--verbose).
 	verbose bool
+	// latency writes the final pair's latency distribution (--latency).
+	latency bool
 	ctx     context.Context
 	stdout  io.Writer
 	stderr  io.Writer

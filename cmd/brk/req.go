@@ -64,10 +64,17 @@ type loadFlags struct {
 	Key        string `help:"Client private key PEM for mutual TLS (with --cert)." placeholder:"PEM"`
 }
 
+// latencyFlag is --latency (wrk's name), on the requests, connections
+// and rate tests.
+type latencyFlag struct {
+	Latency bool `help:"After the run, print the latency percentiles (50, 75, 90, 99, 99.9, 99.99 %, max) and a histogram of the responses, from the phase's HdrHistogram: the final pair's two phases (last accepted, lowest rejected level), or a one-phase run's phase."`
+}
+
 type reqCmd struct {
 	URL string `arg:"" help:"http(s)://host[:port]/path"`
 	levelFlags
 	loadFlags
+	latencyFlag
 	shardFlags
 }
 
@@ -253,7 +260,7 @@ func (c *reqCmd) Run(e *env) error {
 	if err := c.shardFlags.apply(&p); err != nil {
 		return err
 	}
-	e.verbose = c.Verbose
+	e.verbose, e.latency = c.Verbose, c.Latency
 	return runTest(e, brk.ModeRequests, t, p, c.JSON, c.Report, c.Quiet)
 }
 
@@ -307,6 +314,11 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 		report.WriteSummary(text, res)
 	} else {
 		report.WriteHeld(text, res)
+	}
+	if e.latency {
+		if err := report.WriteLatency(text, res); err != nil {
+			fmt.Fprintf(e.stderr, "brk: --latency: %v\n", err)
+		}
 	}
 	// A requested report that could not be written is named on stderr and
 	// turns the exit code into 4 (130 stays 130).
