@@ -58,6 +58,14 @@ type Plan struct {
 	Baseline bool
 	// Requests is the connections test's requests per connection (default 1).
 	Requests int
+	// KeepAlive (connections test) keeps each connection open, carrying
+	// requests one at a time until the phase's admission ends, instead of
+	// Requests each: a level of N connections is N requests in flight at
+	// depth 1, what most HTTP/1.1 clients do. Each phase opens its own
+	// connections and closes each once its last response is in (a
+	// connection set up in the window whose setup ends after it carries
+	// one request, asking Connection: close). Not with Requests above 1.
+	KeepAlive bool
 	// MaxP99 and MaxP999, when set, reject a phase whose latency p99
 	// (p99.9) exceeds them, beside the success share.
 	MaxP99, MaxP999 time.Duration
@@ -213,6 +221,7 @@ type Result struct {
 	Threads   int        `json:"threads"`
 	Conns     int        `json:"conns,omitempty"`
 	Requests  int        `json:"requests_per_connection,omitempty"`
+	KeepAlive bool       `json:"keep_alive,omitempty"` // connections test: Plan.KeepAlive
 	TimeoutMs float64    `json:"timeout_ms"`
 	RateDepth int        `json:"rate_depth,omitempty"` // rate test: outstanding per connection at most
 	Arrivals  string     `json:"arrivals,omitempty"`   // rate test: uniform or poisson
@@ -268,6 +277,7 @@ type ResultPlan struct {
 	AcceptPct     float64 `json:"accept_pct"` // a number, unlike the top level's text
 	Threads       int     `json:"threads"`
 	Requests      int     `json:"requests_per_connection,omitempty"` // connections test
+	KeepAlive     bool    `json:"keep_alive,omitempty"`              // connections test
 	MaxP99Ms      float64 `json:"max_p99_ms,omitempty"`
 	MaxP999Ms     float64 `json:"max_p999_ms,omitempty"`
 	Refine        bool    `json:"refine,omitempty"`

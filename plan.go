@@ -212,6 +212,21 @@ func DefaultRateDepth(http2 bool) int {
 	return 1
 }
 
+// AcceptWarning is the plan-time warning of an Accept below 1, or nil:
+// Accept is a percentage, so Accept 0.9 asks that 0.9 % of requests
+// succeed, where a fraction's 0.9 (90 %) was probably meant. It does not
+// refuse the plan (Check and the runs accept it: 0.9 % is a value of its
+// own); it is a *PlanError only so that it names its field like a
+// refusal, and a caller can Reword it, as the CLI words its warning.
+func AcceptWarning(p Plan) *PlanError {
+	if !(p.Accept > 0 && p.Accept < 1) {
+		return nil
+	}
+	v := strconv.FormatFloat(p.Accept, 'f', -1, 64)
+	return refuse("%s %s means %s %% of requests must succeed, not %s %%; %s is a percentage",
+		fAccept, v, v, strconv.FormatFloat(p.Accept*100, 'g', -1, 64), fAccept)
+}
+
 // RateSlotWarning is the rate test's plan-time warning, or nil: by
 // Little's law the requests outstanding at once are rate × latency, so a
 // run whose connections × depth slots are below its highest planned rate

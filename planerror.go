@@ -74,6 +74,7 @@ const (
 	fThreads    field = "Plan.Threads"
 	fBaseline   field = "Plan.Baseline"
 	fRequests   field = "Plan.Requests"
+	fKeepAlive  field = "Plan.KeepAlive"
 	fMaxP99     field = "Plan.MaxP99"
 	fMaxP999    field = "Plan.MaxP999"
 	fRefine     field = "Plan.Refine"

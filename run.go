@@ -88,8 +88,13 @@ func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
 		if p.Requests < 0 {
 			return nil, p, refuse("%s must be at least 1", fRequests)
 		}
+		if p.KeepAlive && p.Requests > 1 {
+			return nil, p, refuse("%s and %s cannot be combined: a kept-alive connection carries requests until the phase ends", fKeepAlive, fRequests)
+		}
 	} else if t.TLS.NoResume {
 		return nil, p, refuse("%s applies to the connections test", fNoResume)
+	} else if p.KeepAlive {
+		return nil, p, refuse("%s applies to the connections test", fKeepAlive)
 	}
 	pr, err := prepare(t, p, m)
 	if err != nil {
@@ -183,7 +188,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	}
 	if m == ModeConnections {
 		res.Conns = 0
-		res.Requests = p.Requests
+		res.Requests, res.KeepAlive = p.Requests, p.KeepAlive
 		if threads > p.Start {
 			threads = p.Start // never more threads than connections
 		}
@@ -205,7 +210,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		res.Plan.Repeat = max(p.Repeat, 1)
 	}
 	if m == ModeConnections {
-		res.Plan.Requests = p.Requests
+		res.Plan.Requests, res.Plan.KeepAlive = p.Requests, p.KeepAlive
 	} else {
 		res.Plan.Connections = p.Conns
 	}
@@ -229,7 +234,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		Replay:  pr.replay,
 		Timeout: p.Timeout, StatusOK: pr.statusOK,
 		TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
-		Mode: mode, PerConn: p.Requests,
+		Mode: mode, PerConn: p.Requests, KeepAlive: p.KeepAlive,
 		RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
 		NewSession: newSession,
 	})

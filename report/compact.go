@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/sched"
 )
 
 // The default text: one line per phase and a summary sentence. The full
@@ -18,7 +19,11 @@ import (
 // successful requests/s, p50/p99 and only the failures that happened —
 // with its reason (and a failed body's first bytes) on a second line when
 // there is one.
-func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
+//
+// conns and http2 say what a requests-test level is made of
+// (LevelMadeOf); conns 0 writes the most outstanding per connection
+// instead ("40 concurrent requests (5/conn)").
+func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats, conns int, http2 bool) {
 	state := "accepted"
 	switch {
 	case s.Interrupted:
@@ -30,7 +35,11 @@ func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	}
 	level := fmt.Sprintf("%d %s", s.Level, test.Unit())
 	if test == brk.ModeRequests {
-		level += fmt.Sprintf(" (%d/conn)", s.Depth)
+		if made := LevelMadeOf(s.Level, conns, http2); made != "" && DepthAgrees(s.Level, conns, s.Depth) {
+			level += " (" + made + ")"
+		} else {
+			level += fmt.Sprintf(" (%d/conn)", s.Depth)
+		}
 	}
 	if s.Role != "" && s.Role != "ramp" {
 		level += "  " + s.Role
@@ -38,7 +47,7 @@ func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	fmt.Fprintf(w, "phase %d  %s  %s", s.Index, level, state)
 	if s.Counts.Attempted > 0 {
 		fmt.Fprintf(w, "  success %s  %s ok/s  p50 %s  p99 %s", Pct(s.SuccessPct), num(s.RequestsPerSec),
-			Ms(s.LatencyMs.P50), Ms(s.LatencyMs.P99))
+			MsOf(s.LatencyMs, s.LatencyMs.P50), MsOf(s.LatencyMs, s.LatencyMs.P99))
 	}
 	if f := nonZeroFailures(s); f != "" {
 		fmt.Fprintf(w, "  %s", f)
@@ -112,7 +121,7 @@ func Held(r *brk.Result) string {
 	fp := r.FinalPair
 	var b strings.Builder
 	if r.LastAccepted == nil {
-		b.WriteString("Held no level")
+		b.WriteString("No level held")
 	} else {
 		fmt.Fprintf(&b, "Held %d %s", *r.LastAccepted, unit)
 		if p := held; p != nil {
@@ -147,9 +156,17 @@ func Held(r *brk.Result) string {
 	case brk.VerdictDone:
 		b.WriteString(": the --max level, accepted")
 	case brk.VerdictInconclusive:
-		b.WriteString("; then no verdict (below)")
+		if r.LastAccepted == nil {
+			b.WriteString(": the run ended without a verdict")
+		} else {
+			b.WriteString("; then the run ended without a verdict")
+		}
 	case brk.VerdictInterrupted:
-		b.WriteString("; then interrupted")
+		if r.LastAccepted == nil {
+			b.WriteString(": interrupted")
+		} else {
+			b.WriteString("; then interrupted")
+		}
 	}
 	return b.String()
 }
@@ -258,6 +275,49 @@ func Ms(v float64) string {
 		prec = 1
 	}
 	return strconv.FormatFloat(v, 'f', prec, 64) + " ms"
+}
+
+// NoSample is the text of a figure that has no sample (a latency of a
+// phase without responses), instead of a zero that reads as a
+// measurement.
+const NoSample = "—"
+
+// MsOf is Ms of v, a figure of l, or NoSample when l has no sample.
+func MsOf(l brk.Latency, v float64) string {
+	if l.Count == 0 && v == 0 {
+		return NoSample
+	}
+	return Ms(v)
+}
+
+// LevelMadeOf says what a requests-test level of conns connections is
+// made of: "64 connections × 3 pipelined requests", "64 connections × 1
+// request", "8 connections × 4 + 56 × 3" when the level is not a multiple
+// of conns (sched.PerConnText's words), "5 connections × 1, 3 idle" below
+// conns; streams over HTTP/2. "" when conns is unknown (0).
+func LevelMadeOf(level, conns int, http2 bool) string {
+	if conns < 1 {
+		return ""
+	}
+	hi, d := level%conns, level/conns
+	if hi != 0 {
+		return sched.PerConnText(level, conns)
+	}
+	unit := "pipelined request"
+	switch {
+	case http2:
+		unit = "stream"
+	case d == 1:
+		unit = "request"
+	}
+	return plural(conns, "connection") + " × " + plural(d, unit)
+}
+
+// DepthAgrees reports whether a phase's most outstanding per connection
+// is what level over conns connections puts on one (false for a shard's
+// phase, whose level is spread over every shard's connections).
+func DepthAgrees(level, conns, depth int) bool {
+	return conns > 0 && (level+conns-1)/conns == depth
 }
 
 // num formats a rate without decimals, with thousands separated: "12,345".

@@ -38,7 +38,9 @@ func (x *Text) PhaseFinished(s *brk.PhaseStats) {
 	if s.Index == 0 {
 		fmt.Fprintln(x.W)
 	}
-	WritePhaseLine(x.W, x.Test, s)
+	p := x.Plan
+	p.DefaultsFor(x.Test)
+	WritePhaseLine(x.W, x.Test, s, p.Conns, x.Target.HTTP2)
 }
 
 // Live is a Text that also keeps one live progress line on Out, rewritten

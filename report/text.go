@@ -28,6 +28,10 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 		writeSearchHeader(w, test, p, threads)
 		return
 	}
+	if p.Start == p.Max && p.Start > 0 {
+		writeOneLevelHeader(w, test, t, p, threads)
+		return
+	}
 	if test == brk.ModeRate {
 		depth, arrivals := p.RateDepth, p.Arrivals
 		if depth == 0 {
@@ -44,12 +48,37 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 		if p.Requests == 0 {
 			p.Requests = 1
 		}
-		fmt.Fprintf(w, "  concurrent connections: start %d, pace %d, max %s; %s per connection; phase %s, timeout %s, accept %s %%; %s\n",
-			p.Start, p.Pace, maxs, plural(p.Requests, "request"), p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
+		fmt.Fprintf(w, "  concurrent connections: start %d, pace %d, max %s; %s; phase %s, timeout %s, accept %s %%; %s\n",
+			p.Start, p.Pace, maxs, perConnection(p), p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
 		return
 	}
 	fmt.Fprintf(w, "  %s, start %d, pace %d, max %s per connection; phase %s, timeout %s, accept %s %%; %s\n",
 		plural(p.Conns, "connection"), p.Start, p.Pace, maxs, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
+}
+
+// writeOneLevelHeader says what a run of one level (a first level equal
+// to --max, or --duration) holds: "one level, no ramp: 192 concurrent
+// requests (64 connections × 3 pipelined requests); phase 30s, …".
+func writeOneLevelHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads int) {
+	var level string
+	switch test {
+	case brk.ModeRequests:
+		n := p.Start * p.Conns
+		level = fmt.Sprintf("%d %s (%s)", n, test.Noun(), LevelMadeOf(n, p.Conns, t.HTTP2))
+	case brk.ModeConnections:
+		level = fmt.Sprintf("%d %s, %s per connection", p.Start, test.Noun(), plural(max(p.Requests, 1), "request"))
+		if p.KeepAlive {
+			level = fmt.Sprintf("%d %s, each kept open carrying requests one at a time", p.Start, test.Noun())
+		}
+	default:
+		depth, arrivals := max(p.RateDepth, 1), p.Arrivals
+		if arrivals == "" {
+			arrivals = "uniform"
+		}
+		level = fmt.Sprintf("%d requests/s offered, %s arrivals, over %d connections × %d outstanding at most", p.Start, arrivals, p.Conns, depth)
+	}
+	fmt.Fprintf(w, "  one level, no ramp: %s; phase %s, timeout %s, accept %s %%; %s\n",
+		level, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
 }
 
 // writeSearchHeader says what a search will do before its first phase:
@@ -86,7 +115,7 @@ func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int) {
 		}
 		over = fmt.Sprintf("%s arrivals; %d connections × %d outstanding at most; ", arrivals, p.Conns, depth)
 	case brk.ModeConnections:
-		over = plural(max(p.Requests, 1), "request") + " per connection; "
+		over = perConnection(p) + "; "
 	default:
 		over = plural(p.Conns, "connection") + "; "
 	}
@@ -95,6 +124,15 @@ func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int) {
 		fmt.Fprintf(w, ", each bisection probe %d times", p.Repeat)
 	}
 	fmt.Fprintf(w, "; %s\n", plural(threads, "worker thread"))
+}
+
+// perConnection is what a connections-test connection carries: "1
+// request per connection", or kept alive until each phase's admission ends.
+func perConnection(p brk.Plan) string {
+	if p.KeepAlive {
+		return "each connection kept alive, carrying requests one at a time until its phase's admission ends"
+	}
+	return plural(max(p.Requests, 1), "request") + " per connection"
 }
 
 // shortDuration is d as a flag spells it: "5m", "1m30s", "2.5s".
@@ -188,8 +226,7 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	if r := s.Rate; r != nil {
 		writeRate(w, s, r)
 	} else {
-		fmt.Fprintf(w, "  latency     %d responses: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms\n",
-			l.Count, l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max)
+		fmt.Fprintf(w, "  latency     %d responses: %s\n", l.Count, figures(l))
 		fmt.Fprintf(w, "  load        mean outstanding %.1f (target coverage %.1f %%), target reached once on %d connections, time at target %.1f %%\n",
 			s.MeanOutstanding, s.TargetCoveragePct, s.TargetReachedOnce, s.TimeAtTargetPct)
 	}
@@ -201,8 +238,7 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 		}
 		fmt.Fprintf(w, "  setups      %d attempted, %d established (%.4f %%), %d failed, %d timed out%s, %d resumed; %.1f established/s\n",
 			su.Attempted, su.Established, pct, su.Failed, su.TimedOut, abandonedSetups(su), su.Resumed, float64(su.Established)/max(s.DurationS, 1e-9))
-		fmt.Fprintf(w, "  setup time  %d setups: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms (connect through handshake)\n",
-			sl.Count, sl.Mean, sl.P50, sl.P90, sl.P99, sl.P999, sl.Max)
+		fmt.Fprintf(w, "  setup time  %d setups: %s (connect through handshake)\n", sl.Count, figures(sl))
 		fmt.Fprintf(w, "  generator   blocked writes %d; max send delay %.3f ms; max deadline lateness %.3f ms\n",
 			s.BlockedWrites, s.MaxSendDelayMs, s.MaxLatenessMs)
 	} else {
@@ -256,8 +292,16 @@ func writeRate(w io.Writer, s *brk.PhaseStats, r *brk.RateStats) {
 }
 
 func writeDist(w io.Writer, name string, l brk.Latency, what, note string) {
-	fmt.Fprintf(w, "  %-11s %d %s: mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms (%s)\n",
-		name, l.Count, what, l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max, note)
+	fmt.Fprintf(w, "  %-11s %d %s: %s (%s)\n", name, l.Count, what, figures(l), note)
+}
+
+// figures are a distribution's mean and percentiles, each — when it has
+// no sample (a phase without responses).
+func figures(l brk.Latency) string {
+	if l.Count == 0 {
+		return "mean —, p50 —, p90 —, p99 —, p99.9 —, max —"
+	}
+	return fmt.Sprintf("mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms", l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max)
 }
 
 // FinalLine is the last stdout line of a run (SPEC §5).

@@ -11,9 +11,22 @@ package sched
 // requests, even when the window ends during its setup or between its
 // requests (the drain waits for them), and no setup starts after the
 // window — so no connection is set up to carry nothing, or cut short.
+//
+// With keepAlive a connection carries requests one at a time for as long
+// as the window admits (perConn is not used): the window's end, not a
+// count, makes a request its connection's last, so no request can ask
+// for the close in advance; once the response to the one in flight at
+// the window's end is in, the client closes the connection (as the
+// requests test's connections end). A committed connection whose setup
+// ends after the window carries one request, asking Connection: close,
+// so that none is set up to carry nothing. A connection the server
+// closes is replaced while the window admits, as without keepAlive. So a
+// phase of N connections holds N requests in flight, one on each, over
+// connections opened in that phase.
 type connsPolicy struct {
-	perConn uint32
-	active  int // owners of this worker in use in the phase
+	perConn   uint32
+	keepAlive bool
+	active    int // owners of this worker in use in the phase
 }
 
 func (p *connsPolicy) start(w *worker, share int) {
@@ -25,7 +38,17 @@ func (p *connsPolicy) start(w *worker, share int) {
 func (p *connsPolicy) inUse(_ *worker, o *owner) bool { return int(o.idx) < p.active }
 
 func (p *connsPolicy) next(w *worker, o *owner, now int64) (at int64, ok, last bool) {
-	if !w.admitting && !o.committed || o.state != stOpen || o.sent >= p.perConn || int(o.idx) >= p.active {
+	if o.state != stOpen || int(o.idx) >= p.active {
+		return 0, false, false
+	}
+	if p.keepAlive {
+		if !w.admitting && (!o.committed || o.sent > 0) {
+			return 0, false, false
+		}
+		o.sent++
+		return now, true, !w.admitting
+	}
+	if !w.admitting && !o.committed || o.sent >= p.perConn {
 		return 0, false, false
 	}
 	o.sent++
@@ -34,6 +57,15 @@ func (p *connsPolicy) next(w *worker, o *owner, now int64) (at int64, ok, last b
 
 func (p *connsPolicy) answered(w *worker, o *owner, closing bool, now int64) bool {
 	switch {
+	case p.keepAlive && closing:
+		w.awaitClose(o, now)
+		return false
+	case p.keepAlive && !w.admitting:
+		// The window's end made this the connection's last response.
+		w.retireConn(o, now, false)
+		return false
+	case p.keepAlive:
+		return true
 	case closing || o.sent >= p.perConn:
 		// The connection's last response (or the server ends it):
 		// ending the connection is the server's work.

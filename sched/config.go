@@ -43,6 +43,10 @@ type Config struct {
 	// requests one at a time.
 	Mode    Mode
 	PerConn int
+	// KeepAlive (connections test) keeps each connection carrying
+	// requests one at a time until the admission window ends, instead of
+	// PerConn requests.
+	KeepAlive bool
 
 	// The rate test: RateDepth is the most outstanding requests a
 	// connection carries; Poisson draws exponential gaps between
@@ -101,7 +105,7 @@ func (c *Config) validate() error {
 		return errors.New("sched: timeout must be positive")
 	case c.NewSession == nil:
 		return errors.New("sched: no protocol session")
-	case c.Mode == Connections && c.PerConn < 1:
+	case c.Mode == Connections && c.PerConn < 1 && !c.KeepAlive:
 		return errors.New("sched: the connections test needs requests per connection")
 	case c.Mode == Rate && c.RateDepth < 1:
 		return errors.New("sched: the rate test needs a depth per connection")

@@ -118,7 +118,7 @@ func (m Mode) share(depth, i, n int) int {
 func (m Mode) policy(cfg *Config, id int) admission {
 	switch m {
 	case Connections:
-		return &connsPolicy{perConn: uint32(cfg.PerConn)}
+		return &connsPolicy{perConn: uint32(cfg.PerConn), keepAlive: cfg.KeepAlive}
 	case Rate:
 		return newRatePolicy(cfg, id)
 	}

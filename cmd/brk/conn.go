@@ -14,6 +14,8 @@ type connCmd struct {
 	shardFlags
 	Requests int  `default:"1" help:"Requests per connection, written one at a time; the last carries Connection: close."`
 	NoResume bool `help:"For https://, make every handshake a full one (no session resumption)."`
+	// KeepAlive is brk.Plan.KeepAlive.
+	KeepAlive bool `name:"keep-alive" help:"Keep each connection open, carrying requests one at a time until the phase's admission ends (then closed once its last response is in), instead of --requests each: a level of N connections is N requests in flight, one on each."`
 }
 
 // Run runs the connections test: --start, --pace and --max count
@@ -32,7 +34,7 @@ func (c *connCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	p.Requests = c.Requests
+	p.Requests, p.KeepAlive = c.Requests, c.KeepAlive
 	if p.Requests < 1 {
 		return refuse("--requests must be at least 1")
 	}

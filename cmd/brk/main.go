@@ -108,6 +108,10 @@ func (e *env) stdoutErr() error {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	stdout = &stickyWriter{w: stdout}
+	args, code, done := words(args, stdout, stderr)
+	if done {
+		return code
+	}
 	var c cli
 	exited := -1
 	parser, err := newParser(&c, stdout, stderr, &exited)
@@ -123,6 +127,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
+		if msg := foreignFlag(err); msg != "" {
+			fmt.Fprintf(stderr, "brk: %s\n", msg)
+			return exitUsage
+		}
 		if msg := otherTestFlag(parser, err); msg != "" {
 			fmt.Fprintf(stderr, "brk: %s\n", msg)
 			return exitUsage
@@ -172,6 +180,7 @@ func newParser(c *cli, stdout, stderr io.Writer, exited *int) (*kong.Kong, error
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { *exited = code; panic(kongExit{}) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Help(helpWithExamples),
 		kong.Vars{"version": brk.Version()},
 	)
 }
@@ -236,6 +245,28 @@ var zeroRules = []zeroRule{
 	{"start-tolerance", nil, "leave it out for 1s"},
 	{"drain-allowance", nil, "leave it out for --timeout + 1s"},
 	{"join-timeout", nil, "leave it out for 2m"},
+	{"duration", nil, "leave it out to search for the break, or give --pace for a ramp"},
+}
+
+// exclusion is a pair of flags that cannot be given together, and why.
+type exclusion struct {
+	flag, other string
+	why         string
+}
+
+// durationWhy is what --duration does, as its exclusions say it.
+const durationWhy = "--duration runs one phase of that length at one level (--start), no ramp"
+
+var exclusions = []exclusion{
+	{"duration", "phase", durationWhy + "; --phase is each phase's length of a ramp or search"},
+	{"duration", "pace", durationWhy + "; --pace ramps the level"},
+	{"duration", "max", durationWhy + "; --max is the ceiling of a ramp or search (give the level as --start)"},
+	{"duration", "growth", durationWhy + "; --growth applies to the search"},
+	{"duration", "resolution", durationWhy + "; --resolution applies to the search"},
+	{"duration", "budget", durationWhy + "; --budget bounds a ramp's or a search's phases"},
+	{"duration", "refine", durationWhy + "; --refine bisects a ramp's break"},
+	{"duration", "repeat", durationWhy + "; --repeat repeats bisection probes"},
+	{"keep-alive", "requests", "--keep-alive carries requests on each connection until the phase ends; --requests N closes it after N"},
 }
 
 // testCommands are the test commands, as the refusal of another test's
@@ -333,6 +364,11 @@ func refuseTypedZeros(kctx *kong.Context) error {
 	for _, p := range kctx.Path {
 		if p.Flag != nil {
 			typed[p.Flag.Name] = true
+		}
+	}
+	for _, x := range exclusions {
+		if typed[x.flag] && typed[x.other] {
+			return fmt.Errorf("--%s and --%s cannot be combined: %s", x.flag, x.other, x.why)
 		}
 	}
 	for _, n := range needsFlags {

@@ -19,6 +19,7 @@ const maxReportBytes = 256 << 20
 type mergeCmd struct {
 	Reports []string `arg:"" name:"report" help:"Shard reports (--json of each shard), one per shard index." type:"path"`
 	JSON    string   `name:"json" help:"Write the merged JSON report to PATH; - writes it to stdout and the human text to stderr." placeholder:"PATH|-"`
+	Verbose bool     `short:"v" help:"Write each merged phase's full block instead of one line, as a run's -v does."`
 }
 
 func (c *mergeCmd) Run(e *env) error {
@@ -53,10 +54,20 @@ func (c *mergeCmd) Run(e *env) error {
 			s.Index, s.Threads, s.StartLatenessMs, s.MaxLatenessMs)
 	}
 	fmt.Fprintln(text)
+	// One line per phase and the summary sentence, as a run writes them;
+	// -v the full blocks.
 	for _, p := range res.Phases {
-		report.WritePhase(text, res.Test, p)
+		if c.Verbose {
+			report.WritePhase(text, res.Test, p)
+		} else {
+			report.WritePhaseLine(text, res.Test, p, res.Conns, res.Protocol == "h2")
+		}
 	}
-	report.WriteSummary(text, res)
+	if c.Verbose {
+		report.WriteSummary(text, res)
+	} else {
+		report.WriteHeld(text, res)
+	}
 	e.code = res.Verdict.ExitCode()
 	if c.JSON != "" {
 		if err := writeJSON(e, jsonFile, res); err != nil {

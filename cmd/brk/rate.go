@@ -30,6 +30,7 @@ func (c *rateCmd) Run(e *env) error {
 	if err := c.refuseUnserved(c.Start, c.Pace); err != nil {
 		return err
 	}
+	c.warn(e.stderr)
 	if c.RateDepth < 0 {
 		return refuse("--rate-depth must be at least 1")
 	}

@@ -25,12 +25,14 @@ type levelFlags struct {
 
 // loadFlags are the flags every load test shares.
 type loadFlags struct {
-	Conn    int           `short:"c" default:"64" help:"Connections, opened once and replaced when closed."`
-	Phase   time.Duration `default:"10s" help:"Admission time of each phase."`
-	Timeout time.Duration `default:"1s" help:"Request budget through the complete response (includes setup for a connection's first request)."`
-	Accept  string        `default:"99.99" aliases:"sla" help:"Minimum success percentage of a phase."`
-	Threads int           `short:"t" help:"Worker threads (default: CPUs usable by the process, never more than --conn)."`
-	Connect string        `help:"Dial HOST:PORT instead of the URL's host; the URL still gives Host." placeholder:"HOST:PORT"`
+	Conn  int           `short:"c" default:"64" help:"Connections, opened once and replaced when closed."`
+	Phase time.Duration `default:"10s" help:"Admission time of each phase."`
+	// Duration is wrk's -d: one phase of this length at one level.
+	Duration time.Duration `short:"d" help:"A fixed load, as wrk's -d: one phase of this length at one level (--start, default 1 per connection; the connections test 16 connections, the rate test 100 requests/s), no ramp, the verdict that phase's." placeholder:"DURATION"`
+	Timeout  time.Duration `default:"1s" help:"Request budget through the complete response (includes setup for a connection's first request)."`
+	Accept   string        `default:"99.99" aliases:"sla" help:"Minimum success percentage of a phase."`
+	Threads  int           `short:"t" help:"Worker threads (default: CPUs usable by the process, never more than --conn)."`
+	Connect  string        `help:"Dial HOST:PORT instead of the URL's host; the URL still gives Host." placeholder:"HOST:PORT"`
 
 	Header       []string `short:"H" sep:"none" help:"Extra request header \"Name: value\" (repeatable; a value may hold commas)."`
 	Method       string   `help:"Request method (default GET, or POST with --body-file)."`
@@ -98,6 +100,8 @@ func (f *loadFlags) refuseUnserved(start int, pace *int) error {
 		return refuse("--budget must be positive")
 	case start < 0:
 		return refuse("--start must be at least 1")
+	case f.Duration < 0 || f.Duration > 0 && f.Duration < time.Millisecond:
+		return refuse("--duration must be at least 1ms")
 	case f.Phase < time.Millisecond:
 		return refuse("--phase must be at least 1ms")
 	case f.Timeout < time.Millisecond:
@@ -131,6 +135,15 @@ func (f *loadFlags) plan(m brk.Mode, start int, pace *int, max int) (brk.Plan, e
 	}
 	if f.Budget != nil {
 		p.Budget = *f.Budget
+	}
+	if f.Duration > 0 {
+		// A fixed load: the first level is the ceiling, one phase.
+		first := start
+		if first == 0 {
+			first = brk.DefaultSearchStart(m)
+		}
+		p.Phase, p.Start, p.Max, p.Pace = f.Duration, first, first, 1
+		return p, nil
 	}
 	first := start
 	if first == 0 {
@@ -358,10 +371,15 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	return res, nil
 }
 
-// warn notes on stderr what the flags allow but probably do not mean.
+// warn notes on stderr what the flags allow but probably do not mean:
+// the library's warnings (brk.AcceptWarning) in flag words.
 func (f *loadFlags) warn(w io.Writer) {
-	if v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f.Accept), "%"), 64); err == nil && v > 0 && v < 1 {
-		fmt.Fprintf(w, "brk: warning: --accept %s means %s %% of requests must succeed, not %g %%; --accept is a percentage\n", f.Accept, f.Accept, v*100)
+	acc, err := f.accept()
+	if err != nil {
+		return // refused later, with its reason
+	}
+	if pe := brk.AcceptWarning(brk.Plan{Accept: acc}); pe != nil {
+		fmt.Fprintf(w, "brk: warning: %s\n", flagWords(pe))
 	}
 }
 

@@ -20,6 +20,7 @@ var flagNames = map[string]string{
 	"Plan.Threads":    "--threads",
 	"Plan.Baseline":   "--baseline",
 	"Plan.Requests":   "--requests",
+	"Plan.KeepAlive":  "--keep-alive",
 	"Plan.MaxP99":     "--max-p99",
 	"Plan.MaxP999":    "--max-p999",
 	"Plan.Refine":     "--refine",
