@@ -37,13 +37,13 @@ var commandExamples = map[string][]example{
 	},
 	"conn": {
 		{"brk conn http://127.0.0.1:8080/plain", "search for the break in concurrent connections, one request each"},
-		{"brk conn --keep-alive --start 8 --pace 8 --phase 10s http://127.0.0.1:8080/plain", "a keep-alive connection ramp: 8, 16, 24, … connections, each carrying requests one at a time"},
+		{"brk conn --keep-alive --start 8 --pace 8 --max 64 --phase 10s http://127.0.0.1:8080/plain", "a keep-alive connection ramp: 8, 16, 24, … 64 connections, each carrying requests one at a time"},
 		{"brk conn --requests 10 --start 50 -d 30s http://127.0.0.1:8080/plain", "one fixed load: 50 connections at once, each closed after 10 requests"},
 	},
 	"rate": {
 		{"brk rate http://127.0.0.1:8080/plain", "search for the break in requests/s from 100, ×2 per phase"},
 		{"brk rate --start 1000 -d 30s http://127.0.0.1:8080/plain", "hold 1000 requests/s for 30s"},
-		{"brk rate --start 500 --pace 500 --max 5000 --arrivals poisson http://127.0.0.1:8080/plain", "a linear ramp of poisson arrivals up to 5000 requests/s"},
+		{"brk rate --start 500 --pace 500 --max 2000 --phase 10s --timeout 30ms --arrivals poisson http://127.0.0.1:8080/plain", "a linear ramp of poisson arrivals to 2000 requests/s, 10s each"},
 	},
 	"fixture": {
 		{"brk fixture --listen 127.0.0.1:0 --capacity 4 --service 10ms", "a capacity-limited responder on a free port (it prints its address)"},
