@@ -72,7 +72,8 @@ func TestReadmeCommandsParse(t *testing.T) {
 // blocks, in order, and checks it does what the README says. They run as
 // written but for these substitutions, so that each is short and stays on
 // this machine: every --phase is 400ms (the demo's 1s) and --repeat 1;
-// the addresses of the README's servers (127.0.0.1:8080, svc:8080) are
+// the addresses of the README's servers (127.0.0.1:8080, svc:8080, the
+// quick start's "$URL") are
 // the fixture's that the README's `brk fixture` line started (on a free
 // port), the coordinator box0:7070 a free loopback port, and
 // /tmp/fixture-nethttp the example built by the README's `go build` line
@@ -194,6 +195,9 @@ func readmeSubstitute(args []string, fixture, coord, exampleBin string, demo boo
 			out = append(out, a, "127.0.0.1:0")
 			i++
 			continue
+		}
+		if a == `"$URL"` || a == "$URL" { // the quick start's fixture, kept in URL
+			a = "http://" + fixture + "/plain"
 		}
 		a = strings.ReplaceAll(a, "127.0.0.1:8080", fixture)
 		a = strings.ReplaceAll(a, "svc:8080", fixture)
