@@ -300,6 +300,9 @@ func LevelMadeOf(level, conns int, http2 bool) string {
 		return ""
 	}
 	hi, d := level%conns, level/conns
+	if hi != 0 && d > 0 {
+		return fmt.Sprintf("%s × %d + %d × %d", plural(hi, "connection"), d+1, conns-hi, d)
+	}
 	if hi != 0 {
 		return sched.PerConnText(level, conns)
 	}
