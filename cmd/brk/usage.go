@@ -157,14 +157,13 @@ func words(args []string, stdout, stderr io.Writer) (parse []string, code int, d
 // oha, vegeta) with brk's way, keyed by the flag as kong names it in
 // "unknown flag X".
 var foreignFlags = map[string]string{
-	"-n":        "-n (a request count, as in ab, hey, oha) has no equivalent: brk runs for a time — -d/--duration D holds one load for D, --phase D is each phase of a ramp or search",
-	"-z":        "-z (hey's duration) is -d/--duration D in brk: one phase of length D at one level (brk -c 100 -d 30s URL)",
-	"-R":        "-R (wrk2's rate) is the rate test in brk: brk rate --start R -d D URL offers R requests/s for D",
-	"--rate":    "--rate (vegeta's, oha's -q) is the rate test in brk: brk rate --start R -d D URL offers R requests/s for D",
-	"-q":        "-q (a rate, as in hey and oha) is the rate test in brk: brk rate --start R -d D URL offers R requests/s for D",
-	"-s":        "-s (wrk's Lua script) has no equivalent: brk runs no scripts; -H, --method, --body-file, --expect-status and --expect-body shape the requests and judge the responses",
-	"-m":        "-m (hey's method) is --method M in brk",
-	"--latency": "--latency (wrk's latency distribution) is not in this build: each phase line has p50 and p99, -v adds p90, p99.9 and max, and --json every phase's percentiles",
+	"-n":     "-n (a request count, as in ab, hey, oha) has no equivalent: brk runs for a time — -d/--duration D holds one load for D, --phase D is each phase of a ramp or search",
+	"-z":     "-z (hey's duration) is -d/--duration D in brk: one phase of length D at one level (brk -c 100 -d 30s URL)",
+	"-R":     "-R (wrk2's rate) is the rate test in brk: brk rate --start R -d D URL offers R requests/s for D",
+	"--rate": "--rate (vegeta's, oha's -q) is the rate test in brk: brk rate --start R -d D URL offers R requests/s for D",
+	"-q":     "-q (a rate, as in hey and oha) is the rate test in brk: brk rate --start R -d D URL offers R requests/s for D",
+	"-s":     "-s (wrk's Lua script) has no equivalent: brk runs no scripts; -H, --method, --body-file, --expect-status and --expect-body shape the requests and judge the responses",
+	"-m":     "-m (hey's method) is --method M in brk",
 }
 
 var unknownAnyFlagRE = regexp.MustCompile(`^unknown flag (-[A-Za-z]|--[a-z0-9-]+)`)

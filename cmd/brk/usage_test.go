@@ -41,7 +41,7 @@ func TestForeignFlags(t *testing.T) {
 	for _, c := range []struct{ args []string }{
 		{[]string{"-n", "1000", u}}, {[]string{"-z", "10s", u}}, {[]string{"-R", "100", u}}, {[]string{"-R100", u}},
 		{[]string{"--rate", "100", u}}, {[]string{"--rate=100", u}}, {[]string{"-q", "100", u}}, {[]string{"-s", "x.lua", u}},
-		{[]string{"-m", "POST", u}}, {[]string{"--latency", u}}, {[]string{"conn", u, "-n", "5"}},
+		{[]string{"-m", "POST", u}}, {[]string{"conn", u, "-n", "5"}},
 	} {
 		r := runBrk(t, c.args...)
 		flag := c.args[0]
@@ -53,9 +53,6 @@ func TestForeignFlags(t *testing.T) {
 			flag = flag[:2]
 		}
 		want := "brk: " + foreignFlags[flag] + "\n"
-		if flag == "--latency" && !strings.Contains(r.stderr, "not in this build") {
-			continue // served now (--latency): its own tests
-		}
 		if r.code != 2 || r.stderr != want {
 			t.Errorf("brk %s: exit %d\n%s\nwant exit 2 with %q", strings.Join(c.args, " "), r.code, r.stderr, want)
 		}
