@@ -34,6 +34,7 @@ func TestNginxFixedLoadAndKeepAlive(t *testing.T) {
 			args := append(append([]string{}, c.args...), "--expect-body", "ok", "--json", js, "http://"+ng.Addr+"/")
 			r := runBrk(t, args...)
 			expect(t, r, 0, c.last)
+			validateSchema(t, js)
 			b, err := os.ReadFile(js)
 			if err != nil {
 				t.Fatal(err)
