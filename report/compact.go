@@ -154,7 +154,11 @@ func Held(r *brk.Result) string {
 			fmt.Fprintf(&b, "; %s in %s", plural(len(r.Phases), "phase"), shortDuration(phasesTime(r)))
 		}
 	case brk.VerdictDone:
-		b.WriteString(": the --max level, accepted")
+		if r.Plan.Start > 0 && r.Plan.Start == r.Plan.Max && len(r.Phases) == 1 {
+			b.WriteString(": one level, accepted") // a fixed load (-d, or --start N --max N)
+		} else {
+			b.WriteString(": the --max level, accepted")
+		}
 	case brk.VerdictInconclusive:
 		if r.LastAccepted == nil {
 			b.WriteString(": the run ended without a verdict")

@@ -64,6 +64,11 @@ func TestHeld(t *testing.T) {
 	if got, want := report.Held(r), "Held 32 concurrent requests (≈799 req/s, p99 41.0 ms): the --max level, accepted"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
+	one := *r
+	one.Plan.Start, one.Plan.Max, one.Phases = 4, 4, r.Phases[len(r.Phases)-1:]
+	if got, want := report.Held(&one), "Held 32 concurrent requests (≈799 req/s, p99 41.0 ms): one level, accepted"; got != want {
+		t.Errorf("one level: Held %q, want %q", got, want)
+	}
 }
 
 // The live line is rewritten in place, bounded by the terminal's width,
