@@ -435,7 +435,6 @@ func TestUsage(t *testing.T) {
 	u := "http://127.0.0.1:1/plain"
 	cases := map[string][]string{
 		"unknown flag":           {u, "--no-such-flag"},
-		"missing URL":            {},
 		"missing URL req":        {"req"},
 		"cacert and insecure":    {u, "--cacert", "x", "--insecure"},
 		"tls flag on http":       {u, "--tls-version", "1.3"},
