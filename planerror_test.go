@@ -101,7 +101,7 @@ var refusals = []struct {
 	{name: "shard baseline", plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Baseline = true }, field: "Plan.Baseline", want: "Plan.Baseline is not supported with Plan.Shard"},
 	{name: "shard conns", plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Conns = 1 }, field: "Plan.Conns", want: "Plan.Conns 1 cannot be split over 2 shards: every shard needs a connection"},
 	{name: "shard negative", plan: shardPlan(func(s *brk.Sharding) { s.JoinTimeout = -1 }), field: "Plan.Shard.Tolerance", want: "Plan.Shard.Tolerance, Plan.Shard.Allowance and Plan.Shard.JoinTimeout must not be negative"},
-	{name: "shard rate", mode: brk.ModeRate, plan: shardPlan(nil), field: "Plan.Shard", want: "Plan.Shard: the rate test cannot be sharded yet: every shard would offer the whole schedule"},
+	{name: "shard rate conns", mode: brk.ModeRate, plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Conns = 1 }, field: "Plan.Conns", want: "Plan.Conns 1 cannot be split over 2 shards: every shard needs a connection"},
 }
 
 func tlsTarget(o brk.TLSOptions) func(*brk.Target) {
@@ -275,5 +275,16 @@ func TestRateSlotWarning(t *testing.T) {
 	}
 	if w := brk.RateSlotWarning(brk.Plan{Conns: 100, Start: 50}); w != nil {
 		t.Errorf("100 slots for 50 requests/s × 1s: warning %v", w)
+	}
+	// Per shard: shard 2 of 3 has 1 of 4 connections for a third of the
+	// arrivals; 3 slots a shard suffice for a third of 9/s × 1s.
+	sharded := brk.Plan{Conns: 4, Start: 10, Max: 3000, RateDepth: 3, Timeout: 1500 * time.Millisecond, Shard: &brk.Sharding{Index: 2, Count: 3}}
+	want = "shard 2/3: its 1 of Plan.Conns 4 connections × Plan.RateDepth 3 = 3 slots is below its share of Plan.Max 3000 requests/s (1000/s) × Plan.Timeout 1.5s = 1500 outstanding (Little's law): from 2 requests/s a shard on, a slow response can fail the run from a lack of slots alone"
+	if w := brk.RateSlotWarning(sharded); w == nil || w.Error() != want {
+		t.Errorf("sharded warning %v, want %q", w, want)
+	}
+	sharded.Max, sharded.Start, sharded.Timeout = 9, 9, time.Second
+	if w := brk.RateSlotWarning(sharded); w != nil {
+		t.Errorf("3 slots a shard for 3 requests/s × 1.5s: warning %v", w)
 	}
 }

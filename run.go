@@ -224,6 +224,10 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		}
 	}
 	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
+	shardIndex, shards := 0, 0
+	if p.Shard != nil && m == ModeRate { // this shard's arrivals of each phase's schedule
+		shardIndex, shards = p.Shard.Index, p.Shard.Count
+	}
 	limit, _ := conn.RaiseNoFile()
 	if need := uint64(engConns + 2*threads + 64); limit > 0 && need > limit {
 		return inconclusive(fmt.Sprintf("client needs about %d file descriptors for %d connections but RLIMIT_NOFILE is %d: raise `ulimit -n` or use fewer connections", need, engConns, limit))
@@ -236,6 +240,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
 		Mode: mode, PerConn: p.Requests, KeepAlive: p.KeepAlive,
 		RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
+		ShardIndex: shardIndex, Shards: shards,
 		NewSession: newSession,
 	})
 	if err != nil {

@@ -16,8 +16,9 @@ import (
 // Sharding makes a run shard Index of Count of one plan run on several
 // load boxes (Plan.Shard). The requests and connections tests split their
 // connections (and so their concurrent requests) so that the union of the
-// shards is the plan; levels, verdict and final line speak of the whole
-// plan. Shard 0 listens on Coordinator (or Listen) and coordinates: after
+// shards is the plan; the rate test splits its connections and each
+// phase's one schedule: shard I takes arrivals k ≡ I (mod Count). Levels,
+// verdict and final line speak of the whole plan. Shard 0 listens on Coordinator (or Listen) and coordinates: after
 // each phase every shard sends it its measurement; it merges them, judges
 // the merged phase with the verdict code of a single box and tells every
 // shard to go on or stop. A shard lost, late or silent makes the run
@@ -99,9 +100,7 @@ func (s *Sharding) check(p Plan, m Mode) error {
 		return refuse("%s needs %s", fShardCoordinator, fShardToken)
 	case p.Baseline:
 		return refuse("%s is not supported with %s", fBaseline, fShard)
-	case m == ModeRate:
-		return refuse("%s: the rate test cannot be sharded yet: every shard would offer the whole schedule", fShard)
-	case m == ModeRequests && p.Conns < s.Count:
+	case m != ModeConnections && p.Conns < s.Count:
 		return refuse("%s %d cannot be split over %d shards: every shard needs a connection", fConns, p.Conns, s.Count)
 	case s.Tolerance < 0 || s.Allowance < 0 || s.JoinTimeout < 0:
 		return refuse("%s, %s and %s must not be negative", fShardTolerance, fShardAllowance, fShardJoinTimeout)

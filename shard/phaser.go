@@ -425,11 +425,20 @@ func checkMeasurement(m *sched.Measurement) error {
 	return nil
 }
 
-// Merge merges measurements of the same phase in order (shard 0 first).
+// Merge merges measurements of the same phase in order (shard i is
+// ms[i]); a shard whose own client fell behind its share of the rate
+// test's schedule by more than sched.MaxShortfall is named in the merge
+// (Behind), for the unfulfilled rule judged on the merge.
 func Merge(ms []*sched.Measurement) *sched.Measurement {
 	out := &sched.Measurement{}
 	for _, m := range ms {
 		out.Merge(m)
+	}
+	out.Behind = nil
+	for i, m := range ms {
+		if f := m.Shortfall(); f > sched.MaxShortfall {
+			out.Behind = append(out.Behind, sched.Behind{Shard: i, Shortfall: f})
+		}
 	}
 	return out
 }
