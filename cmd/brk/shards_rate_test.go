@@ -1,0 +1,241 @@
+package main
+
+// The sharded rate test over loopback: shards of one rate plan against
+// nginx (which logs every request it answered) and the capacity fixture.
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
+)
+
+// rawHists are one shard's encoded histograms of each phase, read from its
+// JSON report as text (phases[i].raw.stats.*_hdr), not through brk's types.
+func rawHists(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Phases []struct {
+			Raw struct {
+				Stats map[string]json.RawMessage `json:"stats"`
+			} `json:"raw"`
+		} `json:"phases"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for _, p := range doc.Phases {
+		m := map[string]string{}
+		for _, k := range []string{"latency_hdr", "send_lag_hdr", "service_hdr", "client_lag_hdr"} {
+			var s string
+			if err := json.Unmarshal(p.Raw.Stats[k], &s); err != nil || s == "" {
+				t.Fatalf("%s: phase raw measurement lacks %s", filepath.Base(path), k)
+			}
+			m[k] = s
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// refLatency merges encoded histograms with hdrhistogram-go's own Merge
+// and reads them as the report does (ms from µs).
+func refLatency(t *testing.T, encoded []string) brk.Latency {
+	t.Helper()
+	var ref *hdrhistogram.Histogram
+	for _, e := range encoded {
+		h, err := hdrhistogram.Decode([]byte(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref = hdrhistogram.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
+		}
+		ref.Merge(h)
+	}
+	return brk.Latency{Count: uint64(ref.TotalCount()), Mean: ref.Mean() / 1e3,
+		P50: float64(ref.ValueAtQuantile(50)) / 1e3, P90: float64(ref.ValueAtQuantile(90)) / 1e3,
+		P99: float64(ref.ValueAtQuantile(99)) / 1e3, P999: float64(ref.ValueAtQuantile(99.9)) / 1e3,
+		Max: float64(ref.Max()) / 1e3}
+}
+
+// sameLatency compares the percentiles, and the mean unless exactMean
+// (the report's latency mean is the exact sum's, not the histogram's).
+func sameLatency(a, b brk.Latency, exactMean bool) bool {
+	return a.Count == b.Count && a.P50 == b.P50 && a.P90 == b.P90 && a.P99 == b.P99 && a.P999 == b.P999 &&
+		a.Max == b.Max && (exactMean || math.Abs(a.Mean-b.Mean) <= 1e-9*max(1, a.Mean))
+}
+
+// TestShardsRateNginx: 2 and 3 shards of one rate plan (400 and 800
+// requests/s over 1.5 s phases: 600 and 1200 arrivals, split k ≡ I mod N)
+// against nginx. The merged phases wrote and achieved the plan's rate
+// within 1 %; nginx logged exactly the shards' written sum; the merged
+// latency, send-lag, service and client-lag percentiles equal those of
+// hdrhistogram-go's own Merge over the shards' encoded histograms; brk
+// merge of the reports is the coordinator's report.
+func TestShardsRateNginx(t *testing.T) {
+	ng := testenv.StartNginx(t, testenv.NginxOptions{})
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprintf("%d shards", n), func(t *testing.T) {
+			dir := t.TempDir()
+			before := ng.Requests(t)
+			ps := startShards(t, n, dir, "rate", "http://"+ng.Addr+"/", "--expect-body", "ok",
+				"--start", "400", "--pace", "400", "--max", "800", "--conn", "6",
+				"--phase", "1500ms", "--timeout", "500ms", "--threads", "1", "--quiet")
+			var rs []result
+			for _, p := range ps {
+				rs = append(rs, p.wait())
+			}
+			var files []string
+			var shards []*brk.Result
+			var written uint64
+			for i, r := range rs {
+				expectCode(t, r, 0)
+				if lastLine(r.stdout) != lastLine(rs[0].stdout) {
+					t.Fatalf("shard %d ended otherwise than shard 0:\n%s\n%s", i, r, rs[0])
+				}
+				f := filepath.Join(dir, fmt.Sprintf("shard%d.json", i))
+				files = append(files, f)
+				s := readResult(t, f)
+				shards = append(shards, s)
+				for _, ph := range s.Phases {
+					written += ph.Raw.Stats.Written
+				}
+			}
+			got := ng.WaitRequests(t, before+int(written), 5*time.Second) - before
+			if uint64(got) != written {
+				t.Errorf("nginx logged %d requests, the shards wrote %d", got, written)
+			}
+			coord := shards[0]
+			if len(coord.Phases) != 2 {
+				t.Fatalf("coordinator ran %d phases:\n%s", len(coord.Phases), rs[0])
+			}
+			hists := make([][]map[string]string, n)
+			for i, f := range files {
+				hists[i] = rawHists(t, f)
+			}
+			for i, ph := range coord.Phases {
+				plan := float64(ph.Level) * 1.5
+				r := ph.Rate
+				if r == nil {
+					t.Fatalf("phase %d has no rate section", i)
+				}
+				if math.Abs(float64(r.Written)-plan) > 0.01*plan || math.Abs(r.AchievedPerSec-float64(ph.Level)) > 0.01*float64(ph.Level) {
+					t.Errorf("phase %d at %d/s: written %d (plan %.0f), achieved %.1f/s", i, ph.Level, r.Written, plan, r.AchievedPerSec)
+				}
+				var sum uint64
+				for k, s := range shards {
+					raw := s.Phases[i].Raw.Stats
+					sum += raw.Written
+					// shard k's share of the schedule, to one arrival
+					if share := plan / float64(n); math.Abs(float64(raw.Scheduled)-share) > 1 {
+						t.Errorf("phase %d: shard %d took %d arrivals, its share is %.1f", i, k, raw.Scheduled, share)
+					}
+				}
+				if sum != r.Written || r.Scheduled != r.Written+r.ExpiredUnsent {
+					t.Errorf("phase %d: merged written %d, shards' sum %d; scheduled %d expired %d", i, r.Written, sum, r.Scheduled, r.ExpiredUnsent)
+				}
+				for _, c := range []struct {
+					key string
+					got brk.Latency
+				}{{"latency_hdr", ph.LatencyMs}, {"send_lag_hdr", r.SendLagMs}, {"service_hdr", r.ServiceMs}, {"client_lag_hdr", r.ClientLagMs}} {
+					var enc []string
+					for k := range shards {
+						enc = append(enc, hists[k][i][c.key])
+					}
+					if want := refLatency(t, enc); !sameLatency(c.got, want, c.key == "latency_hdr") {
+						t.Errorf("phase %d %s: merged %+v, hdrhistogram-go's merge %+v", i, c.key, c.got, want)
+					}
+				}
+				t.Logf("phase %d at %d/s: written %d achieved %.1f/s, p99 %.3f ms, send lag p99 %.3f ms, client lag p99 %.3f ms",
+					i, ph.Level, r.Written, r.AchievedPerSec, ph.LatencyMs.P99, r.SendLagMs.P99, r.ClientLagMs.P99)
+			}
+			// brk merge of the reports (in another order) is the coordinator's.
+			args := []string{"merge"}
+			for i := n - 1; i >= 0; i-- {
+				args = append(args, files[i])
+			}
+			merged := runBrk(t, append(args, "--json", filepath.Join(dir, "merged.json"))...)
+			if merged.code != rs[0].code || lastLine(merged.stdout) != lastLine(rs[0].stdout) {
+				t.Fatalf("merge:\n%s\ncoordinator:\n%s", merged, rs[0])
+			}
+			m := readResult(t, filepath.Join(dir, "merged.json"))
+			for i, p := range coord.Phases {
+				q := m.Phases[i]
+				if p.Counts != q.Counts || p.Level != q.Level || p.Accepted != q.Accepted || p.LatencyMs != q.LatencyMs ||
+					p.LatencyHdr != q.LatencyHdr || *p.Rate != *q.Rate {
+					t.Errorf("phase %d: merged %+v %+v, coordinator %+v %+v", i, q, q.Rate, p, p.Rate)
+				}
+			}
+			validateSchema(t, filepath.Join(dir, "merged.json"))
+			validateSchema(t, files[0])
+		})
+	}
+}
+
+// TestShardsRateSearchInStep: two shards of the rate test search for the
+// break against the capacity fixture (4 in service, 20 ms each: 200
+// requests/s at most; a 300 ms timeout) and find the pair one box finds
+// for the same plan, within the search's resolution, as brk merge of
+// their reports does.
+func TestShardsRateSearchInStep(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
+	plan := []string{"rate", fx.URL("/plain"), "--conn", "8", "--start", "50", "--resolution", "10",
+		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet"}
+	dir := t.TempDir()
+	for attempt := 1; ; attempt++ {
+		ps := startShards(t, 2, dir, plan...)
+		var rs []result
+		for _, p := range ps {
+			rs = append(rs, p.wait())
+		}
+		a := readResult(t, filepath.Join(dir, "shard0.json"))
+		b := readResult(t, filepath.Join(dir, "shard1.json"))
+		if a.Plan.Ramp != "search" || len(a.Phases) != len(b.Phases) || len(a.Phases) < 3 {
+			t.Fatalf("shards ran %d and %d phases (ramp %q)\n%s\n%s", len(a.Phases), len(b.Phases), a.Plan.Ramp, rs[0], rs[1])
+		}
+		for i := range a.Phases {
+			if a.Phases[i].Level != b.Phases[i].Level || a.Phases[i].Role != b.Phases[i].Role || a.Phases[i].Accepted != b.Phases[i].Accepted {
+				t.Fatalf("phase %d: shard 0 %d %s, shard 1 %d %s", i, a.Phases[i].Level, a.Phases[i].Role, b.Phases[i].Level, b.Phases[i].Role)
+			}
+		}
+		merged := runBrk(t, "merge", filepath.Join(dir, "shard1.json"), filepath.Join(dir, "shard0.json"), "--json", filepath.Join(dir, "merged.json"))
+		m := readResult(t, filepath.Join(dir, "merged.json"))
+		if merged.code != rs[0].code || lastLine(merged.stdout) != lastLine(rs[0].stdout) || len(m.Phases) != len(a.Phases) {
+			t.Fatalf("merge differs from the coordinator:\n%s\n%s", merged, rs[0])
+		}
+		single := runBrk(t, append(plan, "--json", filepath.Join(dir, "single.json"))...)
+		one := readResult(t, filepath.Join(dir, "single.json"))
+		ok := rs[0].code == 1 && single.code == 1 && a.FirstRejected != nil && one.FirstRejected != nil &&
+			abs(*a.FirstRejected-*one.FirstRejected) <= 10
+		t.Logf("attempt %d: shards %s; one box %s", attempt, lastLine(rs[0].stdout), lastLine(single.stdout))
+		if !ok {
+			if attempt < 3 {
+				continue
+			}
+			t.Fatalf("shards and one box broke apart:\n%s\n%s", rs[0], single)
+		}
+		return
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
