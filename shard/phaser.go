@@ -86,12 +86,16 @@ type Phaser struct {
 	// the others
 	conn net.Conn
 	wmu  sync.Mutex
+	in   *opener // the coordinator's frames
+	out  *sealer // this shard's, under wmu
 }
 
 type peer struct {
 	index int
 	conn  net.Conn
-	mu    sync.Mutex
+	mu    sync.Mutex // held while writing; out is under it
+	out   *sealer
+	in    *opener // the peer's reader's alone
 }
 
 // event is a message or a lost connection (err) from shard index.
@@ -372,7 +376,10 @@ func (p *Phaser) runLocal(ctx context.Context, spec sched.PhaseSpec, n int) (*sc
 // phase is kept (shard 0); anything else ends the run.
 func (p *Phaser) handle(ev event, n, depth int) error {
 	if p.ln == nil {
+		var fe *FrameError
 		switch {
+		case errors.As(ev.err, &fe):
+			return fmt.Errorf("shard %d: %v: the run is inconclusive", p.cfg.Spec.Index, fe)
 		case ev.err != nil:
 			return fmt.Errorf("lost the coordinator: %v", ev.err)
 		case ev.m.Type == msgStop:
@@ -380,7 +387,10 @@ func (p *Phaser) handle(ev event, n, depth int) error {
 		}
 		return fmt.Errorf("the coordinator sent an unexpected %s message", ev.m.Type)
 	}
+	var fe *FrameError
 	switch {
+	case errors.As(ev.err, &fe):
+		return fmt.Errorf("%v: the run is inconclusive", fe)
 	case ev.err != nil:
 		return fmt.Errorf("shard %d was lost: %v", ev.index, ev.err)
 	case ev.m.Type == msgJoined:
@@ -536,7 +546,7 @@ func (p *Phaser) broadcast(m *message) {
 			defer wg.Done()
 			q.mu.Lock()
 			defer q.mu.Unlock()
-			if writeFrame(q.conn, m, writeTimeout) != nil {
+			if writeSealed(q.conn, q.out, m, writeTimeout) != nil {
 				q.conn.Close() // its reader reports the loss
 			}
 		}(q)
@@ -547,7 +557,7 @@ func (p *Phaser) broadcast(m *message) {
 func (p *Phaser) send(m *message) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	return writeFrame(p.conn, m, writeTimeout)
+	return writeSealed(p.conn, p.out, m, writeTimeout)
 }
 
 // post hands a reader's event to the run, unless the run has closed.

@@ -1,0 +1,143 @@
+package shard
+
+import (
+	"encoding/binary"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/brk-bench/brk/sched"
+)
+
+// frameProxy relays one shard's connection to the coordinator frame by
+// frame; fault sees each frame (dir "up": shard → coordinator, "down":
+// coordinator → shard, n counting that direction's frames from 0, the
+// handshake's included) and returns the frames to pass on in its place.
+type frameProxy struct {
+	ln    net.Listener
+	to    string
+	fault func(dir string, n int, f []byte) [][]byte
+	mu    sync.Mutex
+}
+
+func startProxy(t *testing.T, to string, fault func(dir string, n int, f []byte) [][]byte) *frameProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &frameProxy{ln: ln, to: to, fault: fault}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", to)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go p.pump("up", c, s)
+			go p.pump("down", s, c)
+		}
+	}()
+	return p
+}
+
+func (p *frameProxy) pump(dir string, from, to net.Conn) {
+	defer from.Close()
+	defer to.Close()
+	for n := 0; ; n++ {
+		var hdr [4]byte
+		if _, err := io.ReadFull(from, hdr[:]); err != nil {
+			return
+		}
+		f := make([]byte, 4+binary.BigEndian.Uint32(hdr[:]))
+		copy(f, hdr[:])
+		if _, err := io.ReadFull(from, f[4:]); err != nil {
+			return
+		}
+		p.mu.Lock()
+		out := p.fault(dir, n, f)
+		p.mu.Unlock()
+		for _, g := range out {
+			if _, err := to.Write(g); err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (r *shardRun) reason() string {
+	if r.err != nil {
+		return r.err.Error()
+	}
+	return r.out.Reason
+}
+
+// TestForgedFrames: a proxy between shard 1 and the coordinator flips a
+// byte of one frame (either way), replays a frame or reorders two; each
+// ends the run inconclusive on both shards, naming shard 1, and the
+// proxy that passes every frame untouched changes nothing.
+func TestForgedFrames(t *testing.T) {
+	flip := func(f []byte) []byte { g := append([]byte{}, f...); g[4+8+3] ^= 0x20; return g }
+	var held []byte
+	for _, c := range []struct {
+		name       string
+		fault      func(dir string, n int, f []byte) [][]byte
+		coord, sh1 string // in the reasons
+	}{
+		{"untouched", func(_ string, _ int, f []byte) [][]byte { return [][]byte{f} }, "", ""},
+		{"flip up", func(dir string, n int, f []byte) [][]byte {
+			if dir == "up" && n == 1 { // shard 1's report of phase 0
+				return [][]byte{flip(f)}
+			}
+			return [][]byte{f}
+		}, "frame 0 from shard 1 failed authentication", "frame 0 from shard 1 failed authentication"},
+		{"flip down", func(dir string, n int, f []byte) [][]byte {
+			if dir == "down" && n == 3 { // the result of phase 0
+				return [][]byte{flip(f)}
+			}
+			return [][]byte{f}
+		}, "shard 1 stopped: shard 1: frame 2 from the coordinator failed authentication", "shard 1: frame 2 from the coordinator failed authentication"},
+		{"replay", func(dir string, n int, f []byte) [][]byte {
+			if dir == "up" && n == 1 {
+				return [][]byte{f, f}
+			}
+			return [][]byte{f}
+		}, "a frame from shard 1 is out of sequence (number 0, expected 1): replayed", "from shard 1 is out of sequence"},
+		{"reorder", func(dir string, n int, f []byte) [][]byte {
+			switch {
+			case dir == "down" && n == 1: // the welcome: held back
+				held = f
+				return nil
+			case dir == "down" && n == 2: // the start: passed first
+				return [][]byte{f, held}
+			}
+			return [][]byte{f}
+		}, "shard 1 was lost", "shard 1: a frame from the coordinator is out of sequence (number 1, expected 0): replayed or reordered"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			runs := runShards(t, 2, func(i int, cfg *Config, _ *fakeLocal) {
+				if i == 1 {
+					cfg.Addr = startProxy(t, cfg.Addr, c.fault).ln.Addr().String()
+				}
+			})
+			for i, want := range []string{c.coord, c.sh1} {
+				r := runs[i]
+				switch {
+				case want == "" && (r.err != nil || r.out.Verdict != sched.Done):
+					t.Errorf("shard %d: %v %+v, want done", i, r.err, r.out)
+				case want != "" && (r.err == nil && r.out.Verdict != sched.Inconclusive || !strings.Contains(r.reason(), want)):
+					t.Errorf("shard %d: %q, want inconclusive with %q", i, r.reason(), want)
+				default:
+					t.Logf("shard %d: %s", i, r.reason())
+				}
+			}
+		})
+	}
+}
