@@ -242,6 +242,9 @@ type Result struct {
 	// every shard of a merged or coordinated report.
 	Shard  *ShardInfo     `json:"shard,omitempty"`
 	Shards []ShardSummary `json:"shards,omitempty"`
+	// HMAC authenticates a shard's report under the shared token
+	// (Result.Sign, VerifyReport); brk merge with BRK_TOKEN checks it.
+	HMAC string `json:"hmac,omitempty"`
 }
 
 // FinalPair is a run's last accepted and lowest rejected level with the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -78,4 +79,33 @@ func writeShard(w io.Writer, res *brk.Result) {
 				o.Index, s.Count, o.StartLatenessMs, o.MaxLatenessMs)
 		}
 	}
+}
+
+// signShard sets a shard's report HMAC under BRK_TOKEN (brk merge checks
+// it), after everything the report holds is set.
+func signShard(e *env, res *brk.Result, p brk.Plan) {
+	if res.Shard == nil || p.Shard == nil || p.Shard.Token == "" {
+		return
+	}
+	if err := res.Sign(p.Shard.Token); err != nil {
+		fmt.Fprintf(e.stderr, "brk: the shard report could not be signed: %v\n", err)
+	}
+}
+
+// verifyShards checks each shard report's HMAC under BRK_TOKEN; without
+// the token it says that the reports were not verified (verified false).
+func verifyShards(raws [][]byte, paths []string) (verified bool, err error) {
+	token := os.Getenv("BRK_TOKEN")
+	if token == "" {
+		return false, nil
+	}
+	for i, b := range raws {
+		if err := brk.VerifyReport(b, token); err != nil {
+			if errors.Is(err, brk.ErrUnsigned) {
+				return false, refuse("%s: the report carries no HMAC: with BRK_TOKEN set, brk merge takes only signed shard reports", paths[i])
+			}
+			return false, refuse("%s: %v", paths[i], err)
+		}
+	}
+	return true, nil
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,6 +184,12 @@ func TestShardsRateNginx(t *testing.T) {
 			}
 			validateSchema(t, filepath.Join(dir, "merged.json"))
 			validateSchema(t, files[0])
+			if !strings.Contains(merged.stdout, "HMACs match BRK_TOKEN") {
+				t.Errorf("merge with BRK_TOKEN did not say the reports were verified:\n%s", merged)
+			}
+			if n == 2 {
+				checkEditedReport(t, dir, files)
+			}
 		})
 	}
 }
@@ -238,4 +245,59 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// checkEditedReport: brk merge with BRK_TOKEN refuses a shard report with
+// one number edited, one without its HMAC and one signed under another
+// token; without BRK_TOKEN it merges and says that the reports were not
+// verified.
+func checkEditedReport(t *testing.T, dir string, files []string) {
+	b, err := os.ReadFile(files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(name string, f func(map[string]any)) string {
+		var d map[string]any
+		json.Unmarshal(b, &d)
+		f(d)
+		out, _ := json.MarshalIndent(d, "", " ")
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// Re-encoded (another indentation, sorted members), unedited: accepted.
+	same := edit("same.json", func(map[string]any) {})
+	if r := runBrk(t, "merge", files[0], same); r.code != 0 || !strings.Contains(r.stdout, "HMACs match") {
+		t.Errorf("a re-encoded, unedited report:\n%s", r)
+	}
+	for _, c := range []struct {
+		name string
+		f    func(map[string]any)
+		want string
+	}{
+		{"edited.json", func(d map[string]any) {
+			raw := d["phases"].([]any)[0].(map[string]any)["raw"].(map[string]any)["stats"].(map[string]any)
+			raw["written"] = raw["written"].(float64) + 1
+		}, "its HMAC does not match"},
+		{"unsigned.json", func(d map[string]any) { delete(d, "hmac") }, "carries no HMAC"},
+	} {
+		r := runBrk(t, "merge", files[0], edit(c.name, c.f))
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: want exit 2 with %q\n%s", c.name, c.want, r)
+		}
+	}
+	t.Setenv("BRK_TOKEN", "another-token")
+	if r := runBrk(t, "merge", files[0], files[1]); r.code != 2 || !strings.Contains(r.stderr, "its HMAC does not match") {
+		t.Errorf("another token: want exit 2\n%s", r)
+	}
+	t.Setenv("BRK_TOKEN", "")
+	if r := runBrk(t, "merge", files[0], edit("edited2.json", func(d map[string]any) { d["hmac"] = "00" })); r.code != 0 || !strings.Contains(r.stdout, "were not verified") {
+		t.Errorf("without BRK_TOKEN: want a merge that says it did not verify\n%s", r)
+	}
 }
