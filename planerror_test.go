@@ -96,16 +96,30 @@ var refusals = []struct {
 	{name: "cert missing", tgt: tlsTarget(brk.TLSOptions{Cert: "no-such-cert.pem", Key: "no-such-key.pem"}), field: "Target.TLS.Cert", want: "Target.TLS.Cert/Target.TLS.Key: open no-such-cert.pem: no such file or directory"},
 
 	{name: "shard spec", plan: shardPlan(func(s *brk.Sharding) { s.Index = 5 }), field: "Plan.Shard", want: "Plan.Shard: shard index 5 is not in 0..1"},
-	{name: "shard coordinator", plan: shardPlan(func(s *brk.Sharding) { s.Coordinator = "" }), field: "Plan.Shard", want: "Plan.Shard needs Plan.Shard.Coordinator HOST:PORT (shard 0 listens there)"},
+	{name: "shard coordinator", plan: shardPlan(func(s *brk.Sharding) { s.Coordinator = "" }), field: "Plan.Shard", want: "Plan.Shard needs Plan.Shard.Coordinator HOST:PORT (shard 0 listens there), or Plan.Shard.StartAt T to run in step without a coordinator"},
 	{name: "shard token", plan: shardPlan(func(s *brk.Sharding) { s.Token = "" }), field: "Plan.Shard.Coordinator", want: "Plan.Shard.Coordinator needs Plan.Shard.Token"},
 	{name: "shard baseline", plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Baseline = true }, field: "Plan.Baseline", want: "Plan.Baseline is not supported with Plan.Shard"},
 	{name: "shard conns", plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Conns = 1 }, field: "Plan.Conns", want: "Plan.Conns 1 cannot be split over 2 shards: every shard needs a connection"},
 	{name: "shard negative", plan: shardPlan(func(s *brk.Sharding) { s.JoinTimeout = -1 }), field: "Plan.Shard.Tolerance", want: "Plan.Shard.Tolerance, Plan.Shard.Allowance and Plan.Shard.JoinTimeout must not be negative"},
+	{name: "shard free search", plan: func(p *brk.Plan) {
+		freePlan(p)
+		p.Pace, p.Search = 0, &brk.Search{}
+	}, field: "Plan.Shard.StartAt", want: "Plan.Shard.StartAt without Plan.Shard.Coordinator runs every phase unjudged, so its levels must not depend on verdicts, and Plan.Search does: give Plan.Pace and Plan.Max (a linear ramp), or a coordinator"},
+	{name: "shard free refine", plan: func(p *brk.Plan) { freePlan(p); p.Refine = true }, field: "Plan.Shard.StartAt", want: "Plan.Shard.StartAt without Plan.Shard.Coordinator runs every phase unjudged, so its levels must not depend on verdicts, and Plan.Refine does: run it with a coordinator"},
+	{name: "shard free no max", plan: func(p *brk.Plan) { freePlan(p); p.Max = 0 }, field: "Plan.Shard.StartAt", want: "Plan.Shard.StartAt without Plan.Shard.Coordinator runs every phase of the plan: it needs Plan.Max"},
+	{name: "shard free token", plan: func(p *brk.Plan) { freePlan(p); p.Shard.Token = "" }, field: "Plan.Shard", want: "Plan.Shard needs Plan.Shard.Token: it signs the shard's report"},
+	{name: "shard free listen", plan: func(p *brk.Plan) { freePlan(p); p.Shard.Listen = ":1" }, field: "Plan.Shard.Listen", want: "Plan.Shard.Listen needs Plan.Shard.Coordinator"},
 	{name: "shard rate conns", mode: brk.ModeRate, plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Conns = 1 }, field: "Plan.Conns", want: "Plan.Conns 1 cannot be split over 2 shards: every shard needs a connection"},
 }
 
 func tlsTarget(o brk.TLSOptions) func(*brk.Target) {
 	return func(t *brk.Target) { t.URL, t.TLS = "https://127.0.0.1:1/", o }
+}
+
+// freePlan is a shard without a coordinator of a linear ramp.
+func freePlan(p *brk.Plan) {
+	shardPlan(func(s *brk.Sharding) { s.Coordinator, s.StartAt = "", time.Now().Add(time.Hour) })(p)
+	p.Conns, p.Start, p.Pace, p.Max = 4, 1, 1, 3
 }
 
 func shardPlan(edit func(*brk.Sharding)) func(*brk.Plan) {

@@ -302,6 +302,7 @@ func enginePlan(p Plan, m Mode, acc sched.Accept, addr string) sched.Plan {
 	}
 	if p.Shard != nil {
 		sp.Slotted, sp.PhaseCost = true, p.Phase+p.Shard.allowance(p)
+		sp.Unjudged = p.Shard.free()
 	}
 	return sp
 }

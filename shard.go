@@ -60,6 +60,9 @@ type ShardInfo struct {
 	StartLatenessMs float64   `json:"start_lateness_ms"` // this shard's phase 0 start after StartAt
 	MaxLatenessMs   float64   `json:"max_lateness_ms"`   // the latest of its phase starts
 	Plan            ShardPlan `json:"plan"`
+	// Unjudged: the shard ran without a coordinator; its phases are not
+	// judged, the verdict is brk merge's.
+	Unjudged bool `json:"unjudged,omitempty"`
 }
 
 // ShardPlan is the schedule of a sharded run, beside the report's own
@@ -94,10 +97,20 @@ func (s *Sharding) check(p Plan, m Mode) error {
 		return refuse("%s: %v", fShard, err)
 	}
 	switch {
-	case s.Coordinator == "":
-		return refuse("%s needs %s HOST:PORT (shard 0 listens there)", fShard, fShardCoordinator)
-	case s.Token == "":
+	case s.Coordinator == "" && s.StartAt.IsZero():
+		return refuse("%s needs %s HOST:PORT (shard 0 listens there), or %s T to run in step without a coordinator", fShard, fShardCoordinator, fShardStartAt)
+	case s.Coordinator == "" && s.Listen != "":
+		return refuse("%s needs %s", fShardListen, fShardCoordinator)
+	case s.Token == "" && s.Coordinator != "":
 		return refuse("%s needs %s", fShardCoordinator, fShardToken)
+	case s.Token == "":
+		return refuse("%s needs %s: it signs the shard's report", fShard, fShardToken)
+	case s.free() && p.Search != nil:
+		return refuse("%s without %s runs every phase unjudged, so its levels must not depend on verdicts, and %s does: give %s and %s (a linear ramp), or a coordinator", fShardStartAt, fShardCoordinator, fSearch, fPace, fMax)
+	case s.free() && p.Refine:
+		return refuse("%s without %s runs every phase unjudged, so its levels must not depend on verdicts, and %s does: run it with a coordinator", fShardStartAt, fShardCoordinator, fRefine)
+	case s.free() && p.Max == 0:
+		return refuse("%s without %s runs every phase of the plan: it needs %s", fShardStartAt, fShardCoordinator, fMax)
 	case p.Baseline:
 		return refuse("%s is not supported with %s", fBaseline, fShard)
 	case m != ModeConnections && p.Conns < s.Count:
@@ -111,6 +124,11 @@ func (s *Sharding) check(p Plan, m Mode) error {
 }
 
 func (s *Sharding) spec() shard.Spec { return shard.Spec{Index: s.Index, Count: s.Count} }
+
+// free reports whether this shard runs without a coordinator: every phase
+// of the plan on absolute boundaries from StartAt, no exchange, nothing
+// judged (brk merge judges the reports).
+func (s *Sharding) free() bool { return s.Coordinator == "" && !s.StartAt.IsZero() }
 
 // allowance is the time after each phase's admission (default timeout + 1s).
 func (s *Sharding) allowance(p Plan) time.Duration {
@@ -341,7 +359,44 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 	for !ramp.Done() {
 		ramp.Step(context.Background())
 	}
-	return (&running{res: res, ramp: ramp}).finish(), nil
+	out := (&running{res: res, ramp: ramp}).finish()
+	// Shards without a coordinator ran every phase of the plan: those past
+	// the merged run's end are reported, merged, as run but not judged.
+	end := len(out.Phases)
+	for n := end; ; n++ {
+		m, ps := rp.recorded(n)
+		if m == nil {
+			break
+		}
+		st := phaseStats(&sched.Judged{Judgement: sched.Judgement{Reason: fmt.Sprintf("run but not judged: the merged run ended at phase %d", end-1)},
+			Index: n, Depth: ps.Depth, Target: ps.Level, Run: m})
+		st.Role = ps.Role
+		out.Phases = append(out.Phases, st)
+	}
+	return out, nil
+}
+
+// recorded is the merge of every shard's raw measurement of phase n and
+// shard 0's phase, or nil when a shard did not run it.
+func (rp *replay) recorded(n int) (*sched.Measurement, *PhaseStats) {
+	var first *PhaseStats
+	ms := make([]*sched.Measurement, 0, len(rp.reports))
+	for _, r := range rp.reports {
+		var ps *PhaseStats
+		for _, q := range r.Phases {
+			if q.Index == n {
+				ps = q
+			}
+		}
+		if ps == nil || ps.Raw == nil || ps.Raw.Stats == nil || first != nil && ps.Level != first.Level {
+			return nil, nil
+		}
+		if first == nil {
+			first = ps
+		}
+		ms = append(ms, ps.Raw)
+	}
+	return shard.Merge(ms), first
 }
 
 // replay is a Phaser over recorded shard reports: phase n is the merge of
@@ -400,6 +455,16 @@ type shardRun struct {
 
 func (r *shardRun) report(res *Result) {
 	res.Shard = shardInfo(r.s, &r.t, r.p, r.splan, r.ph, res)
+	if r.s.free() {
+		// Nothing judged: no bracket; a plan run to the end is done.
+		res.Shard.Unjudged = true
+		res.LastAccepted, res.FirstRejected, res.FinalPair = nil, nil, nil
+		if res.Verdict == VerdictDone {
+			res.Reason = fmt.Sprintf("shard %d/%d ran its plan to the end (%d phases) without a coordinator; it judges nothing: the verdict is brk merge's",
+				r.s.Index, r.s.Count, len(res.Phases))
+		}
+		return
+	}
 	if r.s.Index == 0 {
 		res.Shards = shardSummaries(r.ph, res.Threads)
 	}

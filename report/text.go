@@ -309,6 +309,9 @@ func FinalLine(r *brk.Result) string {
 	unit := r.Test.Noun()
 	switch r.Verdict {
 	case brk.VerdictDone:
+		if r.Shard != nil && r.Shard.Unjudged {
+			return "Ran its plan: not judged, the verdict is brk merge's"
+		}
 		n := 0
 		if r.LastAccepted != nil {
 			n = *r.LastAccepted

@@ -17,7 +17,9 @@ import (
 type Config struct {
 	Spec Spec
 	// Addr is the coordinator's address: shard 0 listens there (or on
-	// Listen), the others dial it.
+	// Listen), the others dial it. Empty: no coordinator; every shard runs
+	// every phase on the absolute boundaries from StartAt, with no
+	// exchange, and returns its own measurement (a merge judges later).
 	Addr   string
 	Listen string
 	// Token is the shared secret (BRK_TOKEN); it must not be empty.
@@ -83,6 +85,8 @@ type Phaser struct {
 	peerLat map[int][]time.Duration
 	peerThr map[int]int
 
+	free bool // no coordinator (Config.Addr empty)
+
 	// the others
 	conn net.Conn
 	wmu  sync.Mutex
@@ -142,6 +146,13 @@ func Join(ctx context.Context, cfg Config) (*Phaser, error) {
 		cfg.StartAt = time.UnixMilli(cfg.StartAt.UnixMilli()) // the wire's precision, no monotonic reading
 	}
 	p := &Phaser{cfg: cfg, events: make(chan event, 4*cfg.Spec.Count+16), done: make(chan struct{})}
+	if cfg.Addr == "" && cfg.Listen == "" {
+		if cfg.StartAt.IsZero() {
+			return nil, errors.New("a shard without a coordinator needs the start time (--start-at)")
+		}
+		p.free = true
+		return p, nil
+	}
 	if cfg.Spec.Index == 0 {
 		addr := cfg.Listen
 		if addr == "" {
@@ -242,7 +253,9 @@ func (p *Phaser) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Mea
 	}
 	p.pending = map[int]*message{}
 	if n == 0 {
-		if err := p.begin(ctx); err != nil {
+		if p.free {
+			p.start = p.cfg.StartAt
+		} else if err := p.begin(ctx); err != nil {
 			return nil, p.fail(err, true)
 		}
 	}
@@ -271,9 +284,12 @@ func (p *Phaser) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Mea
 		return local, nil
 	}
 	var merged *sched.Measurement
-	if p.ln != nil {
+	switch {
+	case p.free:
+		return local, nil
+	case p.ln != nil:
 		merged, err = p.merge(n, spec.Level, local, late)
-	} else {
+	default:
 		merged, err = p.exchange(n, spec.Level, local, late)
 	}
 	if err != nil {
@@ -308,7 +324,7 @@ func (p *Phaser) fail(err error, notify bool) error {
 	}
 	p.failed = err
 	var s stopped
-	if !notify || errors.As(err, &s) {
+	if !notify || p.free || errors.As(err, &s) {
 		return err
 	}
 	if p.ln != nil {
@@ -567,3 +583,6 @@ func (p *Phaser) post(ev event) {
 	case <-p.done:
 	}
 }
+
+// Free reports whether this shard runs without a coordinator.
+func (p *Phaser) Free() bool { return p.free }

@@ -301,3 +301,72 @@ func checkEditedReport(t *testing.T, dir string, files []string) {
 		t.Errorf("without BRK_TOKEN: want a merge that says it did not verify\n%s", r)
 	}
 }
+
+// TestShardsWithoutCoordinator: three shards of a rate ramp (100, 200,
+// 300, 400 requests/s) against the capacity fixture (4 in service, 20 ms
+// each: 200/s; a 300 ms timeout: 300/s queues 100 arrivals, 500 ms, by the
+// phase's end) with --start-at and no coordinator run every phase, judge
+// nothing and exit 0; brk merge of their reports judges phase by phase and
+// gives the verdict of the coordinated run of the same plan, reporting the
+// phases past the break as run but not judged. A search without a
+// coordinator is refused (exit 2).
+func TestShardsWithoutCoordinator(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
+	plan := []string{"rate", fx.URL("/plain"), "--conn", "9", "--start", "100", "--pace", "100", "--max", "400",
+		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet"}
+	t.Setenv("BRK_TOKEN", "loopback-token")
+	r := runBrk(t, "rate", fx.URL("/plain"), "--conn", "9", "--phase", "1s", "--shard", "0/3", "--start-at", fmt.Sprint(time.Now().Add(time.Minute).UnixMilli()))
+	if r.code != 2 || !strings.Contains(r.stderr, "the search (no --pace)") || !strings.Contains(r.stderr, "without --coordinator") {
+		t.Errorf("a search without a coordinator: want exit 2 naming it\n%s", r)
+	}
+	dir := t.TempDir()
+	for attempt := 1; ; attempt++ {
+		at := fmt.Sprint(time.Now().Add(2 * time.Second).UnixMilli())
+		var ps []*proc
+		var files []string
+		for i := range 3 {
+			f := filepath.Join(dir, fmt.Sprintf("free%d.json", i))
+			files = append(files, f)
+			ps = append(ps, startBrk(t, nil, append(plan, "--shard", fmt.Sprintf("%d/3", i), "--start-at", at, "--json", f)...))
+		}
+		for i, p := range ps {
+			r := p.wait()
+			expectCode(t, r, 0)
+			if !strings.Contains(r.stdout, "the verdict is brk merge's") {
+				t.Errorf("shard %d does not say that the verdict is brk merge's:\n%s", i, r)
+			}
+			if s := readResult(t, files[i]); len(s.Phases) != 4 || s.LastAccepted != nil || !s.Shard.Unjudged {
+				t.Fatalf("shard %d ran %d phases (last accepted %v):\n%s", i, len(s.Phases), s.LastAccepted, r)
+			}
+		}
+		merged := runBrk(t, "merge", files[2], files[0], files[1], "--json", filepath.Join(dir, "merged.json"))
+		m := readResult(t, filepath.Join(dir, "merged.json"))
+		validateSchema(t, filepath.Join(dir, "merged.json"))
+		cps := startShards(t, 3, dir, plan...)
+		var crs []result
+		for _, p := range cps {
+			crs = append(crs, p.wait())
+		}
+		coord := readResult(t, filepath.Join(dir, "shard0.json"))
+		t.Logf("attempt %d: merged %s (%d); coordinated %s (%d)", attempt, lastLine(merged.stdout), merged.code, lastLine(crs[0].stdout), crs[0].code)
+		same := merged.code == crs[0].code && lastLine(merged.stdout) == lastLine(crs[0].stdout)
+		if !same || merged.code != 1 || lastLine(merged.stdout) != "Broken (300 requests/s)" {
+			if attempt < 3 {
+				continue
+			}
+			t.Fatalf("merge of the uncoordinated shards and the coordinated run differ:\n%s\n%s", merged, crs[0])
+		}
+		if len(m.Phases) != 4 || len(coord.Phases) != 3 {
+			t.Fatalf("merged %d phases, coordinated %d", len(m.Phases), len(coord.Phases))
+		}
+		for i, p := range coord.Phases {
+			if q := m.Phases[i]; q.Level != p.Level || q.Accepted != p.Accepted {
+				t.Errorf("phase %d: merged %d accepted %v, coordinated %d accepted %v", i, q.Level, q.Accepted, p.Level, p.Accepted)
+			}
+		}
+		if last := m.Phases[3]; last.Accepted || last.Level != 400 || !strings.Contains(last.Reason, "run but not judged") {
+			t.Errorf("phase 3 after the break: %+v", last)
+		}
+		return
+	}
+}
