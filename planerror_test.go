@@ -109,6 +109,7 @@ var refusals = []struct {
 	{name: "shard free no max", plan: func(p *brk.Plan) { freePlan(p); p.Max = 0 }, field: "Plan.Shard.StartAt", want: "Plan.Shard.StartAt without Plan.Shard.Coordinator runs every phase of the plan: it needs Plan.Max"},
 	{name: "shard free token", plan: func(p *brk.Plan) { freePlan(p); p.Shard.Token = "" }, field: "Plan.Shard", want: "Plan.Shard needs Plan.Shard.Token: it signs the shard's report"},
 	{name: "shard free listen", plan: func(p *brk.Plan) { freePlan(p); p.Shard.Listen = ":1" }, field: "Plan.Shard.Listen", want: "Plan.Shard.Listen needs Plan.Shard.Coordinator"},
+	{name: "shard poisson seed", mode: brk.ModeRate, plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Arrivals = "poisson" }, field: "Plan.Shard", want: "Plan.Shard with Plan.Arrivals poisson needs Plan.Seed: every shard replays the same gaps"},
 	{name: "shard rate conns", mode: brk.ModeRate, plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Conns = 1 }, field: "Plan.Conns", want: "Plan.Conns 1 cannot be split over 2 shards: every shard needs a connection"},
 }
 

@@ -113,6 +113,8 @@ func (s *Sharding) check(p Plan, m Mode) error {
 		return refuse("%s without %s runs every phase of the plan: it needs %s", fShardStartAt, fShardCoordinator, fMax)
 	case p.Baseline:
 		return refuse("%s is not supported with %s", fBaseline, fShard)
+	case m == ModeRate && p.Arrivals == "poisson" && p.Seed == 0:
+		return refuse("%s with %s poisson needs %s: every shard replays the same gaps", fShard, fArrivals, fSeed)
 	case m != ModeConnections && p.Conns < s.Count:
 		return refuse("%s %d cannot be split over %d shards: every shard needs a connection", fConns, p.Conns, s.Count)
 	case s.Tolerance < 0 || s.Allowance < 0 || s.JoinTimeout < 0:
@@ -194,7 +196,11 @@ func reportPlanHash(target string, r *Result, count int, sp ShardPlan) string {
 		Accept          string
 		Count           int
 		Plan            ShardPlan
-	}{target, r.Test, r.URL, r.Conns, r.Requests, r.TimeoutMs, r.Accept, count, sp}
+		// The rate test's slots and schedule.
+		RateDepth int    `json:",omitempty"`
+		Arrivals  string `json:",omitempty"`
+		Seed      uint64 `json:",omitempty"`
+	}{target, r.Test, r.URL, r.Conns, r.Requests, r.TimeoutMs, r.Accept, count, sp, r.RateDepth, r.Arrivals, r.Seed}
 	b, _ := json.Marshal(v)
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])

@@ -370,3 +370,33 @@ func TestShardsWithoutCoordinator(t *testing.T) {
 		return
 	}
 }
+
+// TestShardsRatePoisson: two shards of a Poisson rate phase (--seed 42)
+// against the fixture schedule together exactly the arrivals one box
+// schedules with the same seed, each shard about half; without --seed a
+// sharded Poisson run is refused (exit 2).
+func TestShardsRatePoisson(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{})
+	plan := []string{"rate", fx.URL("/plain"), "--conn", "4", "--start", "500", "--max", "500", "--arrivals", "poisson",
+		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet"}
+	t.Setenv("BRK_TOKEN", "loopback-token")
+	if r := runBrk(t, append(plan, "--shard", "0/2", "--coordinator", "127.0.0.1:1")...); r.code != 2 || !strings.Contains(r.stderr, "--seed") {
+		t.Errorf("sharded poisson without --seed: want exit 2 naming --seed\n%s", r)
+	}
+	plan = append(plan, "--seed", "42")
+	dir := t.TempDir()
+	for _, p := range startShards(t, 2, dir, plan...) {
+		expectCode(t, p.wait(), 0)
+	}
+	runBrk(t, append(plan, "--json", filepath.Join(dir, "single.json"))...)
+	one := readResult(t, filepath.Join(dir, "single.json"))
+	coord := readResult(t, filepath.Join(dir, "shard0.json"))
+	a, b := coord.Phases[0].Raw.Stats.Scheduled, readResult(t, filepath.Join(dir, "shard1.json")).Phases[0].Raw.Stats.Scheduled
+	t.Logf("one box scheduled %d; shards %d + %d", one.Phases[0].Rate.Scheduled, a, b)
+	if one.Phases[0].Rate.Scheduled != a+b || coord.Phases[0].Rate.Scheduled != a+b {
+		t.Errorf("one box scheduled %d arrivals, the shards %d + %d (merged %d)", one.Phases[0].Rate.Scheduled, a, b, coord.Phases[0].Rate.Scheduled)
+	}
+	if d := int64(a) - int64(b); d > 1 || d < -1 {
+		t.Errorf("the shards took %d and %d arrivals: k ≡ I (mod 2) splits them to one", a, b)
+	}
+}
