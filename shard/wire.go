@@ -18,12 +18,13 @@ import (
 
 // The wire protocol: one TCP connection per shard to the coordinator
 // (shard 0), carrying frames of a 4-byte big-endian length and that many
-// bytes of one JSON message. A reader refuses a frame longer than
+// bytes: one JSON message (the handshake: challenge, hello, refused) or
+// one sealed message (from the welcome on, below). A reader refuses a frame longer than
 // maxFrame before reading it.
 //
 //	coordinator → shard  challenge {nonce}
 //	shard → coordinator  hello     {index, count, plan, start_at_ms, nonce, mac}
-//	coordinator → shard  welcome   {mac} | refused {reason}
+//	coordinator → shard  welcome   {mac} (sealed) | refused {reason} (plain)
 //	coordinator → shard  start     {start_at_ms}            once every shard joined
 //	shard → coordinator  report    {phase, depth, lateness_ns, measurement}
 //	coordinator → shard  result    {phase, measurement (merged), stop, verdict, reason}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -367,6 +368,18 @@ func TestShardsWithoutCoordinator(t *testing.T) {
 		if last := m.Phases[3]; last.Accepted || last.Level != 400 || !strings.Contains(last.Reason, "run but not judged") {
 			t.Errorf("phase 3 after the break: %+v", last)
 		}
+		// A shard's report missing, or one of another run: refused.
+		for _, c := range []struct {
+			files []string
+			want  string
+		}{
+			{[]string{files[0], files[1]}, "missing shard index 2 of 3 shards"},
+			{[]string{files[0], files[1], filepath.Join(dir, "shard2.json")}, "not the same run"},
+		} {
+			if r := runBrk(t, append([]string{"merge"}, c.files...)...); r.code != 2 || !strings.Contains(r.stderr, c.want) {
+				t.Errorf("merge %v: want exit 2 with %q\n%s", c.files, c.want, r)
+			}
+		}
 		return
 	}
 }
@@ -398,5 +411,31 @@ func TestShardsRatePoisson(t *testing.T) {
 	}
 	if d := int64(a) - int64(b); d > 1 || d < -1 {
 		t.Errorf("the shards took %d and %d arrivals: k ≡ I (mod 2) splits them to one", a, b)
+	}
+}
+
+// TestShardRateKilled: shard 2 of a rate run is killed in phase 1; the
+// others end inconclusive at once, naming it.
+func TestShardRateKilled(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{})
+	dir := t.TempDir()
+	ps := startShards(t, 3, dir, "rate", fx.URL("/plain"), "--conn", "6", "--start", "150", "--pace", "150", "--max", "600",
+		"--phase", "2s", "--timeout", "500ms", "--threads", "1", "--quiet")
+	ps[0].waitFor("phase 0", 15*time.Second)
+	time.Sleep(1500 * time.Millisecond)
+	if err := ps[2].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	for i, p := range ps[:2] {
+		r := p.wait()
+		lag := time.Since(killed)
+		expectCode(t, r, 3)
+		if !strings.Contains(lastLine(r.stdout), "shard 2 was lost") {
+			t.Errorf("shard %d: %q", i, lastLine(r.stdout))
+		}
+		if lag > 4*time.Second {
+			t.Errorf("shard %d stopped %s after the kill", i, lag)
+		}
 	}
 }
