@@ -19,8 +19,8 @@ import (
 // The wire protocol: one TCP connection per shard to the coordinator
 // (shard 0), carrying frames of a 4-byte big-endian length and that many
 // bytes: one JSON message (the handshake: challenge, hello, refused) or
-// one sealed message (from the welcome on, below). A reader refuses a frame longer than
-// maxFrame before reading it.
+// one sealed message (from the welcome on, below). A reader refuses a
+// frame longer than maxFrame before reading it.
 //
 //	coordinator → shard  challenge {nonce}
 //	shard → coordinator  hello     {index, count, plan, start_at_ms, nonce, mac}
