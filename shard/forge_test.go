@@ -1,12 +1,14 @@
 package shard
 
 import (
+	"context"
 	"encoding/binary"
 	"io"
 	"net"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/brk-bench/brk/sched"
 )
@@ -140,4 +142,59 @@ func TestForgedFrames(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFreeShard: a shard without a coordinator (no Addr) runs every phase
+// of an unjudged plan on its boundaries from StartAt, even phases the
+// verdict code would reject (here every phase fails its requests), and
+// returns its own measurements; one that starts past StartAt + tolerance
+// fails closed.
+func TestFreeShard(t *testing.T) {
+	plan := testPlan(t, 2)
+	plan.Unjudged = true
+	failing := &fakeLocal{}
+	cfg := Config{Spec: Spec{Index: 1, Count: 2}, Token: "s3cret", PlanHash: "plan-1", StartAt: time.Now().Add(200 * time.Millisecond),
+		Tolerance: 200 * time.Millisecond, Allowance: 100 * time.Millisecond, Plan: plan,
+		Local: phaserFunc(func(ctx context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
+			m, err := failing.RunPhase(ctx, spec)
+			m.Stats.Counts.Failed[0] = 5 // a server verdict, were it judged
+			m.Stats.Counts.Attempted += 5
+			return m, err
+		})}
+	ph, err := Join(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ph.Close()
+	out := sched.Drive(context.Background(), ph, plan, nopHooks{})
+	if out.Verdict != sched.Done || len(out.Phases) != 3 {
+		t.Fatalf("free shard: %v %q after %d phases", out.Verdict, out.Reason, len(out.Phases))
+	}
+	for i, j := range out.Phases {
+		if j.Judged || j.Reason != sched.NotJudged {
+			t.Errorf("phase %d judged: %+v", i, j.Judgement)
+		}
+		if at := cfg.StartAt.Add(time.Duration(i) * 200 * time.Millisecond); failing.starts[i].Before(at) {
+			t.Errorf("phase %d started %s before its boundary", i, at.Sub(failing.starts[i]))
+		}
+	}
+	cfg.StartAt = time.Now().Add(-time.Second)
+	late, err := Join(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	if out := sched.Drive(context.Background(), late, plan, nopHooks{}); out.Verdict != sched.Inconclusive || !strings.Contains(out.Reason, "shard 1 started phase 0") {
+		t.Errorf("late free shard: %v %q", out.Verdict, out.Reason)
+	}
+	cfg.StartAt = time.Time{}
+	if _, err := Join(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--start-at") {
+		t.Errorf("a free shard without a start: %v", err)
+	}
+}
+
+type phaserFunc func(context.Context, sched.PhaseSpec) (*sched.Measurement, error)
+
+func (f phaserFunc) RunPhase(ctx context.Context, s sched.PhaseSpec) (*sched.Measurement, error) {
+	return f(ctx, s)
 }
