@@ -386,7 +386,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 	c := &m.Counts
 	s := &PhaseStats{
 		Index: j.Index, Role: j.Role.String(), Level: j.Target, Depth: j.Depth, Probe: j.Probe,
-		Accepted: j.Accepted, Interrupted: r.Interrupted, Inconclusive: j.Inconclusive, Reason: j.Reason,
+		Accepted: j.Accepted, Interrupted: r.Interrupted, Inconclusive: j.Inconclusive, NotJudged: j.NotJudged, Reason: j.Reason,
 		DurationS: r.Elapsed.Seconds(), ActiveS: r.Active.Seconds(),
 		Counts: Counts{
 			Attempted: c.Attempted, Succeeded: c.Succeeded,

@@ -374,7 +374,7 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		if m == nil {
 			break
 		}
-		st := phaseStats(&sched.Judged{Judgement: sched.Judgement{Reason: fmt.Sprintf("run but not judged: the merged run ended at phase %d", end-1)},
+		st := phaseStats(&sched.Judged{Judgement: sched.Judgement{NotJudged: true, Reason: fmt.Sprintf("run but not judged: the merged run ended at phase %d", end-1)},
 			Index: n, Depth: ps.Depth, Target: ps.Level, Run: m})
 		st.Role = ps.Role
 		out.Phases = append(out.Phases, st)

@@ -184,6 +184,8 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 		state = "interrupted (not judged)"
 	case s.Inconclusive:
 		state = "INCONCLUSIVE"
+	case s.NotJudged:
+		state = "not judged"
 	case !s.Accepted:
 		state = "REJECTED"
 	}

@@ -186,7 +186,7 @@ func (r *Ramp) phase(ctx context.Context, level int, role Role) bool {
 	}
 	jg := Judge(m, plan, n, level)
 	if plan.Unjudged && (!jg.Stop || jg.Verdict != Interrupted) {
-		jg = Judgement{Reason: NotJudged} // not stopped: the plan goes on
+		jg = Judgement{NotJudged: true, Reason: NotJudged} // not stopped: the plan goes on
 	}
 	j := &Judged{Judgement: jg, Index: n, Depth: per, Target: level,
 		Owners: plan.Mode.owners(level, plan.Conns), Role: role, Probe: role.Probe(), Run: m}

@@ -31,7 +31,10 @@ type Judgement struct {
 	// Inconclusive marks a phase that ended the run inconclusive: it is
 	// neither accepted nor a server verdict.
 	Inconclusive bool
-	Reason       string // why it was rejected or inconclusive
+	// NotJudged marks a phase run without a verdict: an Unjudged plan's
+	// (a shard without a coordinator), or one a merge reports past its end.
+	NotJudged bool
+	Reason    string // why it was rejected or inconclusive
 }
 
 // Judge decides phase index at level from its measurement alone: a pure

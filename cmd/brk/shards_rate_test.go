@@ -336,9 +336,16 @@ func TestShardsWithoutCoordinator(t *testing.T) {
 			if !strings.Contains(r.stdout, "the verdict is brk merge's") {
 				t.Errorf("shard %d does not say that the verdict is brk merge's:\n%s", i, r)
 			}
-			if s := readResult(t, files[i]); len(s.Phases) != 4 || s.LastAccepted != nil || !s.Shard.Unjudged {
+			s := readResult(t, files[i])
+			if len(s.Phases) != 4 || s.LastAccepted != nil || !s.Shard.Unjudged {
 				t.Fatalf("shard %d ran %d phases (last accepted %v):\n%s", i, len(s.Phases), s.LastAccepted, r)
 			}
+			for _, p := range s.Phases {
+				if !p.NotJudged || p.Accepted || !strings.Contains(r.stdout, fmt.Sprintf("phase %d  %d requests/s  not judged", p.Index, p.Level)) {
+					t.Errorf("shard %d phase %d: not judged %v, accepted %v\n%s", i, p.Index, p.NotJudged, p.Accepted, r)
+				}
+			}
+			validateSchema(t, files[i])
 		}
 		merged := runBrk(t, "merge", files[2], files[0], files[1], "--json", filepath.Join(dir, "merged.json"))
 		m := readResult(t, filepath.Join(dir, "merged.json"))
@@ -365,7 +372,7 @@ func TestShardsWithoutCoordinator(t *testing.T) {
 				t.Errorf("phase %d: merged %d accepted %v, coordinated %d accepted %v", i, q.Level, q.Accepted, p.Level, p.Accepted)
 			}
 		}
-		if last := m.Phases[3]; last.Accepted || last.Level != 400 || !strings.Contains(last.Reason, "run but not judged") {
+		if last := m.Phases[3]; last.Accepted || !last.NotJudged || last.Level != 400 || !strings.Contains(last.Reason, "run but not judged") {
 			t.Errorf("phase 3 after the break: %+v", last)
 		}
 		// A shard's report missing, or one of another run: refused.
