@@ -153,7 +153,7 @@ func TestFreeShard(t *testing.T) {
 	plan := testPlan(t, 2)
 	plan.Unjudged = true
 	failing := &fakeLocal{}
-	cfg := Config{Spec: Spec{Index: 1, Count: 2}, Token: "s3cret", PlanHash: "plan-1", StartAt: time.Now().Add(200 * time.Millisecond),
+	cfg := Config{Spec: Spec{Index: 1, Count: 2}, Token: "s3cret", PlanHash: "plan-1", StartAt: time.UnixMilli(time.Now().Add(200 * time.Millisecond).UnixMilli()),
 		Tolerance: 200 * time.Millisecond, Allowance: 100 * time.Millisecond, Plan: plan,
 		Local: phaserFunc(func(ctx context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
 			m, err := failing.RunPhase(ctx, spec)
