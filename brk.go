@@ -242,6 +242,9 @@ type Result struct {
 	// every shard of a merged or coordinated report.
 	Shard  *ShardInfo     `json:"shard,omitempty"`
 	Shards []ShardSummary `json:"shards,omitempty"`
+	// HMAC authenticates a shard's report under the shared token
+	// (Result.Sign, VerifyReport); brk merge with BRK_TOKEN checks it.
+	HMAC string `json:"hmac,omitempty"`
 }
 
 // FinalPair is a run's last accepted and lowest rejected level with the
@@ -361,14 +364,17 @@ type PhaseStats struct {
 	Level int    `json:"level"`           // the total: concurrent requests, connections or requests/s
 	// Depth is the most outstanding requests a connection held: ⌈Level ÷
 	// conns⌉ (on Level mod conns connections; the others one fewer).
-	Depth        int     `json:"depth"`
-	Accepted     bool    `json:"accepted"`
-	Interrupted  bool    `json:"interrupted"`
-	Inconclusive bool    `json:"inconclusive"` // the phase ended the run inconclusive (no server verdict)
-	Reason       string  `json:"reason,omitempty"`
-	DurationS    float64 `json:"duration_s"` // admission plus drain
-	ActiveS      float64 `json:"active_s"`   // admission window
-	Counts       Counts  `json:"counts"`
+	Depth        int  `json:"depth"`
+	Accepted     bool `json:"accepted"`
+	Interrupted  bool `json:"interrupted"`
+	Inconclusive bool `json:"inconclusive"` // the phase ended the run inconclusive (no server verdict)
+	// NotJudged: the phase ran but has no verdict (a shard without a
+	// coordinator; in brk merge, a phase past the merged run's end).
+	NotJudged bool    `json:"not_judged,omitempty"`
+	Reason    string  `json:"reason,omitempty"`
+	DurationS float64 `json:"duration_s"` // admission plus drain
+	ActiveS   float64 `json:"active_s"`   // admission window
+	Counts    Counts  `json:"counts"`
 	// StatusCodes counts complete responses by status code ("other" for
 	// a code outside 100..599), whatever their outcome.
 	StatusCodes map[string]uint64 `json:"status_codes"`

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/shard"
 )
 
 // Defaults fills zero fields of p with their defaults, all but the
@@ -243,10 +244,21 @@ func RateSlotWarning(p Plan) *PlanError {
 	if p.Max > 0 {
 		rate, which = p.Max, fMax
 	}
-	slots := p.Conns * p.RateDepth
-	need := float64(rate) * p.Timeout.Seconds()
+	conns, n := p.Conns, 1
+	if s := p.Shard; s != nil && s.Count > 1 {
+		// Per shard: its connections against its share of the arrivals.
+		conns, n = max(1, shard.Share(p.Conns, s.Index, s.Count)), s.Count
+	}
+	slots := conns * p.RateDepth
+	share := float64(rate) / float64(n)
+	need := share * p.Timeout.Seconds()
 	if float64(slots) >= need {
 		return nil
+	}
+	if n > 1 {
+		return refuse("shard %d/%d: its %d of %s %d connections × %s %d = %d slots is below its share of %s %d requests/s (%.0f/s) × %s %s = %.0f outstanding (Little's law): from %.0f requests/s a shard on, a slow response can fail the run from a lack of slots alone",
+			p.Shard.Index, n, conns, fConns, p.Conns, fRateDepth, p.RateDepth, slots, which, rate, share, fTimeout, p.Timeout, need,
+			float64(slots)/p.Timeout.Seconds())
 	}
 	return refuse("%s %d × %s %d = %d slots is below %s %d requests/s × %s %s = %.0f outstanding (Little's law): from %.0f requests/s on, a slow response can fail the run from a lack of slots alone",
 		fConns, p.Conns, fRateDepth, p.RateDepth, slots, which, rate, fTimeout, p.Timeout, need, float64(slots)/p.Timeout.Seconds())

@@ -92,6 +92,8 @@ const (
 	fShard            field = "Plan.Shard"
 	fShardCoordinator field = "Plan.Shard.Coordinator"
 	fShardToken       field = "Plan.Shard.Token"
+	fShardStartAt     field = "Plan.Shard.StartAt"
+	fShardListen      field = "Plan.Shard.Listen"
 	fShardTolerance   field = "Plan.Shard.Tolerance"
 	fShardAllowance   field = "Plan.Shard.Allowance"
 	fShardJoinTimeout field = "Plan.Shard.JoinTimeout"

@@ -96,16 +96,31 @@ var refusals = []struct {
 	{name: "cert missing", tgt: tlsTarget(brk.TLSOptions{Cert: "no-such-cert.pem", Key: "no-such-key.pem"}), field: "Target.TLS.Cert", want: "Target.TLS.Cert/Target.TLS.Key: open no-such-cert.pem: no such file or directory"},
 
 	{name: "shard spec", plan: shardPlan(func(s *brk.Sharding) { s.Index = 5 }), field: "Plan.Shard", want: "Plan.Shard: shard index 5 is not in 0..1"},
-	{name: "shard coordinator", plan: shardPlan(func(s *brk.Sharding) { s.Coordinator = "" }), field: "Plan.Shard", want: "Plan.Shard needs Plan.Shard.Coordinator HOST:PORT (shard 0 listens there)"},
+	{name: "shard coordinator", plan: shardPlan(func(s *brk.Sharding) { s.Coordinator = "" }), field: "Plan.Shard", want: "Plan.Shard needs Plan.Shard.Coordinator HOST:PORT (shard 0 listens there), or Plan.Shard.StartAt T to run in step without a coordinator"},
 	{name: "shard token", plan: shardPlan(func(s *brk.Sharding) { s.Token = "" }), field: "Plan.Shard.Coordinator", want: "Plan.Shard.Coordinator needs Plan.Shard.Token"},
 	{name: "shard baseline", plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Baseline = true }, field: "Plan.Baseline", want: "Plan.Baseline is not supported with Plan.Shard"},
 	{name: "shard conns", plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Conns = 1 }, field: "Plan.Conns", want: "Plan.Conns 1 cannot be split over 2 shards: every shard needs a connection"},
 	{name: "shard negative", plan: shardPlan(func(s *brk.Sharding) { s.JoinTimeout = -1 }), field: "Plan.Shard.Tolerance", want: "Plan.Shard.Tolerance, Plan.Shard.Allowance and Plan.Shard.JoinTimeout must not be negative"},
-	{name: "shard rate", mode: brk.ModeRate, plan: shardPlan(nil), field: "Plan.Shard", want: "Plan.Shard: the rate test cannot be sharded yet: every shard would offer the whole schedule"},
+	{name: "shard free search", plan: func(p *brk.Plan) {
+		freePlan(p)
+		p.Pace, p.Search = 0, &brk.Search{}
+	}, field: "Plan.Shard.StartAt", want: "Plan.Shard.StartAt without Plan.Shard.Coordinator runs every phase unjudged, so its levels must not depend on verdicts, and Plan.Search does: give Plan.Pace and Plan.Max (a linear ramp), or a coordinator"},
+	{name: "shard free refine", plan: func(p *brk.Plan) { freePlan(p); p.Refine = true }, field: "Plan.Shard.StartAt", want: "Plan.Shard.StartAt without Plan.Shard.Coordinator runs every phase unjudged, so its levels must not depend on verdicts, and Plan.Refine does: run it with a coordinator"},
+	{name: "shard free no max", plan: func(p *brk.Plan) { freePlan(p); p.Max = 0 }, field: "Plan.Shard.StartAt", want: "Plan.Shard.StartAt without Plan.Shard.Coordinator runs every phase of the plan: it needs Plan.Max"},
+	{name: "shard free token", plan: func(p *brk.Plan) { freePlan(p); p.Shard.Token = "" }, field: "Plan.Shard", want: "Plan.Shard needs Plan.Shard.Token: it signs the shard's report"},
+	{name: "shard free listen", plan: func(p *brk.Plan) { freePlan(p); p.Shard.Listen = ":1" }, field: "Plan.Shard.Listen", want: "Plan.Shard.Listen needs Plan.Shard.Coordinator"},
+	{name: "shard poisson seed", mode: brk.ModeRate, plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Arrivals = "poisson" }, field: "Plan.Shard", want: "Plan.Shard with Plan.Arrivals poisson needs Plan.Seed: every shard replays the same gaps"},
+	{name: "shard rate conns", mode: brk.ModeRate, plan: func(p *brk.Plan) { shardPlan(nil)(p); p.Conns = 1 }, field: "Plan.Conns", want: "Plan.Conns 1 cannot be split over 2 shards: every shard needs a connection"},
 }
 
 func tlsTarget(o brk.TLSOptions) func(*brk.Target) {
 	return func(t *brk.Target) { t.URL, t.TLS = "https://127.0.0.1:1/", o }
+}
+
+// freePlan is a shard without a coordinator of a linear ramp.
+func freePlan(p *brk.Plan) {
+	shardPlan(func(s *brk.Sharding) { s.Coordinator, s.StartAt = "", time.Now().Add(time.Hour) })(p)
+	p.Conns, p.Start, p.Pace, p.Max = 4, 1, 1, 3
 }
 
 func shardPlan(edit func(*brk.Sharding)) func(*brk.Plan) {
@@ -275,5 +290,16 @@ func TestRateSlotWarning(t *testing.T) {
 	}
 	if w := brk.RateSlotWarning(brk.Plan{Conns: 100, Start: 50}); w != nil {
 		t.Errorf("100 slots for 50 requests/s × 1s: warning %v", w)
+	}
+	// Per shard: shard 2 of 3 has 1 of 4 connections for a third of the
+	// arrivals; 3 slots a shard suffice for a third of 9/s × 1s.
+	sharded := brk.Plan{Conns: 4, Start: 10, Max: 3000, RateDepth: 3, Timeout: 1500 * time.Millisecond, Shard: &brk.Sharding{Index: 2, Count: 3}}
+	want = "shard 2/3: its 1 of Plan.Conns 4 connections × Plan.RateDepth 3 = 3 slots is below its share of Plan.Max 3000 requests/s (1000/s) × Plan.Timeout 1.5s = 1500 outstanding (Little's law): from 2 requests/s a shard on, a slow response can fail the run from a lack of slots alone"
+	if w := brk.RateSlotWarning(sharded); w == nil || w.Error() != want {
+		t.Errorf("sharded warning %v, want %q", w, want)
+	}
+	sharded.Max, sharded.Start, sharded.Timeout = 9, 9, time.Second
+	if w := brk.RateSlotWarning(sharded); w != nil {
+		t.Errorf("3 slots a shard for 3 requests/s × 1.5s: warning %v", w)
 	}
 }

@@ -224,6 +224,10 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		}
 	}
 	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
+	shardIndex, shards := 0, 0
+	if p.Shard != nil && m == ModeRate { // this shard's arrivals of each phase's schedule
+		shardIndex, shards = p.Shard.Index, p.Shard.Count
+	}
 	limit, _ := conn.RaiseNoFile()
 	if need := uint64(engConns + 2*threads + 64); limit > 0 && need > limit {
 		return inconclusive(fmt.Sprintf("client needs about %d file descriptors for %d connections but RLIMIT_NOFILE is %d: raise `ulimit -n` or use fewer connections", need, engConns, limit))
@@ -236,6 +240,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
 		Mode: mode, PerConn: p.Requests, KeepAlive: p.KeepAlive,
 		RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
+		ShardIndex: shardIndex, Shards: shards,
 		NewSession: newSession,
 	})
 	if err != nil {
@@ -297,6 +302,7 @@ func enginePlan(p Plan, m Mode, acc sched.Accept, addr string) sched.Plan {
 	}
 	if p.Shard != nil {
 		sp.Slotted, sp.PhaseCost = true, p.Phase+p.Shard.allowance(p)
+		sp.Unjudged = p.Shard.free()
 	}
 	return sp
 }
@@ -380,7 +386,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 	c := &m.Counts
 	s := &PhaseStats{
 		Index: j.Index, Role: j.Role.String(), Level: j.Target, Depth: j.Depth, Probe: j.Probe,
-		Accepted: j.Accepted, Interrupted: r.Interrupted, Inconclusive: j.Inconclusive, Reason: j.Reason,
+		Accepted: j.Accepted, Interrupted: r.Interrupted, Inconclusive: j.Inconclusive, NotJudged: j.NotJudged, Reason: j.Reason,
 		DurationS: r.Elapsed.Seconds(), ActiveS: r.Active.Seconds(),
 		Counts: Counts{
 			Attempted: c.Attempted, Succeeded: c.Succeeded,

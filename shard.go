@@ -16,8 +16,9 @@ import (
 // Sharding makes a run shard Index of Count of one plan run on several
 // load boxes (Plan.Shard). The requests and connections tests split their
 // connections (and so their concurrent requests) so that the union of the
-// shards is the plan; levels, verdict and final line speak of the whole
-// plan. Shard 0 listens on Coordinator (or Listen) and coordinates: after
+// shards is the plan; the rate test splits its connections and each
+// phase's one schedule: shard I takes arrivals k ≡ I (mod Count). Levels,
+// verdict and final line speak of the whole plan. Shard 0 listens on Coordinator (or Listen) and coordinates: after
 // each phase every shard sends it its measurement; it merges them, judges
 // the merged phase with the verdict code of a single box and tells every
 // shard to go on or stop. A shard lost, late or silent makes the run
@@ -59,6 +60,9 @@ type ShardInfo struct {
 	StartLatenessMs float64   `json:"start_lateness_ms"` // this shard's phase 0 start after StartAt
 	MaxLatenessMs   float64   `json:"max_lateness_ms"`   // the latest of its phase starts
 	Plan            ShardPlan `json:"plan"`
+	// Unjudged: the shard ran without a coordinator; its phases are not
+	// judged, the verdict is brk merge's.
+	Unjudged bool `json:"unjudged,omitempty"`
 }
 
 // ShardPlan is the schedule of a sharded run, beside the report's own
@@ -93,15 +97,25 @@ func (s *Sharding) check(p Plan, m Mode) error {
 		return refuse("%s: %v", fShard, err)
 	}
 	switch {
-	case s.Coordinator == "":
-		return refuse("%s needs %s HOST:PORT (shard 0 listens there)", fShard, fShardCoordinator)
-	case s.Token == "":
+	case s.Coordinator == "" && s.StartAt.IsZero():
+		return refuse("%s needs %s HOST:PORT (shard 0 listens there), or %s T to run in step without a coordinator", fShard, fShardCoordinator, fShardStartAt)
+	case s.Coordinator == "" && s.Listen != "":
+		return refuse("%s needs %s", fShardListen, fShardCoordinator)
+	case s.Token == "" && s.Coordinator != "":
 		return refuse("%s needs %s", fShardCoordinator, fShardToken)
+	case s.Token == "":
+		return refuse("%s needs %s: it signs the shard's report", fShard, fShardToken)
+	case s.free() && p.Search != nil:
+		return refuse("%s without %s runs every phase unjudged, so its levels must not depend on verdicts, and %s does: give %s and %s (a linear ramp), or a coordinator", fShardStartAt, fShardCoordinator, fSearch, fPace, fMax)
+	case s.free() && p.Refine:
+		return refuse("%s without %s runs every phase unjudged, so its levels must not depend on verdicts, and %s does: run it with a coordinator", fShardStartAt, fShardCoordinator, fRefine)
+	case s.free() && p.Max == 0:
+		return refuse("%s without %s runs every phase of the plan: it needs %s", fShardStartAt, fShardCoordinator, fMax)
 	case p.Baseline:
 		return refuse("%s is not supported with %s", fBaseline, fShard)
-	case m == ModeRate:
-		return refuse("%s: the rate test cannot be sharded yet: every shard would offer the whole schedule", fShard)
-	case m == ModeRequests && p.Conns < s.Count:
+	case m == ModeRate && p.Arrivals == "poisson" && p.Seed == 0:
+		return refuse("%s with %s poisson needs %s: every shard replays the same gaps", fShard, fArrivals, fSeed)
+	case m != ModeConnections && p.Conns < s.Count:
 		return refuse("%s %d cannot be split over %d shards: every shard needs a connection", fConns, p.Conns, s.Count)
 	case s.Tolerance < 0 || s.Allowance < 0 || s.JoinTimeout < 0:
 		return refuse("%s, %s and %s must not be negative", fShardTolerance, fShardAllowance, fShardJoinTimeout)
@@ -112,6 +126,11 @@ func (s *Sharding) check(p Plan, m Mode) error {
 }
 
 func (s *Sharding) spec() shard.Spec { return shard.Spec{Index: s.Index, Count: s.Count} }
+
+// free reports whether this shard runs without a coordinator: every phase
+// of the plan on absolute boundaries from StartAt, no exchange, nothing
+// judged (brk merge judges the reports).
+func (s *Sharding) free() bool { return s.Coordinator == "" && !s.StartAt.IsZero() }
 
 // allowance is the time after each phase's admission (default timeout + 1s).
 func (s *Sharding) allowance(p Plan) time.Duration {
@@ -177,7 +196,11 @@ func reportPlanHash(target string, r *Result, count int, sp ShardPlan) string {
 		Accept          string
 		Count           int
 		Plan            ShardPlan
-	}{target, r.Test, r.URL, r.Conns, r.Requests, r.TimeoutMs, r.Accept, count, sp}
+		// The rate test's slots and schedule.
+		RateDepth int    `json:",omitempty"`
+		Arrivals  string `json:",omitempty"`
+		Seed      uint64 `json:",omitempty"`
+	}{target, r.Test, r.URL, r.Conns, r.Requests, r.TimeoutMs, r.Accept, count, sp, r.RateDepth, r.Arrivals, r.Seed}
 	b, _ := json.Marshal(v)
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
@@ -342,7 +365,44 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 	for !ramp.Done() {
 		ramp.Step(context.Background())
 	}
-	return (&running{res: res, ramp: ramp}).finish(), nil
+	out := (&running{res: res, ramp: ramp}).finish()
+	// Shards without a coordinator ran every phase of the plan: those past
+	// the merged run's end are reported, merged, as run but not judged.
+	end := len(out.Phases)
+	for n := end; ; n++ {
+		m, ps := rp.recorded(n)
+		if m == nil {
+			break
+		}
+		st := phaseStats(&sched.Judged{Judgement: sched.Judgement{NotJudged: true, Reason: fmt.Sprintf("run but not judged: the merged run ended at phase %d", end-1)},
+			Index: n, Depth: ps.Depth, Target: ps.Level, Run: m})
+		st.Role = ps.Role
+		out.Phases = append(out.Phases, st)
+	}
+	return out, nil
+}
+
+// recorded is the merge of every shard's raw measurement of phase n and
+// shard 0's phase, or nil when a shard did not run it.
+func (rp *replay) recorded(n int) (*sched.Measurement, *PhaseStats) {
+	var first *PhaseStats
+	ms := make([]*sched.Measurement, 0, len(rp.reports))
+	for _, r := range rp.reports {
+		var ps *PhaseStats
+		for _, q := range r.Phases {
+			if q.Index == n {
+				ps = q
+			}
+		}
+		if ps == nil || ps.Raw == nil || ps.Raw.Stats == nil || first != nil && ps.Level != first.Level {
+			return nil, nil
+		}
+		if first == nil {
+			first = ps
+		}
+		ms = append(ms, ps.Raw)
+	}
+	return shard.Merge(ms), first
 }
 
 // replay is a Phaser over recorded shard reports: phase n is the merge of
@@ -401,6 +461,16 @@ type shardRun struct {
 
 func (r *shardRun) report(res *Result) {
 	res.Shard = shardInfo(r.s, &r.t, r.p, r.splan, r.ph, res)
+	if r.s.free() {
+		// Nothing judged: no bracket; a plan run to the end is done.
+		res.Shard.Unjudged = true
+		res.LastAccepted, res.FirstRejected, res.FinalPair = nil, nil, nil
+		if res.Verdict == VerdictDone {
+			res.Reason = fmt.Sprintf("shard %d/%d ran its plan to the end (%d phases) without a coordinator; it judges nothing: the verdict is brk merge's",
+				r.s.Index, r.s.Count, len(res.Phases))
+		}
+		return
+	}
 	if r.s.Index == 0 {
 		res.Shards = shardSummaries(r.ph, res.Threads)
 	}

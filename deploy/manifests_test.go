@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -26,11 +27,11 @@ type manifests struct {
 	secrets  []*corev1.Secret
 }
 
-func load(t *testing.T) *manifests {
+func load(t *testing.T, glob string) *manifests {
 	t.Helper()
-	files, err := filepath.Glob("kubernetes/*.yaml")
+	files, err := filepath.Glob(glob)
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no manifests in kubernetes/: %v", err)
+		t.Fatalf("no manifests %s: %v", glob, err)
 	}
 	m := &manifests{}
 	for _, f := range files {
@@ -69,11 +70,17 @@ func load(t *testing.T) *manifests {
 			}
 		}
 	}
-	if len(m.jobs) != 1 || len(m.services) != 1 || len(m.maps) != 1 || len(m.secrets) != 1 {
-		t.Fatalf("want one Job, Service, ConfigMap and Secret; have %d, %d, %d, %d",
-			len(m.jobs), len(m.services), len(m.maps), len(m.secrets))
-	}
 	return m
+}
+
+// want checks that m holds jobs Jobs, services Services, maps ConfigMaps
+// and secrets Secrets.
+func (m *manifests) want(t *testing.T, jobs, services, maps, secrets int) {
+	t.Helper()
+	if len(m.jobs) != jobs || len(m.services) != services || len(m.maps) != maps || len(m.secrets) != secrets {
+		t.Fatalf("want %d Job, %d Service, %d ConfigMap and %d Secret; have %d, %d, %d, %d",
+			jobs, services, maps, secrets, len(m.jobs), len(m.services), len(m.maps), len(m.secrets))
+	}
 }
 
 func stripComments(doc string) string {
@@ -100,8 +107,55 @@ func flag(args []string, name string) (string, bool) {
 }
 
 func TestManifests(t *testing.T) {
-	m := load(t)
-	job, svc, plan, token := m.jobs[0], m.services[0], m.maps[0], m.secrets[0]
+	m := load(t, "kubernetes/*.yaml")
+	m.want(t, 1, 1, 1, 1)
+	checkShardJob(t, m.jobs[0], m.services[0], m.maps[0], m.secrets[0], "req", "conn")
+}
+
+// TestRateManifests: kubernetes/rate/ is a sharded rate run, the Job and
+// its plan, with the headless Service and the token Secret of
+// kubernetes/; a poisson schedule carries one --seed for every shard, and
+// each shard's slots cover its share of the max rate × timeout.
+func TestRateManifests(t *testing.T) {
+	base := load(t, "kubernetes/*.yaml")
+	m := load(t, "kubernetes/rate/*.yaml")
+	m.want(t, 1, 0, 1, 0)
+	job, plan := m.jobs[0], m.maps[0]
+	checkShardJob(t, job, base.services[0], plan, base.secrets[0], "rate")
+	if job.Name == base.jobs[0].Name || plan.Name == base.maps[0].Name {
+		t.Errorf("the rate Job %q and plan %q must not take the names of kubernetes/'s %q and %q", job.Name, plan.Name, base.jobs[0].Name, base.maps[0].Name)
+	}
+	args := job.Spec.Template.Spec.Containers[0].Args
+	value := func(name string) string {
+		v, _ := flag(args, name)
+		return regexp.MustCompile(`\$\(([A-Z_0-9]+)\)`).ReplaceAllStringFunc(v, func(ref string) string { return plan.Data[ref[2:len(ref)-1]] })
+	}
+	for _, f := range []string{"rate-depth", "arrivals", "start", "pace", "max"} {
+		if value(f) == "" {
+			t.Errorf("--%s is not set", f)
+		}
+	}
+	if value("arrivals") == "poisson" && value("seed") == "" {
+		t.Error("a sharded poisson schedule needs one --seed for every shard")
+	}
+	n := int(*job.Spec.Completions)
+	var conns, depth, rate int
+	var timeoutMs float64
+	fmt.Sscan(value("conn"), &conns)
+	fmt.Sscan(value("rate-depth"), &depth)
+	fmt.Sscan(value("max"), &rate)
+	if d, err := time.ParseDuration(value("timeout")); err == nil {
+		timeoutMs = float64(d.Milliseconds())
+	}
+	if conns < n || float64(conns/n*depth) < float64(rate)/float64(n)*timeoutMs/1000 {
+		t.Errorf("--conn %d × --rate-depth %d over %d shards is below each shard's share of %d requests/s × %v ms (Little's law)", conns, depth, n, rate, timeoutMs)
+	}
+}
+
+// checkShardJob checks an Indexed Job of shards of one of tests with its
+// headless Service, plan ConfigMap and token Secret.
+func checkShardJob(t *testing.T, job *batchv1.Job, svc *corev1.Service, plan *corev1.ConfigMap, token *corev1.Secret, tests ...string) {
+	t.Helper()
 	s := job.Spec
 
 	// An Indexed Job of N shards that fails as a whole on any failure.
@@ -214,8 +268,8 @@ func TestManifests(t *testing.T) {
 			}
 		}
 	}
-	if len(c.Args) == 0 || (c.Args[0] != "req" && c.Args[0] != "conn") {
-		t.Errorf("args must start with the test (req or conn): %q", c.Args)
+	if len(c.Args) == 0 || !slices.Contains(tests, c.Args[0]) {
+		t.Errorf("args must start with the test (%s): %q", strings.Join(tests, " or "), c.Args)
 	}
 	if c.Resources.Limits.Cpu().IsZero() {
 		t.Error("the container needs a CPU limit: --threads should match it")

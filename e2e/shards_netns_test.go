@@ -290,3 +290,50 @@ func TestShardsAgainstNginxAcrossNamespaces(t *testing.T) {
 		t.Errorf("nginx logged %d requests, the shards attempted %d", got, attempted)
 	}
 }
+
+// TestShardsRateAcrossNamespaces: 3 shards of the rate test (300 then 600
+// requests/s, 1 s phases) against nginx in its own namespace: the run is
+// Done at the max, each merged phase wrote the plan's arrivals (within
+// 1 %), and nginx logged exactly the requests the shards wrote.
+func TestShardsRateAcrossNamespaces(t *testing.T) {
+	lab := newNetLab(t, "srv", "s0", "s1", "s2")
+	bin := buildBrk(t)
+	var ng *testenv.Nginx
+	listen := lab.addr(0) + ":8080"
+	inNetns(t, lab.ns("srv"), func() {
+		ng = testenv.StartNginx(t, testenv.NginxOptions{ServerExtra: "listen " + listen + ";"})
+	})
+	plan := []string{"rate", fmt.Sprintf("http://%s/", listen), "--expect-body", "ok", "--conn", "6",
+		"--start", "300", "--pace", "300", "--max", "600", "--phase", "1s", "--timeout", "500ms", "--threads", "1", "--quiet"}
+	dir := t.TempDir()
+	var shards []*nsRun
+	for i := 0; i < 3; i++ {
+		args := append(append([]string{}, plan...), "--shard", fmt.Sprintf("%d/3", i), "--coordinator", lab.addr(1)+":7070")
+		shards = append(shards, startIn(t, lab.ns(fmt.Sprintf("s%d", i)), bin, filepath.Join(dir, fmt.Sprintf("s%d.json", i)),
+			[]string{"BRK_TOKEN=netns-token"}, args...))
+	}
+	var written uint64
+	var coord *brk.Result
+	for i, s := range shards {
+		code, r := s.wait(t, 40*time.Second)
+		if code != 0 || r.Verdict != brk.VerdictDone || r.LastAccepted == nil || *r.LastAccepted != 600 {
+			t.Fatalf("shard %d: exit %d, %s %q\n%s", i, code, r.Verdict, r.Reason, s.out.String())
+		}
+		if i == 0 {
+			coord = r
+		}
+		for _, p := range r.Phases {
+			written += p.Raw.Stats.Written
+		}
+	}
+	for _, p := range coord.Phases {
+		if plan := float64(p.Level); p.Rate == nil || float64(p.Rate.Written) < 0.99*plan || float64(p.Rate.Written) > 1.01*plan {
+			t.Errorf("phase %d at %d requests/s wrote %+v", p.Index, p.Level, p.Rate)
+		} else {
+			t.Logf("phase %d at %d requests/s: written %d, achieved %.1f/s, p99 %.3f ms", p.Index, p.Level, p.Rate.Written, p.Rate.AchievedPerSec, p.LatencyMs.P99)
+		}
+	}
+	if got := ng.WaitRequests(t, int(written), 5*time.Second); uint64(got) != written {
+		t.Errorf("nginx logged %d requests, the shards wrote %d", got, written)
+	}
+}

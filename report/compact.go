@@ -30,6 +30,8 @@ func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats, conns int, ht
 		state = "interrupted"
 	case s.Inconclusive:
 		state = "INCONCLUSIVE"
+	case s.NotJudged:
+		state = "not judged"
 	case !s.Accepted:
 		state = "REJECTED"
 	}
@@ -120,6 +122,9 @@ func Held(r *brk.Result) string {
 	held, broke := PairPhases(r)
 	fp := r.FinalPair
 	var b strings.Builder
+	if r.Shard != nil && r.Shard.Unjudged {
+		return fmt.Sprintf("Judged no level: shard %d/%d ran without a coordinator; brk merge of every shard's report judges", r.Shard.Index, r.Shard.Count)
+	}
 	if r.LastAccepted == nil {
 		b.WriteString("No level held")
 	} else {

@@ -184,6 +184,8 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 		state = "interrupted (not judged)"
 	case s.Inconclusive:
 		state = "INCONCLUSIVE"
+	case s.NotJudged:
+		state = "not judged"
 	case !s.Accepted:
 		state = "REJECTED"
 	}
@@ -309,6 +311,9 @@ func FinalLine(r *brk.Result) string {
 	unit := r.Test.Noun()
 	switch r.Verdict {
 	case brk.VerdictDone:
+		if r.Shard != nil && r.Shard.Unjudged {
+			return "Ran its plan: not judged, the verdict is brk merge's"
+		}
 		n := 0
 		if r.LastAccepted != nil {
 			n = *r.LastAccepted

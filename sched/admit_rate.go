@@ -34,7 +34,12 @@ type ratePolicy struct {
 
 func newRatePolicy(cfg *Config, id int) *ratePolicy {
 	p := &ratePolicy{depth: uint32(max(cfg.RateDepth, 1)), seed: cfg.Seed}
-	p.sched.id, p.sched.n = uint64(id), uint64(max(cfg.Threads, 1))
+	// Worker id of this engine's Threads takes arrivals k = shard +
+	// shards × (id + threads × j): the shard's arrivals k ≡ ShardIndex
+	// (mod Shards), dealt round the shard's workers.
+	shards := uint64(max(cfg.Shards, 1))
+	p.sched.id = uint64(cfg.ShardIndex) + shards*uint64(id)
+	p.sched.n = shards * uint64(max(cfg.Threads, 1))
 	if cfg.Poisson {
 		p.sched.pcg = new(rand.PCG)
 		p.sched.rng = rand.New(p.sched.pcg)
@@ -193,8 +198,8 @@ func (p *ratePolicy) resizeQueue(n int) {
 }
 
 // schedule is one worker's share of a phase's arrivals: arrivals id,
-// id+n, id+2n, … of the one schedule every worker computes alike, so that
-// the workers' union is exactly that schedule. Uniform: arrival k is due
+// id+n, id+2n, … of the one schedule every worker (of every shard)
+// computes alike, so that the workers' union is exactly that schedule. Uniform: arrival k is due
 // at t0 + k/rate. Poisson: the gaps are exponential with mean 1/rate,
 // drawn from one generator seeded with (seed, phase) that every worker
 // replays, keeping its own arrivals.

@@ -55,6 +55,11 @@ type Config struct {
 	RateDepth int
 	Poisson   bool
 	Seed      uint64
+	// ShardIndex and Shards make this engine shard ShardIndex of Shards
+	// of the rate test: it takes arrivals k ≡ ShardIndex (mod Shards) of
+	// each phase's one schedule (Shards 0: every arrival). A phase's level
+	// is then the whole schedule's rate.
+	ShardIndex, Shards int
 
 	// TLS, when set, makes every connection TLS (https://). Each owner
 	// clones it with a session cache of its own unless NoResume.
@@ -109,6 +114,8 @@ func (c *Config) validate() error {
 		return errors.New("sched: the connections test needs requests per connection")
 	case c.Mode == Rate && c.RateDepth < 1:
 		return errors.New("sched: the rate test needs a depth per connection")
+	case c.Shards < 0 || c.ShardIndex < 0 || c.ShardIndex >= max(c.Shards, 1):
+		return errors.New("sched: the shard index must be in 0..Shards-1")
 	}
 	return nil
 }

@@ -43,6 +43,11 @@ type Plan struct {
 	Budget    time.Duration
 	PhaseCost time.Duration
 	Slotted   bool
+	// Unjudged runs every phase of a plan whose levels do not depend on
+	// verdicts (a linear ramp to its max) without judging it: a shard
+	// without a coordinator, whose phases a merge judges later. Only an
+	// interrupt stops it early.
+	Unjudged bool
 }
 
 // Phaser runs one phase at a level and returns what it measured: the
@@ -179,12 +184,19 @@ func (r *Ramp) phase(ctx context.Context, level int, role Role) bool {
 		r.end(Inconclusive, err.Error())
 		return false
 	}
-	j := &Judged{Judgement: Judge(m, plan, n, level), Index: n, Depth: per, Target: level,
+	jg := Judge(m, plan, n, level)
+	if plan.Unjudged && (!jg.Stop || jg.Verdict != Interrupted) {
+		jg = Judgement{NotJudged: true, Reason: NotJudged} // not stopped: the plan goes on
+	}
+	j := &Judged{Judgement: jg, Index: n, Depth: per, Target: level,
 		Owners: plan.Mode.owners(level, plan.Conns), Role: role, Probe: role.Probe(), Run: m}
 	r.out.Phases = append(r.out.Phases, j)
 	r.hooks.PhaseFinished(j)
 	return true
 }
+
+// NotJudged is an Unjudged plan's phase reason.
+const NotJudged = "not judged: the verdict is the merge's"
 
 func (r *Ramp) end(v Verdict, reason string) {
 	r.out.Verdict, r.out.Reason, r.done = v, reason, true

@@ -34,13 +34,23 @@ type Measurement struct {
 	WorkerBusyOK bool    `json:"worker_busy_ok"`
 	// Boxes is the number of load boxes merged into this measurement.
 	Boxes int `json:"boxes"`
+	// Behind names, in a sharded rate test's merge (shard.Merge), the
+	// shards whose own client fell behind their share of the schedule by
+	// more than MaxShortfall; the unfulfilled rule names them.
+	Behind []Behind `json:"behind,omitempty"`
+}
+
+// Behind is one shard whose client fell behind its schedule.
+type Behind struct {
+	Shard     int     `json:"shard"`
+	Shortfall float64 `json:"shortfall"`
 }
 
 // Merge adds q, the same phase measured on another load box: counts,
 // integrals, histograms and CPU add up; the phase lasted as long as the
 // longest; an interrupt or a client failure on either box marks the
 // merge; FailFast and the TLS probe's answer hold only if they held on
-// every box.
+// every box. Behind is the sharded merge's (shard.Merge), not added here.
 func (m *Measurement) Merge(q *Measurement) {
 	if m.Boxes == 0 {
 		*m = *q

@@ -280,3 +280,51 @@ func TestJudgeRate(t *testing.T) {
 		}
 	}
 }
+
+// TestScheduleShardSplit: shards I of N, each with its own thread count,
+// take arrivals k ≡ I (mod N) of the one schedule (uniform and Poisson
+// from the shared seed): the shards' union is exactly the one-box
+// schedule, shard I's arrivals are the ones of index ≡ I (mod N), and the
+// shards' counts differ by at most one arrival (uniform).
+func TestScheduleShardSplit(t *testing.T) {
+	const t0, rate = int64(1_000_000), 997
+	end := t0 + int64(1200*time.Millisecond)
+	for _, poisson := range []bool{false, true} {
+		one := schedAll(1, poisson, t0, end, rate, 7, 2)
+		index := map[int64]int{}
+		for k, at := range one {
+			index[at] = k
+		}
+		for _, n := range []int{2, 3, 5} {
+			var union []int64
+			var counts []int
+			for i := range n {
+				threads := 1 + i%3
+				var mine []int64
+				for id := range threads {
+					p := newRatePolicy(&Config{Threads: threads, Poisson: poisson, Seed: 7, ShardIndex: i, Shards: n}, id)
+					s := &p.sched
+					s.reset(t0, end, rate, 7, 2)
+					for ; s.due < s.end; s.advance() {
+						if s.k%uint64(n) != uint64(i) {
+							t.Fatalf("shard %d/%d worker %d took arrival %d", i, n, id, s.k)
+						}
+						if k, ok := index[s.due]; ok && uint64(k) != s.k && !poisson {
+							t.Fatalf("shard %d/%d: arrival %d at the instant of %d", i, n, s.k, k)
+						}
+						mine = append(mine, s.due)
+					}
+				}
+				counts = append(counts, len(mine))
+				union = append(union, mine...)
+			}
+			slices.Sort(union)
+			if !slices.Equal(union, one) {
+				t.Errorf("poisson %v: %d shards' union (%d arrivals) differs from one box's (%d)", poisson, n, len(union), len(one))
+			}
+			if !poisson && slices.Max(counts)-slices.Min(counts) > 1 {
+				t.Errorf("uniform: %d shards took %v arrivals", n, counts)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/brk-bench/brk/metrics"
@@ -30,7 +31,10 @@ type Judgement struct {
 	// Inconclusive marks a phase that ended the run inconclusive: it is
 	// neither accepted nor a server verdict.
 	Inconclusive bool
-	Reason       string // why it was rejected or inconclusive
+	// NotJudged marks a phase run without a verdict: an Unjudged plan's
+	// (a shard without a coordinator), or one a merge reports past its end.
+	NotJudged bool
+	Reason    string // why it was rejected or inconclusive
 }
 
 // Judge decides phase index at level from its measurement alone: a pure
@@ -63,8 +67,8 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 	case plan.Mode == Rate && m.Shortfall() > MaxShortfall:
 		// The client did not keep its schedule: what the server did
 		// under a lower offered rate is no verdict on this level.
-		return inconclusive(fmt.Sprintf("target unfulfilled: the client fell behind its arrival schedule at %d requests/s (arrivals taken up %.3g ms late on average over a %.3g s window: the offered rate fell %.3g %% short); give it more CPU or --threads",
-			target, float64(s.LateNs)/float64(max(s.Scheduled, 1))/1e6, m.Active.Seconds(), 100*m.Shortfall()))
+		return inconclusive(fmt.Sprintf("target unfulfilled: the client fell behind its arrival schedule at %d requests/s (arrivals taken up %.3g ms late on average over a %.3g s window: the offered rate fell %.3g %% short)%s; give it more CPU or --threads",
+			target, float64(s.LateNs)/float64(max(s.Scheduled, 1))/1e6, m.Active.Seconds(), 100*m.Shortfall(), behindText(m.Behind)))
 	case plan.Mode == Connections && !plan.Accept.Met(s.Setups.Established, s.Setups.Attempted):
 		return broken(fmt.Sprintf("setups: %.4g%% established (%d of %d; %d failed, %d timed out) is below --accept %s%% at %d %s",
 			pct(s.Setups.Established, s.Setups.Attempted), s.Setups.Established, s.Setups.Attempted,
@@ -183,6 +187,22 @@ func (m *Measurement) Shortfall() float64 {
 		return 0
 	}
 	return float64(s.LateNs) / float64(s.Scheduled) / float64(m.Active)
+}
+
+// behindText names the shards whose own client fell behind.
+func behindText(b []Behind) string {
+	if len(b) == 0 {
+		return ""
+	}
+	var w strings.Builder
+	w.WriteString(": behind on ")
+	for i, s := range b {
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		fmt.Fprintf(&w, "shard %d (%.3g %% short)", s.Shard, 100*s.Shortfall)
+	}
+	return w.String()
 }
 
 func inconclusive(reason string) Judgement {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 )
 
@@ -58,7 +59,9 @@ func (p *Phaser) admit(c net.Conn) {
 		refuse(fmt.Sprintf("shard index %d is not one of 1..%d (0 is the coordinator)", h.Index, p.cfg.Spec.Count-1))
 		return
 	}
-	q := &peer{index: h.Index, conn: c}
+	q := &peer{index: h.Index, conn: c,
+		out: &sealer{key: sessionKey(p.cfg.Token, cn, h.Nonce, toShard)},
+		in:  &opener{key: sessionKey(p.cfg.Token, cn, h.Nonce, toCoordinator), from: fmt.Sprintf("shard %d", h.Index)}}
 	p.mu.Lock()
 	switch {
 	case p.started:
@@ -73,7 +76,7 @@ func (p *Phaser) admit(c net.Conn) {
 	p.peers[h.Index] = q
 	q.mu.Lock() // the welcome goes out before any broadcast
 	p.mu.Unlock()
-	err = writeFrame(c, &message{Type: msgWelcome, MAC: welcomeMAC(p.cfg.Token, cn, h.Nonce)}, 0)
+	err = writeSealed(c, q.out, &message{Type: msgWelcome, MAC: welcomeMAC(p.cfg.Token, cn, h.Nonce)}, 0)
 	q.mu.Unlock()
 	c.SetDeadline(time.Time{})
 	if err != nil {
@@ -82,7 +85,7 @@ func (p *Phaser) admit(c net.Conn) {
 	}
 	p.post(event{index: h.Index, m: &message{Type: msgJoined}})
 	for {
-		m, err := readFrame(c, maxFrame)
+		m, err := readSealed(c, q.in, maxFrame)
 		if err != nil {
 			p.post(event{index: h.Index, err: err})
 			return
@@ -165,23 +168,37 @@ func (p *Phaser) handshake(c net.Conn) (refused bool, err error) {
 	if err := writeFrame(c, h, 0); err != nil {
 		return false, err
 	}
-	w, err := readFrame(c, helloLimit)
+	b, err := readRaw(c, helloLimit)
 	if err != nil {
 		return false, err
 	}
-	switch {
-	case w.Type == msgRefused:
+	if len(b) > 0 && b[0] == '{' { // a plain frame: the coordinator refused this shard
+		w, err := decode(b)
+		if err != nil || w.Type != msgRefused {
+			return true, errors.New("the coordinator failed authentication: its BRK_TOKEN differs")
+		}
 		return true, fmt.Errorf("the coordinator refused shard %d: %s", p.cfg.Spec.Index, trim(w.Reason))
-	case w.Type != msgWelcome || !macOK(w.MAC, welcomeMAC(p.cfg.Token, ch.Nonce, h.Nonce)):
+	}
+	in := &opener{key: sessionKey(p.cfg.Token, ch.Nonce, h.Nonce, toShard), from: "the coordinator"}
+	if b, err = in.open(b); err != nil {
+		var fe *FrameError
+		if errors.As(err, &fe) && in.seq == 0 && strings.Contains(fe.Msg, "failed authentication") {
+			return true, errors.New("the coordinator failed authentication: its BRK_TOKEN differs")
+		}
+		return true, fmt.Errorf("shard %d: %v", p.cfg.Spec.Index, err)
+	}
+	w, err := decode(b)
+	if err != nil || w.Type != msgWelcome || !macOK(w.MAC, welcomeMAC(p.cfg.Token, ch.Nonce, h.Nonce)) {
 		return true, errors.New("the coordinator failed authentication: its BRK_TOKEN differs")
 	}
+	p.in, p.out = in, &sealer{key: sessionKey(p.cfg.Token, ch.Nonce, h.Nonce, toCoordinator)}
 	return false, nil
 }
 
 // read (shards 1..N-1) turns the coordinator's frames into events.
 func (p *Phaser) read() {
 	for {
-		m, err := readFrame(p.conn, maxFrame)
+		m, err := readSealed(p.conn, p.in, maxFrame)
 		if err != nil {
 			p.post(event{err: err})
 			return

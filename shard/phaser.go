@@ -17,7 +17,9 @@ import (
 type Config struct {
 	Spec Spec
 	// Addr is the coordinator's address: shard 0 listens there (or on
-	// Listen), the others dial it.
+	// Listen), the others dial it. Empty: no coordinator; every shard runs
+	// every phase on the absolute boundaries from StartAt, with no
+	// exchange, and returns its own measurement (a merge judges later).
 	Addr   string
 	Listen string
 	// Token is the shared secret (BRK_TOKEN); it must not be empty.
@@ -83,15 +85,21 @@ type Phaser struct {
 	peerLat map[int][]time.Duration
 	peerThr map[int]int
 
+	free bool // no coordinator (Config.Addr empty)
+
 	// the others
 	conn net.Conn
 	wmu  sync.Mutex
+	in   *opener // the coordinator's frames
+	out  *sealer // this shard's, under wmu
 }
 
 type peer struct {
 	index int
 	conn  net.Conn
-	mu    sync.Mutex
+	mu    sync.Mutex // held while writing; out is under it
+	out   *sealer
+	in    *opener // the peer's reader's alone
 }
 
 // event is a message or a lost connection (err) from shard index.
@@ -138,6 +146,13 @@ func Join(ctx context.Context, cfg Config) (*Phaser, error) {
 		cfg.StartAt = time.UnixMilli(cfg.StartAt.UnixMilli()) // the wire's precision, no monotonic reading
 	}
 	p := &Phaser{cfg: cfg, events: make(chan event, 4*cfg.Spec.Count+16), done: make(chan struct{})}
+	if cfg.Addr == "" && cfg.Listen == "" {
+		if cfg.StartAt.IsZero() {
+			return nil, errors.New("a shard without a coordinator needs the start time (--start-at)")
+		}
+		p.free = true
+		return p, nil
+	}
 	if cfg.Spec.Index == 0 {
 		addr := cfg.Listen
 		if addr == "" {
@@ -238,7 +253,9 @@ func (p *Phaser) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Mea
 	}
 	p.pending = map[int]*message{}
 	if n == 0 {
-		if err := p.begin(ctx); err != nil {
+		if p.free {
+			p.start = p.cfg.StartAt
+		} else if err := p.begin(ctx); err != nil {
 			return nil, p.fail(err, true)
 		}
 	}
@@ -267,9 +284,12 @@ func (p *Phaser) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Mea
 		return local, nil
 	}
 	var merged *sched.Measurement
-	if p.ln != nil {
+	switch {
+	case p.free:
+		return local, nil
+	case p.ln != nil:
 		merged, err = p.merge(n, spec.Level, local, late)
-	} else {
+	default:
 		merged, err = p.exchange(n, spec.Level, local, late)
 	}
 	if err != nil {
@@ -304,7 +324,7 @@ func (p *Phaser) fail(err error, notify bool) error {
 	}
 	p.failed = err
 	var s stopped
-	if !notify || errors.As(err, &s) {
+	if !notify || p.free || errors.As(err, &s) {
 		return err
 	}
 	if p.ln != nil {
@@ -372,7 +392,10 @@ func (p *Phaser) runLocal(ctx context.Context, spec sched.PhaseSpec, n int) (*sc
 // phase is kept (shard 0); anything else ends the run.
 func (p *Phaser) handle(ev event, n, depth int) error {
 	if p.ln == nil {
+		var fe *FrameError
 		switch {
+		case errors.As(ev.err, &fe):
+			return fmt.Errorf("shard %d: %v: the run is inconclusive", p.cfg.Spec.Index, fe)
 		case ev.err != nil:
 			return fmt.Errorf("lost the coordinator: %v", ev.err)
 		case ev.m.Type == msgStop:
@@ -380,7 +403,10 @@ func (p *Phaser) handle(ev event, n, depth int) error {
 		}
 		return fmt.Errorf("the coordinator sent an unexpected %s message", ev.m.Type)
 	}
+	var fe *FrameError
 	switch {
+	case errors.As(ev.err, &fe):
+		return fmt.Errorf("%v: the run is inconclusive", fe)
 	case ev.err != nil:
 		return fmt.Errorf("shard %d was lost: %v", ev.index, ev.err)
 	case ev.m.Type == msgJoined:
@@ -425,11 +451,20 @@ func checkMeasurement(m *sched.Measurement) error {
 	return nil
 }
 
-// Merge merges measurements of the same phase in order (shard 0 first).
+// Merge merges measurements of the same phase in order (shard i is
+// ms[i]); a shard whose own client fell behind its share of the rate
+// test's schedule by more than sched.MaxShortfall is named in the merge
+// (Behind), for the unfulfilled rule judged on the merge.
 func Merge(ms []*sched.Measurement) *sched.Measurement {
 	out := &sched.Measurement{}
 	for _, m := range ms {
 		out.Merge(m)
+	}
+	out.Behind = nil
+	for i, m := range ms {
+		if f := m.Shortfall(); f > sched.MaxShortfall {
+			out.Behind = append(out.Behind, sched.Behind{Shard: i, Shortfall: f})
+		}
 	}
 	return out
 }
@@ -527,7 +562,7 @@ func (p *Phaser) broadcast(m *message) {
 			defer wg.Done()
 			q.mu.Lock()
 			defer q.mu.Unlock()
-			if writeFrame(q.conn, m, writeTimeout) != nil {
+			if writeSealed(q.conn, q.out, m, writeTimeout) != nil {
 				q.conn.Close() // its reader reports the loss
 			}
 		}(q)
@@ -538,7 +573,7 @@ func (p *Phaser) broadcast(m *message) {
 func (p *Phaser) send(m *message) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	return writeFrame(p.conn, m, writeTimeout)
+	return writeSealed(p.conn, p.out, m, writeTimeout)
 }
 
 // post hands a reader's event to the run, unless the run has closed.
@@ -548,3 +583,6 @@ func (p *Phaser) post(ev event) {
 	case <-p.done:
 	}
 }
+
+// Free reports whether this shard runs without a coordinator.
+func (p *Phaser) Free() bool { return p.free }

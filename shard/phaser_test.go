@@ -330,3 +330,34 @@ func TestShardThreadsAtCoordinator(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeNamesShardBehind: a rate phase merged from three shards, one of
+// which took its arrivals up 30 ms late on average over a 1 s window (3 %
+// of its share short, 1 % of the whole): the merge is judged unfulfilled
+// on the merged shortfall and the reason names shard 2 alone; with that
+// shard on time the merge is accepted.
+func TestMergeNamesShardBehind(t *testing.T) {
+	acc, err := sched.ParseAccept("99")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := sched.Plan{Mode: sched.Rate, Conns: 3, Phase: time.Second, Accept: acc, Addr: "test", RateDepth: 1}
+	box := func(lateMs float64) *sched.Measurement {
+		m := &sched.Measurement{Boxes: 1, Stats: metrics.NewPhase(), Active: time.Second, Elapsed: time.Second}
+		s := m.Stats
+		s.Scheduled, s.Written, s.Counts.Succeeded, s.Counts.Attempted = 100, 100, 100, 100
+		s.LateNs = uint64(lateMs * 1e6 * 100)
+		return m
+	}
+	m := Merge([]*sched.Measurement{box(0.1), box(0.2), box(31)})
+	if len(m.Behind) != 1 || m.Behind[0].Shard != 2 {
+		t.Fatalf("behind %+v, want shard 2", m.Behind)
+	}
+	j := sched.Judge(m, plan, 0, 300)
+	if j.Verdict != sched.Inconclusive || !strings.Contains(j.Reason, "target unfulfilled") || !strings.Contains(j.Reason, "behind on shard 2 (3.1 % short)") {
+		t.Errorf("judged %+v", j)
+	}
+	if m := Merge([]*sched.Measurement{box(0.1), box(0.2), box(5)}); len(m.Behind) != 0 || !sched.Judge(m, plan, 0, 300).Accepted {
+		t.Errorf("on time: behind %+v, judged %+v", m.Behind, sched.Judge(m, plan, 0, 300))
+	}
+}

@@ -92,7 +92,8 @@ func Share(total, i, n int) int {
 
 // OwnsArrival reports whether arrival k (0-based, of the one schedule every
 // shard computes) is this shard's: arrivals k ≡ Index (mod Count). It is
-// the rate test's split (the rate mode is built apart; this is its hook).
+// the rate test's split, as the engine deals it (sched.Config.ShardIndex
+// and Shards; sched's TestScheduleShardSplit checks the arrivals it takes).
 func (s Spec) OwnsArrival(k uint64) bool {
 	return s.Count <= 1 || k%uint64(s.Count) == uint64(s.Index)
 }

@@ -24,12 +24,18 @@ type mergeCmd struct {
 
 func (c *mergeCmd) Run(e *env) error {
 	var reports []*brk.Result
+	var raws [][]byte
 	for _, path := range c.Reports {
-		r, err := loadReport(path)
+		r, b, err := loadReport(path)
 		if err != nil {
 			return refuse("%s: %v", path, err)
 		}
 		reports = append(reports, r)
+		raws = append(raws, b)
+	}
+	verified, err := verifyShards(raws, c.Reports) // shard_flags.go
+	if err != nil {
+		return err
 	}
 	res, err := brk.MergeReports(reports, c.Reports)
 	if err != nil {
@@ -49,6 +55,11 @@ func (c *mergeCmd) Run(e *env) error {
 		jsonFile = f
 	}
 	fmt.Fprintf(text, "brk merge: %d shards of a %s test  %s\n", len(res.Shards), res.Test, res.URL)
+	if verified {
+		fmt.Fprintln(text, "  the shard reports' HMACs match BRK_TOKEN")
+	} else {
+		fmt.Fprintln(text, "  the shard reports were not verified: set BRK_TOKEN to check their HMACs")
+	}
 	for _, s := range res.Shards {
 		fmt.Fprintf(text, "  shard %d: %d threads, phase 0 started %.1f ms late (latest phase start %.1f ms)\n",
 			s.Index, s.Threads, s.StartLatenessMs, s.MaxLatenessMs)
@@ -81,25 +92,25 @@ func (c *mergeCmd) Run(e *env) error {
 	return nil
 }
 
-func loadReport(path string) (*brk.Result, error) {
+func loadReport(path string) (*brk.Result, []byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxReportBytes+1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(b) > maxReportBytes {
-		return nil, errors.New("report is over 256 MiB")
+		return nil, nil, errors.New("report is over 256 MiB")
 	}
 	var r brk.Result
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("not a brk JSON report: %v", err)
+		return nil, nil, fmt.Errorf("not a brk JSON report: %v", err)
 	}
 	if r.Schema != 1 {
-		return nil, fmt.Errorf("report schema %d, want 1", r.Schema)
+		return nil, nil, fmt.Errorf("report schema %d, want 1", r.Schema)
 	}
-	return &r, nil
+	return &r, b, nil
 }

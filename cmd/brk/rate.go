@@ -19,6 +19,7 @@ type rateCmd struct {
 	rateLevels
 	loadFlags
 	latencyFlag
+	shardFlags
 	RateDepth int    `help:"Most outstanding requests per connection (default 1 over HTTP/1.1: no pipelining unless asked; 128 streams with --http2, never more than the server's stream limit)."`
 	Arrivals  string `default:"uniform" enum:"uniform,poisson" help:"Arrival schedule: uniform (arrival k at phase start + k/rate) or poisson (exponential gaps)."`
 	Seed      uint64 `placeholder:"N" help:"Seed of the poisson schedule, 1 to 2^53-1, for a repeatable run (default: a random one, reported in the JSON)."`
@@ -46,6 +47,9 @@ func (c *rateCmd) Run(e *env) error {
 		return err
 	}
 	p.RateDepth, p.Arrivals, p.Seed = c.RateDepth, c.Arrivals, c.Seed
+	if err := c.shardFlags.apply(&p); err != nil {
+		return err
+	}
 	if p.RateDepth == 0 {
 		p.RateDepth = brk.DefaultRateDepth(t.HTTP2)
 	}

@@ -323,6 +323,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.URL)
 	}
 	writeShard(text, res) // a sharded run (shard_flags.go)
+	signShard(e, res, p)
 	if e.verbose {
 		report.WriteSummary(text, res)
 	} else {

@@ -183,9 +183,16 @@ func TestShardsFindTheSameBreak(t *testing.T) {
 		if err := os.WriteFile(edited, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// With BRK_TOKEN the report's HMAC catches the edit; without it
+		// (not verified) the plan hash does.
 		refused := runBrk(t, "merge", filepath.Join(dir, "shard0.json"), edited, filepath.Join(dir, "shard2.json"))
-		if refused.code != 2 || !strings.Contains(refused.stderr, edited+": its embedded plan does not match its plan hash") {
+		if refused.code != 2 || !strings.Contains(refused.stderr, edited+": its HMAC does not match") {
 			t.Errorf("merge of an edited shard report: want exit 2 naming it\n%s", refused)
+		}
+		t.Setenv("BRK_TOKEN", "")
+		refused = runBrk(t, "merge", filepath.Join(dir, "shard0.json"), edited, filepath.Join(dir, "shard2.json"))
+		if refused.code != 2 || !strings.Contains(refused.stderr, edited+": its embedded plan does not match its plan hash") {
+			t.Errorf("merge of an edited shard report without BRK_TOKEN: want exit 2 naming it\n%s", refused)
 		}
 		for i, p := range coord.Phases {
 			q := m.Phases[i]
