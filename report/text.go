@@ -25,7 +25,7 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 		fmt.Fprintf(w, "brk %s test  %s\n", test, t.URL)
 	}
 	if p.Search != nil {
-		writeSearchHeader(w, test, p, threads)
+		writeSearchHeader(w, test, p, threads, t.HTTP2)
 		return
 	}
 	if p.Start == p.Max && p.Start > 0 {
@@ -84,7 +84,7 @@ func writeOneLevelHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, t
 // writeSearchHeader says what a search will do before its first phase:
 // "searching for the break from 64 concurrent requests, ×2 per phase, to
 // a resolution of 1 %; at most 5m".
-func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int) {
+func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int, http2 bool) {
 	unit := 1
 	if test == brk.ModeRequests {
 		unit = p.Conns
@@ -94,7 +94,11 @@ func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int) {
 	if s.Resolution > 0 {
 		res = fmt.Sprint(s.Resolution)
 	}
-	fmt.Fprintf(w, "  searching for the break from %d %s, ×%s per phase, to a resolution of %s", p.Start*unit, test.Noun(),
+	first := fmt.Sprintf("%d %s", p.Start*unit, test.Noun())
+	if test == brk.ModeRequests {
+		first += " (" + LevelMadeOf(p.Start*unit, p.Conns, http2) + ")"
+	}
+	fmt.Fprintf(w, "  searching for the break from %s, ×%s per phase, to a resolution of %s", first,
 		strconv.FormatFloat(s.Growth, 'f', -1, 64), res)
 	if p.Max > 0 {
 		fmt.Fprintf(w, ", up to %d", p.Max*unit)

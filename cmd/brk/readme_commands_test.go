@@ -148,7 +148,7 @@ func TestReadmeCommandsRun(t *testing.T) {
 			}
 			if !slices.Contains(a, "--pace") { // the search: an adjacent pair, its resolution and cost
 				m := regexp.MustCompile(`Held (\d+) .*; broke at (\d+) .*; resolution 1; \d+ phases in `).FindStringSubmatch(r.stdout)
-				if m == nil || !strings.Contains(r.stdout, "searching for the break from 8 concurrent requests, ×2 per phase") {
+				if m == nil || !strings.Contains(r.stdout, "searching for the break from 8 concurrent requests (8 connections × 1 request), ×2 per phase") {
 					t.Errorf("%s: no search header or summary\n%s", line, r)
 				} else if held, _ := strconv.Atoi(m[1]); m[2] != strconv.Itoa(held+1) {
 					t.Errorf("%s: held %s, broke at %s: not adjacent\n%s", line, m[1], m[2], r)
