@@ -253,3 +253,46 @@ func TestSearchBudget(t *testing.T) {
 	}
 	t.Logf("%d phases, %.2f s of phases, %s in all: %s", len(res.Phases), spent, took, res.Reason)
 }
+
+// The search runs the same over HTTP/2 (streams are concurrent on a
+// connection, so N requests queue FIFO for the K = 4 slots: the last waits
+// ⌈N/K⌉·D, and the break lies near K·(τ/D − 1) = 36, as in the
+// connections test), and in an A/B run each side searches on its own, the
+// phases in turns: A (K = 4) breaks at 33 as one box does, B (K = 8: a
+// connection's turn is C·D/K = 10 ms, so 9 per connection hold) at 73.
+func TestSearchHTTP2AndAB(t *testing.T) {
+	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx.Close()
+	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Phase: 500 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 1}
+	res := searchOnce(t, brk.ModeRequests, brk.Target{URL: fx.URL("/plain"), HTTP2: true}, plan)
+	if held, _ := checkSearch(t, res, plan); held < 4*(100/10-2) || held > 40 {
+		t.Fatalf("h2: held %d, the model says 32…40\n%s", held, describe(res))
+	}
+	fx8, err := bench.StartFixture(bench.FixtureConfig{Capacity: 8, Service: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx8.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for attempt := 1; ; attempt++ {
+		ab, err := brk.RunAB(ctx, brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, brk.Target{URL: fx8.URL("/plain")}, plan, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ha, _ := checkSearch(t, ab.A, plan)
+		hb, _ := checkSearch(t, ab.B, plan)
+		if ha == 32 && hb == 72 {
+			return
+		}
+		// A loaded machine only breaks a side early, with timeouts.
+		if attempt < 3 && ha <= 32 && hb <= 72 {
+			t.Logf("attempt %d: A held %d, B %d; a loaded machine broke early, again", attempt, ha, hb)
+			continue
+		}
+		t.Fatalf("A held %d (want 32), B %d (want 72)\n%s\n%s", ha, hb, describe(ab.A), describe(ab.B))
+	}
+}
