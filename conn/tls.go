@@ -249,7 +249,8 @@ func (t *TLS) Read(b []byte) (int, error) {
 		return 0, ErrWouldBlock
 	}
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Temporary() { //nolint:staticcheck // crypto/tls keys on Temporary
+	//lint:ignore SA1019 crypto/tls keeps a read error sticky unless it is a temporary net.Error: that is how our would-block reaches us
+	if errors.As(err, &ne) && ne.Temporary() {
 		return 0, ErrWouldBlock
 	}
 	if err == io.EOF {

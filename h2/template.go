@@ -112,7 +112,7 @@ func NewTemplate(req h1.Request, scheme string, expect []byte, check bool) (*Tem
 		return bytes.Clone(buf.Bytes())
 	}
 	t := &Template{first: encode(), block: encode(), head: method == "HEAD", expect: expect, check: check}
-	if req.Body != nil && len(req.Body) > 0 {
+	if len(req.Body) > 0 {
 		t.body = req.Body
 	}
 	if len(t.first) == 0 || t.first[0] != 0x20 {

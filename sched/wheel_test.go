@@ -66,8 +66,7 @@ func TestWheelFireMayReschedule(t *testing.T) {
 	w := NewWheel(2, 4, 0)
 	w.Schedule(0, 1_000_000)
 	n := 0
-	var fire func(i int32, at int64)
-	fire = func(i int32, at int64) {
+	fire := func(i int32, at int64) {
 		n++
 		if n < 3 {
 			w.Schedule(i, at+1_000_000)

@@ -60,10 +60,9 @@ func (c *benchCmd) matrix() (bench.Matrix, error) {
 // benchObserver prints the human table on stderr and writes each CSV line
 // as its phase finishes.
 type benchObserver struct {
-	stderr   io.Writer
-	csv      *bench.CSVWriter
-	csvErr   error
-	progress bool
+	stderr io.Writer
+	csv    *bench.CSVWriter
+	csvErr error
 }
 
 func (o *benchObserver) RowStarted(i, n, rep int, c bench.Combo) {
