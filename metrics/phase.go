@@ -249,46 +249,58 @@ func (p *Phase) firsts(tls TLSInfo, protocol, setup, client string) {
 	}
 }
 
-// Merge adds one worker's recorder.
+// Merge adds one worker's recorder: as Add adds a phase, so that each
+// field's merge rule is written once, in Add.
 func (p *Phase) Merge(r *Recorder) {
-	p.Counts.Succeeded += r.Succeeded
-	for i, v := range r.Failed {
-		p.Counts.Failed[i] += v
-	}
-	p.Counts.Attempted = p.Counts.Succeeded + p.Counts.FailedTotal()
-	p.Latency.Merge(r.Latency)
-	p.LatencySumNs += r.LatencySumNs
-	p.LatencyCount += r.LatencyCount
-	p.SetupLatency.Merge(r.SetupLatency)
-	p.Setups.add(&r.Setups)
-	p.OutstandingNs += r.OutstandingNs
-	p.ActiveNs += r.ActiveNs
-	p.Workers++
-	p.AtTargetNs += r.AtTargetNs
-	p.ReachedOnce += r.ReachedOnce
-	p.BlockedWrites += r.BlockedWrites
-	if r.MaxSendDelayNs > p.MaxSendDelay {
-		p.MaxSendDelay = r.MaxSendDelayNs
-	}
-	if r.MaxLatenessNs > p.MaxLateness {
-		p.MaxLateness = r.MaxLatenessNs
-	}
-	p.ProtocolUnattributed += r.ProtocolUnattributed
-	p.TimeoutFollowers += r.TimeoutFollowers
-	p.Heard += r.Heard
-	p.Statuses.Merge(&r.Statuses)
-	p.addSamples(r.BodySamples)
-	p.ResetsSent += r.ResetsSent
-	p.GoAwaysReceived += r.GoAwaysReceived
-	p.Replayed += r.Replayed
-	p.peerMax(r.PeerMaxStreams, r.PeerMaxKnown)
-	p.StreamLimit.add(&r.StreamLimit)
-	p.addRate(r.Written, r.Scheduled, r.ExpiredUnsent, r.LateNs, r.SendLag, r.Service, r.ClientLag)
-	p.firsts(r.TLS, r.ProtocolReason, r.SetupError, r.ClientError)
+	q := r.phase()
+	p.Add(&q)
 	if r.tl.cur != nil {
 		if p.Timeline == nil {
 			p.Timeline = &Timeline{}
 		}
 		p.Timeline.merge(&r.tl)
+	}
+}
+
+// phase is r as one worker's Phase, for Add; it shares r's histograms and
+// body samples, and leaves the timeline to Merge.
+func (r *Recorder) phase() Phase {
+	return Phase{
+		Counts:               Counts{Succeeded: r.Succeeded, Failed: r.Failed},
+		Latency:              r.Latency,
+		LatencySumNs:         r.LatencySumNs,
+		LatencyCount:         r.LatencyCount,
+		SetupLatency:         r.SetupLatency,
+		Setups:               r.Setups,
+		OutstandingNs:        r.OutstandingNs,
+		ActiveNs:             r.ActiveNs,
+		Workers:              1,
+		AtTargetNs:           r.AtTargetNs,
+		ReachedOnce:          r.ReachedOnce,
+		BlockedWrites:        r.BlockedWrites,
+		MaxSendDelay:         r.MaxSendDelayNs,
+		MaxLateness:          r.MaxLatenessNs,
+		ProtocolReason:       r.ProtocolReason,
+		SetupError:           r.SetupError,
+		ClientError:          r.ClientError,
+		ProtocolUnattributed: r.ProtocolUnattributed,
+		TimeoutFollowers:     r.TimeoutFollowers,
+		Heard:                r.Heard,
+		Statuses:             r.Statuses,
+		BodySamples:          r.BodySamples,
+		TLS:                  r.TLS,
+		ResetsSent:           r.ResetsSent,
+		GoAwaysReceived:      r.GoAwaysReceived,
+		Replayed:             r.Replayed,
+		PeerMaxStreams:       r.PeerMaxStreams,
+		PeerMaxKnown:         r.PeerMaxKnown,
+		StreamLimit:          r.StreamLimit,
+		Written:              r.Written,
+		Scheduled:            r.Scheduled,
+		ExpiredUnsent:        r.ExpiredUnsent,
+		LateNs:               r.LateNs,
+		SendLag:              r.SendLag,
+		Service:              r.Service,
+		ClientLag:            r.ClientLag,
 	}
 }
