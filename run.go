@@ -181,7 +181,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	}
 	threads := p.Threads
 	if threads == 0 {
-		threads = usableCPUs()
+		threads = metrics.UsableCPUs()
 	}
 	if threads > p.Conns {
 		threads = p.Conns
@@ -266,7 +266,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		// does not start on connects.
 		eng.Connect(ctx, p.Timeout+100*time.Millisecond)
 	}
-	h := &hooks{obs: obs, res: res, plan: p, eng: eng, servers: newServerSampler(p.ServerPIDs)}
+	h := &hooks{obs: obs, res: res, plan: p, eng: eng, servers: metrics.NewProcessSampler(p.ServerPIDs)}
 	splan := enginePlan(p, m, pr.accept, addrs[0].String())
 	r := &running{res: res, eng: eng}
 	var ph sched.Phaser = eng
@@ -354,12 +354,12 @@ type hooks struct {
 	eng  *sched.Engine
 	rep  *reporter
 
-	servers *serverSampler
+	servers *metrics.ProcessSampler
 	shard   *shard.Phaser // a sharded run: each phase keeps this box's raw measurement
 }
 
 func (h *hooks) PhaseStarted(index, depth, target int, role sched.Role) {
-	h.servers.start()
+	h.servers.Start()
 	h.obs.PhaseStarted(Phase{Index: index, Depth: depth, Target: target, Role: role.String()})
 	if po, ok := h.obs.(ProgressObserver); ok {
 		h.rep = startReporter(h.eng, po, index, target)
@@ -372,7 +372,9 @@ func (h *hooks) PhaseFinished(j *sched.Judged) {
 		h.rep = nil
 	}
 	s := phaseStats(j)
-	s.Server = h.servers.finish(s.Counts.Succeeded)
+	for _, u := range h.servers.Finish(s.Counts.Succeeded) {
+		s.Server = append(s.Server, ServerCPU(u))
+	}
 	if h.shard != nil {
 		s.Raw = h.shard.Local()
 	}
