@@ -177,58 +177,74 @@ func (c *chart) svg() template.HTML {
 	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="600" fill="#1f2937">%s</text>`, chLeft-58, esc(c.title))
 	var lb labels
 	lb.add(textBox(chLeft-58, 22, 15, "start", c.title))
+	c.drawLegend(&b, &lb)
+	c.drawGrid(&b, &lb)
+	c.drawMark(&b, &lb)
+	c.drawSeries(&b, &lb)
+	c.drawLimits(&b, &lb)
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
 
-	// Legend, one row under the title.
+// drawLegend draws the legend, one row under the title.
+func (c *chart) drawLegend(b *strings.Builder, lb *labels) {
+	esc := template.HTMLEscapeString
 	lx := float64(chLeft - 50)
 	for _, it := range c.legend {
 		switch {
 		case it.dashed:
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="38" x2="%.1f" y2="38" stroke="%s" stroke-width="2.5" stroke-dasharray="6 4"/>`, lx, lx+22, it.color)
+			fmt.Fprintf(b, `<line x1="%.1f" y1="38" x2="%.1f" y2="38" stroke="%s" stroke-width="2.5" stroke-dasharray="6 4"/>`, lx, lx+22, it.color)
 		case it.hollow:
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="38" r="%.1f" fill="#ffffff" stroke="%s" stroke-width="2"/>`, lx+11, pointR, it.color)
+			fmt.Fprintf(b, `<circle cx="%.1f" cy="38" r="%.1f" fill="#ffffff" stroke="%s" stroke-width="2"/>`, lx+11, pointR, it.color)
 		default:
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="38" x2="%.1f" y2="38" stroke="%s" stroke-width="2.5"/>`, lx, lx+22, it.color)
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="38" r="%.1f" fill="%s"/>`, lx+11, pointR, it.color)
+			fmt.Fprintf(b, `<line x1="%.1f" y1="38" x2="%.1f" y2="38" stroke="%s" stroke-width="2.5"/>`, lx, lx+22, it.color)
+			fmt.Fprintf(b, `<circle cx="%.1f" cy="38" r="%.1f" fill="%s"/>`, lx+11, pointR, it.color)
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="42" font-size="12" fill="#374151">%s</text>`, lx+28, esc(it.label))
+		fmt.Fprintf(b, `<text x="%.1f" y="42" font-size="12" fill="#374151">%s</text>`, lx+28, esc(it.label))
 		lb.add(textBox(lx+28, 42, 12, "start", it.label))
 		lx += 28 + textW(it.label, 12) + 14
 	}
+}
 
-	// Grid, ticks and tick labels.
+// drawGrid draws the grid, the ticks and their labels, the axes and their
+// labels, and the message of an empty chart.
+func (c *chart) drawGrid(b *strings.Builder, lb *labels) {
+	esc := template.HTMLEscapeString
 	yt, ys := ticks(c.ymin, c.ymax, 0)
 	for _, v := range yt {
 		y := c.py(v)
-		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e5e7eb" stroke-width="1"/>`, chLeft, y, chW-chRight, y)
-		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#4b5563" stroke-width="1"/>`, chLeft-5, y, chLeft, y)
+		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e5e7eb" stroke-width="1"/>`, chLeft, y, chW-chRight, y)
+		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#4b5563" stroke-width="1"/>`, chLeft-5, y, chLeft, y)
 		l := tickLabel(v, ys, c.yUnit, useK(yt, ys))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" fill="#4b5563" text-anchor="end">%s</text>`, chLeft-8, y+4, esc(l))
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" font-size="11" fill="#4b5563" text-anchor="end">%s</text>`, chLeft-8, y+4, esc(l))
 		lb.add(textBox(chLeft-8, y+4, 11, "end", l))
 	}
 	xt, xs := ticks(c.xmin, c.xmax, 1)
 	for _, v := range xt {
 		x := c.px(v)
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#f1f3f5" stroke-width="1"/>`, x, chTop, x, chTop+plotH)
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#4b5563" stroke-width="1"/>`, x, chTop+plotH, x, chTop+plotH+5)
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#f1f3f5" stroke-width="1"/>`, x, chTop, x, chTop+plotH)
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#4b5563" stroke-width="1"/>`, x, chTop+plotH, x, chTop+plotH+5)
 		l := tickLabel(v, xs, "", useK(xt, xs))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" fill="#4b5563" text-anchor="middle">%s</text>`, x, chTop+plotH+18, esc(l))
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" font-size="11" fill="#4b5563" text-anchor="middle">%s</text>`, x, chTop+plotH+18, esc(l))
 		lb.add(textBox(x, chTop+plotH+18, 11, "middle", l))
 	}
 	// Axes.
-	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, chLeft, chTop, chLeft, chTop+plotH)
-	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, chLeft, chTop+plotH, chW-chRight, chTop+plotH)
-	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" fill="#374151" text-anchor="middle">%s</text>`, chLeft+plotW/2, chH-8, esc(c.xLabel))
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, chLeft, chTop, chLeft, chTop+plotH)
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#4b5563" stroke-width="1.2"/>`, chLeft, chTop+plotH, chW-chRight, chTop+plotH)
+	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="12" fill="#374151" text-anchor="middle">%s</text>`, chLeft+plotW/2, chH-8, esc(c.xLabel))
 	lb.add(textBox(chLeft+plotW/2, chH-8, 12, "middle", c.xLabel))
-	fmt.Fprintf(&b, `<text x="14" y="%d" font-size="12" fill="#374151" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`, chTop+plotH/2, chTop+plotH/2, esc(c.yLabel))
+	fmt.Fprintf(b, `<text x="14" y="%d" font-size="12" fill="#374151" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`, chTop+plotH/2, chTop+plotH/2, esc(c.yLabel))
 
 	if c.empty != "" {
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="14" fill="#6b7280" text-anchor="middle">%s</text>`, chLeft+plotW/2, chTop+plotH/2, esc(c.empty))
+		fmt.Fprintf(b, `<text x="%d" y="%d" font-size="14" fill="#6b7280" text-anchor="middle">%s</text>`, chLeft+plotW/2, chTop+plotH/2, esc(c.empty))
 	}
+}
 
-	c.drawMark(&b, &lb)
-
-	// Series: a line through the points in level order, then the points
-	// (the run order's numbers on the last series only: the top one).
+// drawSeries draws each series: a line through the points in level
+// order, then the points (the run order's numbers on the last series
+// only: the top one).
+func (c *chart) drawSeries(b *strings.Builder, lb *labels) {
+	esc := template.HTMLEscapeString
 	for si, s := range c.series {
 		link := s.linkColor
 		if link == "" {
@@ -239,45 +255,50 @@ func (c *chart) svg() template.HTML {
 			for _, p := range byLevel(s.pts) {
 				pts = append(pts, fmt.Sprintf("%.1f,%.1f", c.px(p.x), c.py(p.y)))
 			}
-			fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2.5" stroke-linejoin="round" data-series="%s"/>`,
+			fmt.Fprintf(b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2.5" stroke-linejoin="round" data-series="%s"/>`,
 				strings.Join(pts, " "), link, esc(s.name))
 		}
 		for _, p := range s.pts {
 			x, y := c.px(p.x), c.py(p.y)
 			switch p.kind {
 			case ptIn:
-				fmt.Fprintf(&b, `<circle class="pt interrupted" cx="%.1f" cy="%.1f" r="%.1f" fill="#ffffff" stroke="%s" stroke-width="2"><title>%s</title></circle>`,
+				fmt.Fprintf(b, `<circle class="pt interrupted" cx="%.1f" cy="%.1f" r="%.1f" fill="#ffffff" stroke="%s" stroke-width="2"><title>%s</title></circle>`,
 					x, y, pointR, colInterrupted, esc(p.tip))
 				ly := lb.above(x, y-9, 11, "middle", "interrupted")
-				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle">interrupted</text>`, x, ly)
+				fmt.Fprintf(b, `<text x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle">interrupted</text>`, x, ly)
 			case ptRejected:
 				fill := s.rejColor
 				if fill == "" {
 					fill = s.color
 				}
-				fmt.Fprintf(&b, `<circle class="pt rejected" cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>`, x, y, pointR+0.5, fill, esc(p.tip))
+				fmt.Fprintf(b, `<circle class="pt rejected" cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>`, x, y, pointR+0.5, fill, esc(p.tip))
 			default:
-				fmt.Fprintf(&b, `<circle class="pt" cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>`, x, y, pointR, s.color, esc(p.tip))
+				fmt.Fprintf(b, `<circle class="pt" cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>`, x, y, pointR, s.color, esc(p.tip))
 			}
 			if c.runOrder && p.kind != ptIn && si == len(c.series)-1 {
 				run := strconv.Itoa(p.run)
 				ly := lb.above(x, y-9, 11, "middle", run)
-				fmt.Fprintf(&b, `<text class="run" x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle" %s>%s</text>`, x, ly, halo, run)
+				fmt.Fprintf(b, `<text class="run" x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle" %s>%s</text>`, x, ly, halo, run)
 			}
 		}
 	}
-	// Limit lines (the SLA, the timeout), over the data so they stay
-	// visible, each labelled at the right end above the line, else where
-	// its label runs into no other text: below it, then at the left end.
+}
+
+// drawLimits draws the limit lines (the SLA, the timeout), over the data
+// so they stay visible, each labelled at the right end above the line,
+// else where its label runs into no other text: below it, then at the
+// left end; and names the limits above the scale at the top.
+func (c *chart) drawLimits(b *strings.Builder, lb *labels) {
+	esc := template.HTMLEscapeString
 	for _, h := range sortedByY(c.hlines) {
 		y := c.py(h.y)
-		fmt.Fprintf(&b, `<line class="hline %s" x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>`,
+		fmt.Fprintf(b, `<line class="hline %s" x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>`,
 			esc(h.class), chLeft, y, chW-chRight, y, h.color, h.dash)
 		x, ly, anchor := lb.place(h.label, 11, []spot{
 			{chW - chRight - 4, y - 5, "end"}, {chW - chRight - 4, y + 14, "end"},
 			{chLeft + 6, y - 5, "start"}, {chLeft + 6, y + 14, "start"},
 		})
-		fmt.Fprintf(&b, `<text class="hline-label %s" x="%.1f" y="%.1f" font-size="11" fill="%s" text-anchor="%s" %s>%s</text>`,
+		fmt.Fprintf(b, `<text class="hline-label %s" x="%.1f" y="%.1f" font-size="11" fill="%s" text-anchor="%s" %s>%s</text>`,
 			esc(h.class), x, ly, h.color, anchor, halo, esc(h.label))
 	}
 	offY := float64(chTop + 13)
@@ -290,13 +311,10 @@ func (c *chart) svg() template.HTML {
 			offY += 14
 		}
 		lb.add(textBox(chLeft+6, offY, 11, "start", l))
-		fmt.Fprintf(&b, `<text class="offscale %s" x="%d" y="%.1f" font-size="11" fill="%s" %s>%s</text>`,
+		fmt.Fprintf(b, `<text class="offscale %s" x="%d" y="%.1f" font-size="11" fill="%s" %s>%s</text>`,
 			esc(h.class), chLeft+6, offY, h.color, halo, esc(l))
 		offY += 14
 	}
-
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String())
 }
 
 // byLevel is the points in level order (then run order), for the line
