@@ -5,6 +5,13 @@
 // counters, which a reporter may read atomically once a second. At phase
 // end the controller merges every worker's Recorder into a Phase on its own
 // goroutine, after the workers have handed their recorders over.
+//
+// The files hold one job each: recorder.go the Recorder and the Live
+// counters, phase.go the mergeable Phase, wire.go its JSON and histogram
+// encoding, distribution.go the percentile distribution, timeline.go the
+// per-span timeline, cpu*.go and rusage*.go the client's CPU, process*.go
+// other processes' CPU and memory (/proc/PID/stat), cgroup*.go the CPUs
+// the process may use.
 package metrics
 
 import "github.com/HdrHistogram/hdrhistogram-go"
