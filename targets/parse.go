@@ -147,7 +147,7 @@ func parseWeight(args string) (int, error) {
 		return 0, fmt.Errorf("weight directive without a weight: %s", want)
 	}
 	if !allDigits(args) {
-		return 0, fmt.Errorf("weight %q is not a whole number: %s", args, want)
+		return 0, fmt.Errorf("weight %q is not a whole number: %s (a comment cannot start with the word weight)", args, want)
 	}
 	if len(args) > 4 {
 		return 0, fmt.Errorf("weight %s is out of range: %s", args, want)

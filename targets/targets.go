@@ -15,6 +15,24 @@
 //
 //	GET http://127.0.0.1:8080/health
 //
+// Lines are trimmed of ASCII whitespace; CRLF line ends and a UTF-8 byte
+// order mark are accepted. A directive's keyword is matched without regard
+// to case, so a comment must not start with the word "weight" or
+// "expect-status"; a directive inside an open target ends that target (it applies
+// to the next one); other "#" lines, anywhere, are comments, so a line
+// starting with "#" is never a header. Blank lines may separate directives
+// from their target.
+//
+// Where this reader differs from vegeta's (tsenart/vegeta lib/targets.go):
+// the method is one of Methods, not any upper-case word; the URL must be
+// absolute http:// or https://, on the first target's origin; body paths
+// are relative to the targets file's directory, not the working directory;
+// a header with whitespace before its colon is refused (RFC 9112 §5.1)
+// rather than trimmed; a comment inside a target is skipped rather than
+// read as a header; and a request line right after a header line starts a
+// new target rather than being read as a header. Like vegeta, a header
+// needs a non-empty value, and the body line ends a target's header lines.
+//
 // Parse validates everything before any traffic: every error names the file
 // and the line, and says what to write instead.
 package targets
