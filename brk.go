@@ -181,7 +181,8 @@ type Observer interface {
 // Verdict names how a run ended.
 type Verdict string
 
-// The verdicts of SPEC §5.
+// The verdicts a run ends with, one per exit code of README.md's exit codes
+// table (done 0, broken 1, inconclusive 3, interrupted 130).
 const (
 	VerdictDone         Verdict = "done"
 	VerdictBroken       Verdict = "broken"
@@ -203,7 +204,7 @@ func (v Verdict) ExitCode() int {
 }
 
 // Result is a run's verdict and every phase's stats. Its JSON form is the
-// report of SPEC §6, schema 1.
+// JSON report, schema 1 (docs/reports.md; schema/report-1.schema.json).
 type Result struct {
 	Schema        int     `json:"schema"`
 	Test          Mode    `json:"test"`

@@ -19,7 +19,8 @@ import "github.com/HdrHistogram/hdrhistogram-go"
 // Category is a failure category of an attempted request.
 type Category uint8
 
-// The failure categories of SPEC §4, each counted separately.
+// The failure categories of an attempted request, each counted separately
+// (the "failures" of docs/reports.md).
 const (
 	Timeout Category = iota
 	Transport

@@ -1,5 +1,5 @@
 // Package proto is the contract between brk's engine (sched) and a
-// protocol's session (h1, later h2): the interface a session implements
+// protocol's session (h1.Session, h2.Session): the interface a session implements
 // and the completion it reports. It holds no code, so that protocol
 // packages depend on it and not on the engine.
 package proto

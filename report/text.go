@@ -310,7 +310,8 @@ func figures(l brk.Latency) string {
 	return fmt.Sprintf("mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms", l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max)
 }
 
-// FinalLine is the last stdout line of a run (SPEC §5).
+// FinalLine is the last stdout line of a run: Done (N unit), Broken (N
+// unit), Inconclusive: reason or Interrupted (README.md's exit codes table).
 func FinalLine(r *brk.Result) string {
 	unit := r.Test.Noun()
 	switch r.Verdict {

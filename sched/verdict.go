@@ -12,7 +12,10 @@ import (
 // Verdict is how a run ended.
 type Verdict int
 
-// Verdicts, in SPEC §5 terms.
+// Verdicts: the run ends done (the --max level accepted), broken (a level
+// rejected), inconclusive (the run could not judge the server: setup impossible, the
+// client the limit, …) or
+// interrupted; README.md's exit codes table maps each to its exit code.
 const (
 	Done Verdict = iota
 	Broken

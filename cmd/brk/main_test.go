@@ -2,7 +2,8 @@ package main
 
 // End-to-end tests of the brk binary: TestMain builds it once, and every
 // test runs it as a child process and checks its exit code, its final
-// stdout line (SPEC §5) and, where asked, its JSON report (SPEC §6).
+// stdout line (README.md's exit codes table) and, where asked, its JSON
+// report (docs/reports.md).
 
 import (
 	"bufio"
@@ -181,7 +182,8 @@ func expect(t *testing.T, r result, code int, last string) {
 	}
 }
 
-// verdictLine reports whether a line is one of the final lines of SPEC §5.
+// verdictLine reports whether a line is one of the final lines of README.md's
+// exit codes table.
 func verdictLine(l string) bool {
 	return strings.HasPrefix(l, "Done (") || strings.HasPrefix(l, "Broken (") ||
 		strings.HasPrefix(l, "Inconclusive:") || l == "Interrupted"
@@ -541,7 +543,7 @@ func TestInterrupted(t *testing.T) {
 }
 
 // TestJSONStdout: with --json - stdout is exactly one JSON document with
-// the field names of SPEC §6, and the human text is on stderr.
+// the field names of docs/reports.md, and the human text is on stderr.
 func TestJSONStdout(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
 	r := runBrk(t, fx.URL("/plain"), "--conn", "2", "--max", "1", "--phase", "300ms", "--threads", "1",
