@@ -301,8 +301,8 @@ func TestDone(t *testing.T) {
 	expect(t, r, 0, "Done (8 concurrent requests)")
 }
 
-// The predicted break has 20 ms of margin on either side (120 ms and 160 ms
-// against a 140 ms budget), and phase 0 has 100 ms. A loaded test machine
+// The predicted break has 80 ms of margin below (300 ms against a 380 ms
+// budget), and phase 0 has 280 ms. A loaded test machine
 // (other processes saturating the CPUs) stalls the fixture or the client
 // for longer than that now and then, and a phase that should pass loses a
 // few requests to timeouts. Stalls only make latency worse: they can make
@@ -382,13 +382,14 @@ func loadavg() string {
 }
 
 // TestPredictedBreak drives the demo's capacity-limited fixture (K=4,
-// D=20ms, latency 40 ms per request per connection) with 8 connections
-// and a 140 ms timeout: depth 3 (120 ms) passes, depth 4 (160 ms) breaks.
+// D=50ms, latency 100 ms per request per connection) with 8 connections
+// and the demo's 380 ms timeout: depth 3 (300 ms) passes, depth 4 (400 ms)
+// breaks.
 func TestPredictedBreak(t *testing.T) {
 	d := bench.Demo()
 	fx := startFixture(t, d.Fixture)
 	args := []string{fx.URL("/plain"), "--conn", "8", "--start", "1", "--pace", "1",
-		"--timeout", "140ms", "--phase", "1s", "--threads", "1", "--expect-body", "ok"}
+		"--timeout", d.Plan.Timeout.String(), "--phase", "1s", "--threads", "1", "--expect-body", "ok"}
 
 	t.Run("broken", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "report.json")
