@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -179,6 +180,7 @@ func checkRoundTrip(t *testing.T, p *testenv.Prometheus, native bool, times []ti
 			t.Errorf("%s = %v (found %v)", c.expr, v, ok)
 		}
 	}
+	checkDashboard(t, p, native, last)
 	names := storedNames(t, p)
 	if want := seriesNamesFor(native); !slices.Equal(names, slices.Sorted(slices.Values(want))) {
 		t.Errorf("stored names %v, want %v", names, want)
@@ -242,5 +244,41 @@ func TestRealPrometheusNative(t *testing.T) {
 	}
 	if got, _ := instant(t, srv, `histogram_count(brk_latency_seconds{run_id="it"})`, last); got != float64(len(all)) {
 		t.Errorf("histogram_count %v, want %d", got, len(all))
+	}
+}
+
+// checkDashboard evaluates every query of the Grafana dashboard, its
+// variables filled in for this run, at at: each must parse and, unless it
+// reads the other histogram kind's series, return something.
+func checkDashboard(t *testing.T, p *testenv.Prometheus, native bool, at time.Time) {
+	t.Helper()
+	exprs, err := dashboardQueries(readDashboard(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := strings.NewReplacer("$__rate_interval", "1m", "$__interval", "1m", "$__range", "1h",
+		"$run_id", "it", "$test", "prom", "$shard", ".*")
+	for _, e := range exprs {
+		expr := fill.Replace(e)
+		if strings.Contains(expr, "$") {
+			t.Errorf("unfilled variable in %s", expr)
+			continue
+		}
+		var data struct {
+			Result []json.RawMessage `json:"result"`
+		}
+		q := url.Values{"query": {expr}, "time": {strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64)}}
+		promGet(t, p.URL, "/api/v1/query", q, &data)
+		names, err := seriesInPromQL(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := slices.Contains(names, SeriesLatencyBucket) && native || slices.Contains(names, SeriesLatency) && !native
+		if len(data.Result) == 0 && !other {
+			t.Errorf("dashboard query %s returned nothing", expr)
+		}
+		if len(data.Result) != 0 && other {
+			t.Errorf("dashboard query %s returned %d series from the other histogram kind", expr, len(data.Result))
+		}
 	}
 }
