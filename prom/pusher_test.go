@@ -334,6 +334,16 @@ func TestNativeHistogramEncoding(t *testing.T) {
 	}
 }
 
+func TestNativeObserveIgnoresNonFinite(t *testing.T) {
+	var h NativeHistogram
+	h.Observe(math.NaN(), 1)
+	h.Observe(math.Inf(1), 1)
+	h.Observe(0.01, 2)
+	if h.Count() != 2 || h.Sum != 0.02 {
+		t.Fatalf("count %d sum %v, want 2 and 0.02", h.Count(), h.Sum)
+	}
+}
+
 func TestNativeIndexEdges(t *testing.T) {
 	for _, schema := range []int32{-4, 0, 3, 8} {
 		scale := math.Exp2(float64(schema))

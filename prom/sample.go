@@ -101,8 +101,12 @@ type NativeHistogram struct {
 }
 
 // Observe adds n observations of seconds to h. A histogram with no
-// buckets yet and Schema 0 takes NativeSchema.
+// buckets yet and Schema 0 takes NativeSchema. A NaN or infinite value is
+// ignored.
 func (h *NativeHistogram) Observe(seconds float64, n uint64) {
+	if math.IsNaN(seconds) || math.IsInf(seconds, 0) {
+		return
+	}
 	if h.Buckets == nil {
 		h.Buckets = map[int32]uint64{}
 		if h.Schema == 0 {
