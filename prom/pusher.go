@@ -72,9 +72,13 @@ func New(cfg Config) (*Pusher, error) {
 }
 
 // Push queues s to be sent and returns at once. When the queue is full, or
-// after Close, s is dropped and counted in Dropped.
+// after Close, s is dropped and counted in Dropped. A zero s.Time is taken
+// as now.
 func (p *Pusher) Push(s Sample) {
 	s = s.clone()
+	if s.Time.IsZero() {
+		s.Time = time.Now()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -539,6 +540,42 @@ func TestBuckets(t *testing.T) {
 		}
 		if _, err := (Config{URL: "http://x", Edges: b}).validate(); err != nil {
 			t.Errorf("Buckets(%v, %v) invalid: %v", c.timeout, c.maxP99, err)
+		}
+	}
+}
+
+func TestPushZeroTimeIsNow(t *testing.T) {
+	r := newReceiver(t, http.StatusNoContent)
+	p, err := New(Config{URL: r.srv.URL, Edges: []float64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().UnixMilli()
+	p.Push(Sample{Level: 1})
+	closeNow(t, p)
+	after := time.Now().UnixMilli()
+	ps := byLabels(t, r.requests())["brk_level{}"]
+	if len(ps) != 1 || ps[0].ms < before || ps[0].ms > after {
+		t.Fatalf("brk_level %v, want one sample in [%d, %d]", ps, before, after)
+	}
+}
+
+// BenchmarkEncode encodes one typical sample: 4 targets, 3 failure
+// categories, 3 status codes, the default buckets.
+func BenchmarkEncode(b *testing.B) {
+	edges := Buckets(2*time.Second, 100*time.Millisecond)
+	e := newEncoder(Config{Edges: edges, Labels: map[string]string{"env": "staging"}})
+	s := sampleAt(0)
+	for i := range 4 {
+		o := Outcomes{Successes: 1000, Failures: map[string]uint64{"timeout": 1, "refused": 2, "5xx": 3},
+			Responses: map[int]uint64{200: 1000, 500: 3, 503: 1}}
+		o.Latency.Observe(edges, 0.003, 1000)
+		s.Targets = append(s.Targets, TargetOutcomes{Target: strconv.Itoa(i), Outcomes: o})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := proto.Size(e.request([]Sample{s}, 0)); n == 0 {
+			b.Fatal("empty request")
 		}
 	}
 }
