@@ -54,7 +54,7 @@ const (
 var reservedLabels = map[string]bool{
 	LabelRunID: true, LabelTest: true, LabelProtocol: true, LabelOrigin: true, LabelShard: true,
 	LabelTarget: true, LabelRole: true, LabelVerdict: true, LabelCategory: true, LabelCode: true,
-	LabelLe: true, "job": true, "instance": true,
+	LabelLe: true,
 }
 
 // SeriesNames returns every series name the pusher writes, in a fixed

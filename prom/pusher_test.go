@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -245,121 +243,6 @@ func TestPushSeriesLabelsSamples(t *testing.T) {
 	}
 }
 
-func TestTimestampsStrictlyIncrease(t *testing.T) {
-	e := newEncoder(Config{Edges: []float64{1}})
-	s := sampleAt(0)
-	req := e.request([]Sample{s, s, s}, 0)
-	req2 := e.request([]Sample{s}, 0)
-	var ms []int64
-	for _, r := range []*prompb.WriteRequest{req, req2} {
-		for _, ts := range r.GetTimeseries() {
-			if ts.GetLabels()[0].GetValue() == SeriesLevel {
-				for _, p := range ts.GetSamples() {
-					ms = append(ms, p.GetTimestamp())
-				}
-			}
-		}
-	}
-	want := []int64{t0.UnixMilli(), t0.UnixMilli() + 1, t0.UnixMilli() + 2, t0.UnixMilli() + 3}
-	if !slices.Equal(ms, want) {
-		t.Fatalf("timestamps %v, want %v", ms, want)
-	}
-}
-
-func TestNativeHistogramEncoding(t *testing.T) {
-	r := newReceiver(t, http.StatusNoContent)
-	p, err := New(Config{URL: r.srv.URL, Native: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sampleAt(0)
-	obs := []float64{0.001, 0.001, 0.0011, 0.004, 0.5, 0}
-	for _, v := range obs {
-		s.Native.Observe(v, 1)
-	}
-	p.Push(s)
-	closeNow(t, p)
-	got := byLabels(t, r.requests())
-	var h *prompb.Histogram
-	for k, ps := range got {
-		if strings.HasPrefix(k, SeriesLatency+"{") {
-			h = ps[0].hist
-		}
-		if strings.HasPrefix(k, SeriesLatencyBucket) {
-			t.Errorf("native mode sent %s", k)
-		}
-	}
-	if h == nil {
-		t.Fatalf("no %s histogram in %v", SeriesLatency, got)
-	}
-	if h.GetCountInt() != 6 || h.GetZeroCountInt() != 1 || h.GetSchema() != NativeSchema || h.GetTimestamp() != t0.UnixMilli() {
-		t.Fatalf("count %d zero %d schema %d ts %d", h.GetCountInt(), h.GetZeroCountInt(), h.GetSchema(), h.GetTimestamp())
-	}
-	// Expand spans and deltas back to index → count and check each
-	// observation sits in (b^(i-1), b^i].
-	idx := map[int32]int64{}
-	var i int32
-	var c int64
-	d := 0
-	for n, sp := range h.GetPositiveSpans() {
-		if n == 0 {
-			i = sp.GetOffset()
-		} else {
-			i += sp.GetOffset()
-		}
-		for range sp.GetLength() {
-			c += h.GetPositiveDeltas()[d]
-			d++
-			idx[i] = c
-			i++
-		}
-	}
-	b := math.Exp2(math.Exp2(-NativeSchema))
-	var total int64
-	for _, v := range obs[:5] {
-		found := false
-		for i := range idx {
-			if math.Pow(b, float64(i-1)) < v && v <= math.Pow(b, float64(i))*(1+1e-12) {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("%v in no bucket of %v", v, idx)
-		}
-	}
-	for _, c := range idx {
-		total += c
-	}
-	if total != 5 {
-		t.Errorf("bucket counts %v sum to %d, want 5", idx, total)
-	}
-}
-
-func TestNativeObserveIgnoresNonFinite(t *testing.T) {
-	var h NativeHistogram
-	h.Observe(math.NaN(), 1)
-	h.Observe(math.Inf(1), 1)
-	h.Observe(0.01, 2)
-	if h.Count() != 2 || h.Sum != 0.02 {
-		t.Fatalf("count %d sum %v, want 2 and 0.02", h.Count(), h.Sum)
-	}
-}
-
-func TestNativeIndexEdges(t *testing.T) {
-	for _, schema := range []int32{-4, 0, 3, 8} {
-		scale := math.Exp2(float64(schema))
-		for _, i := range []int32{-40, -3, 0, 1, 7} {
-			edge := math.Exp2(float64(i) / scale) // b^i, as nativeIndex computes it
-			if got := nativeIndex(schema, edge); got != i {
-				t.Errorf("schema %d: edge b^%d in bucket %d", schema, i, got)
-			}
-			if got := nativeIndex(schema, edge*1.0001); got != i+1 {
-				t.Errorf("schema %d: just above b^%d in bucket %d, want %d", schema, i, got, i+1)
-			}
-		}
-	}
-}
-
 // stallingReceiver accepts requests and holds each until release is
 // closed (or the request is abandoned), telling arrived about each.
 func stallingReceiver(t *testing.T) (url string, arrived chan struct{}, release chan struct{}) {
@@ -484,66 +367,6 @@ func TestCloseFlushesQueued(t *testing.T) {
 	}
 }
 
-func TestConfigValidation(t *testing.T) {
-	ok := Config{URL: "http://127.0.0.1:9090/api/v1/write", Edges: []float64{0.1}}
-	for _, c := range []struct {
-		name string
-		edit func(*Config)
-		want string
-	}{
-		{"ok", func(*Config) {}, ""},
-		{"native needs no edges", func(c *Config) { c.Native, c.Edges = true, nil }, ""},
-		{"scheme", func(c *Config) { c.URL = "ftp://x/" }, "want http"},
-		{"no host", func(c *Config) { c.URL = "http:///x" }, "want http"},
-		{"label syntax", func(c *Config) { c.Labels = map[string]string{"a-b": "x"} }, "label name"},
-		{"label reserved", func(c *Config) { c.Labels = map[string]string{"__x": "x"} }, "label name"},
-		{"label brk's", func(c *Config) { c.Labels = map[string]string{"run_id": "x"} }, "brk sets itself"},
-		{"no edges", func(c *Config) { c.Edges = nil }, "needs bucket edges"},
-		{"edges order", func(c *Config) { c.Edges = []float64{0.2, 0.1} }, "ascending"},
-		{"edge inf", func(c *Config) { c.Edges = []float64{math.Inf(1)} }, "finite"},
-		{"interval", func(c *Config) { c.Interval = -1 }, "negative"},
-	} {
-		cfg := ok
-		c.edit(&cfg)
-		p, err := New(cfg)
-		if p != nil {
-			p.Close(context.Background())
-		}
-		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err %v, want %q", c.name, err, c.want)
-		}
-	}
-}
-
-func TestBuckets(t *testing.T) {
-	for _, c := range []struct {
-		timeout, maxP99 time.Duration
-		must            []float64
-		top             float64
-	}{
-		{2 * time.Second, 0, []float64{0.0001, 0.001, 0.5, 1, 2}, 2},
-		{1500 * time.Millisecond, 130 * time.Millisecond, []float64{0.13, 1.5, 1}, 1.5},
-		{0, 0, []float64{0.0001, 10}, 10},
-		{time.Second, 3 * time.Second, []float64{1, 2, 3}, 3},
-	} {
-		b := Buckets(c.timeout, c.maxP99)
-		if !sort.Float64sAreSorted(b) || slices.Compact(slices.Clone(b)) == nil || len(slices.Compact(slices.Clone(b))) != len(b) {
-			t.Errorf("Buckets(%v, %v) = %v: not ascending and distinct", c.timeout, c.maxP99, b)
-		}
-		for _, m := range c.must {
-			if !slices.Contains(b, m) {
-				t.Errorf("Buckets(%v, %v) = %v lacks %v", c.timeout, c.maxP99, b, m)
-			}
-		}
-		if b[len(b)-1] != c.top {
-			t.Errorf("Buckets(%v, %v) tops at %v, want %v", c.timeout, c.maxP99, b[len(b)-1], c.top)
-		}
-		if _, err := (Config{URL: "http://x", Edges: b}).validate(); err != nil {
-			t.Errorf("Buckets(%v, %v) invalid: %v", c.timeout, c.maxP99, err)
-		}
-	}
-}
-
 func TestPushZeroTimeIsNow(t *testing.T) {
 	r := newReceiver(t, http.StatusNoContent)
 	p, err := New(Config{URL: r.srv.URL, Edges: []float64{1}})
@@ -562,20 +385,3 @@ func TestPushZeroTimeIsNow(t *testing.T) {
 
 // BenchmarkEncode encodes one typical sample: 4 targets, 3 failure
 // categories, 3 status codes, the default buckets.
-func BenchmarkEncode(b *testing.B) {
-	edges := Buckets(2*time.Second, 100*time.Millisecond)
-	e := newEncoder(Config{Edges: edges, Labels: map[string]string{"env": "staging"}})
-	s := sampleAt(0)
-	for i := range 4 {
-		o := Outcomes{Successes: 1000, Failures: map[string]uint64{"timeout": 1, "refused": 2, "5xx": 3},
-			Responses: map[int]uint64{200: 1000, 500: 3, 503: 1}}
-		o.Latency.Observe(edges, 0.003, 1000)
-		s.Targets = append(s.Targets, TargetOutcomes{Target: strconv.Itoa(i), Outcomes: o})
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if n := proto.Size(e.request([]Sample{s}, 0)); n == 0 {
-			b.Fatal("empty request")
-		}
-	}
-}
