@@ -282,3 +282,30 @@ func checkDashboard(t *testing.T, p *testenv.Prometheus, native bool, at time.Ti
 		}
 	}
 }
+
+// A receiver without native histograms refuses the whole request (2.42:
+// 500 "native histograms are disabled"), float series and all; the pusher
+// counts every sample dropped and keeps the receiver's reason.
+func TestRealPrometheusWithoutNativeRefusesNative(t *testing.T) {
+	srv := testenv.StartPrometheus(t, testenv.PrometheusOptions{})
+	p, err := New(Config{URL: srv.WriteURL, Native: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sampleAt(0)
+	s.Time = time.Now()
+	s.Native.Observe(0.01, 1)
+	p.Push(s)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("dropped %d, sent %d, last error %v", p.Dropped(), p.Sent(), p.Err())
+	if p.Dropped() != 1 || p.Sent() != 0 || p.Err() == nil || !strings.Contains(p.Err().Error(), "native histograms") {
+		t.Errorf("dropped %d, sent %d, last error %v; want 1, 0 and the receiver's reason", p.Dropped(), p.Sent(), p.Err())
+	}
+	if names := storedNames(t, srv); len(names) != 0 {
+		t.Errorf("stored %v from a refused request", names)
+	}
+}
