@@ -1,7 +1,7 @@
 // Package h1 encodes HTTP/1.1 requests and parses HTTP/1.1 responses for
 // the brk load engine (RFC 9112).
 //
-// Requests are validated and rendered once (Request.Encode) and the same
+// Requests are validated and rendered once (Encode) and the same
 // bytes are written for every request. Responses are parsed by Parser, a
 // byte-level incremental state machine that accepts input split at any byte
 // boundary, keeps only fixed-size state and never allocates, so the engine
