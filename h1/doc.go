@@ -6,5 +6,10 @@
 // byte-level incremental state machine that accepts input split at any byte
 // boundary, keeps only fixed-size state and never allocates, so the engine
 // can feed it whatever each socket read returned without buffering partial
-// headers.
+// headers.//
+// Files: request.go renders the request, session.go is the proto.Session
+// (Template, Session); parser.go holds the Parser and its entry points,
+// head.go the status line and field lines (a function per state),
+// values.go the interpreted field values (Content-Length,
+// Transfer-Encoding, Connection), body.go the body and chunked framing.
 package h1
