@@ -128,6 +128,3 @@ func NewTemplate(req proto.Request, scheme string, expect []byte, check bool) (*
 	t.preface = pre.Bytes()
 	return t, nil
 }
-
-// Block returns the header block of a connection's later requests (tests).
-func (t *Template) Block() []byte { return t.block }
