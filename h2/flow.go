@@ -76,7 +76,7 @@ func (s *Session) windowUpdate(f *http2.WindowUpdateFrame) error {
 	if f.StreamID > s.highest || f.StreamID&1 == 0 {
 		return connErr(http2.ErrCodeProtocol, "WINDOW_UPDATE on idle stream %d", f.StreamID)
 	}
-	if st := s.lookup(f.StreamID); st != nil && st.upOff < len(s.t.body) {
+	if st := s.lookup(f.StreamID); st != nil && st.upOff < len(st.t.body) {
 		st.upWin += inc
 		if st.upWin > math.MaxInt32 {
 			return connErr(http2.ErrCodeFlowControl, "window of stream %d over 2^31-1", f.StreamID)

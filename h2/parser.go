@@ -236,14 +236,14 @@ func (s *Session) payload(b []byte) error {
 		if st == nil {
 			return nil // a reset or closed stream: only the window counts
 		}
-		if s.t.head {
+		if st.t.head {
 			return connErr(http2.ErrCodeProtocol, "DATA in a response to HEAD on stream %d", st.id)
 		}
 		if st.clen >= 0 && st.got+int64(len(b)) > st.clen {
 			return connErr(http2.ErrCodeProtocol, "DATA past content-length on stream %d", st.id)
 		}
-		if s.t.check && !st.mismatch {
-			e := s.t.expect
+		if st.t.check && !st.mismatch {
+			e := st.t.expect
 			if st.got+int64(len(b)) > int64(len(e)) || string(e[st.got:st.got+int64(len(b))]) != string(b) {
 				st.mismatch = true
 			}
@@ -393,10 +393,10 @@ func (s *Session) end() error {
 
 // finish completes a stream at END_STREAM.
 func (s *Session) finish(st *stream) error {
-	if st.clen >= 0 && st.got != st.clen && !s.t.head && st.status != 204 && st.status != 304 {
+	if st.clen >= 0 && st.got != st.clen && !st.t.head && st.status != 204 && st.status != 304 {
 		return connErr(http2.ErrCodeProtocol, "DATA of %d bytes for content-length %d on stream %d", st.got, st.clen, st.id)
 	}
-	ok := !st.mismatch && (!s.t.check || st.got == int64(len(s.t.expect)))
+	ok := !st.mismatch && (!st.t.check || st.got == int64(len(st.t.expect)))
 	tok := st.tok
 	s.done = append(s.done, proto.Completion{Token: tok, Status: st.status, BodyOK: ok})
 	s.remove(st.id)

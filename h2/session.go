@@ -28,7 +28,8 @@ import (
 // (writer.go), the queue and the stream table (streams.go), the windows
 // (flow.go) and the response parser (parser.go).
 type Session struct {
-	t *Template
+	t  *Template
+	ts []*Template // a request mix's targets (mix.go); nil: t alone
 
 	writer
 	queue
@@ -51,7 +52,7 @@ type Session struct {
 // NewSession returns a session for t.
 func NewSession(t *Template) *Session {
 	s := &Session{t: t}
-	s.pend = make([]uint32, 8)
+	s.pend, s.pendT = make([]uint32, 8), make([]uint8, 8)
 	s.tab, s.tabMask, s.tabShift = make([]stream, 16), 15, 28
 	s.wfr = http2.NewFramer(&s.w, nil)
 	s.rfr = http2.NewFramer(nil, &s.rd)
@@ -88,15 +89,21 @@ func (s *Session) Reset() {
 
 // Queue appends one request; last makes it the connection's last: once
 // it is answered the session sends GOAWAY and the connection ends.
-func (s *Session) Queue(token uint32, last bool) {
+func (s *Session) Queue(token uint32, last bool) { s.QueueTarget(token, 0, last) }
+
+// QueueTarget appends one request of target i of the session's mix
+// (NewMixSession; 0 is the session's one template).
+func (s *Session) QueueTarget(token uint32, i int, last bool) {
 	if int(s.pt-s.ph) == len(s.pend) {
-		p := make([]uint32, 2*len(s.pend))
+		p, pt := make([]uint32, 2*len(s.pend)), make([]uint8, 2*len(s.pend))
 		for k := s.ph; k != s.pt; k++ {
 			p[k&uint32(len(p)-1)] = s.pend[k&uint32(len(s.pend)-1)]
+			pt[k&uint32(len(p)-1)] = s.pendT[k&uint32(len(s.pend)-1)]
 		}
-		s.pend = p
+		s.pend, s.pendT = p, pt
 	}
 	s.pend[s.pt&uint32(len(s.pend)-1)] = token
+	s.pendT[s.pt&uint32(len(s.pend)-1)] = uint8(i)
 	s.pt++
 	if last {
 		s.last, s.lastTok = true, token
@@ -142,6 +149,7 @@ func (s *Session) Cancel(token uint32) bool {
 		if s.pend[k&uint32(len(s.pend)-1)] == token {
 			for ; k+1 != s.pt; k++ {
 				s.pend[k&uint32(len(s.pend)-1)] = s.pend[(k+1)&uint32(len(s.pend)-1)]
+				s.pendT[k&uint32(len(s.pend)-1)] = s.pendT[(k+1)&uint32(len(s.pend)-1)]
 			}
 			s.pt--
 			return true

@@ -10,6 +10,7 @@ import (
 // queue order (a ring of tokens).
 type queue struct {
 	pend    []uint32
+	pendT   []uint8 // each queued request's target in a mix (mix.go)
 	ph, pt  uint32
 	last    bool // the connection's last request is queued
 	lastTok uint32
@@ -29,6 +30,7 @@ type streamTable struct {
 type stream struct {
 	id       uint32 // 0: free table slot
 	tok      uint32
+	t        *Template // the stream's request (its target's, in a mix)
 	status   int
 	final    bool  // final (non-1xx) response headers received
 	clen     int64 // content-length, -1 unknown

@@ -43,24 +43,25 @@ func (s *Session) fill() {
 	}
 	for s.ph != s.pt && !s.goaway && !s.ending && s.open < s.peerMax && s.nextID <= maxStreamID && len(s.w.b)-s.off < outputBound {
 		tok := s.pend[s.ph&uint32(len(s.pend)-1)]
+		t := s.template(s.pendT[s.ph&uint32(len(s.pend)-1)])
 		s.ph++
 		id := s.nextID
 		s.nextID += 2
 		s.highest = id
 		st := s.insert(id)
-		st.tok, st.clen, st.recv = tok, -1, streamWindow
+		st.tok, st.t, st.clen, st.recv = tok, t, -1, streamWindow
 		s.open++
-		block := s.t.block
+		block := t.block
 		if !s.sentHB {
-			block, s.sentHB = s.t.first, true
+			block, s.sentHB = t.first, true
 		}
 		var flags uint8 = flEndHeaders
-		if s.t.body == nil {
+		if t.body == nil {
 			flags |= flEndStream
 		}
 		s.headers(id, flags, block)
 		s.marks = append(s.marks, mark{end: len(s.w.b), tok: tok})
-		if s.t.body != nil {
+		if t.body != nil {
 			st.upWin = s.peerWin
 			s.ups = append(s.ups, id)
 		}
@@ -105,13 +106,13 @@ func appendFrameHeader(b []byte, n int, typ, flags uint8, id uint32) []byte {
 // is shut is passed over; one that is gone (answered, reset, refused) is
 // dropped. Streams whose body is out leave the list.
 func (s *Session) upload() {
-	body := s.t.body
 	keep := s.ups[:0]
 	for i, id := range s.ups {
 		st := s.lookup(id)
 		if st == nil {
 			continue
 		}
+		body := st.t.body
 		for st.upOff < len(body) {
 			n := min(int64(len(body)-st.upOff), int64(s.peerFrm), s.sendWin, st.upWin)
 			if n <= 0 || len(s.w.b)-s.off >= outputBound {

@@ -103,6 +103,9 @@ type Phase struct {
 	// Timeline is the phase's outcomes span by span (nil when no worker
 	// kept one).
 	Timeline *Timeline `json:"timeline,omitempty"`
+	// Targets are a request mix's outcomes per target, in mix order
+	// (targets.go; absent without a mix).
+	Targets []TargetPhase `json:"targets,omitempty"`
 }
 
 // StreamLimit is what a phase knows of connections whose peer stream
@@ -199,6 +202,7 @@ func (p *Phase) Add(q *Phase) {
 	p.StreamLimit.add(&q.StreamLimit)
 	p.addRate(q.Written, q.Scheduled, q.ExpiredUnsent, q.LateNs, q.SendLag, q.Service, q.ClientLag)
 	p.firsts(q.TLS, q.ProtocolReason, q.SetupError, q.ClientError)
+	p.addTargets(q.Targets)
 	if q.Timeline != nil {
 		if p.Timeline == nil {
 			p.Timeline = &Timeline{}
@@ -254,6 +258,7 @@ func (p *Phase) firsts(tls TLSInfo, protocol, setup, client string) {
 func (p *Phase) Merge(r *Recorder) {
 	q := r.phase()
 	p.Add(&q)
+	p.mergeTargetRecs(r.Targets)
 	if r.tl.cur != nil {
 		if p.Timeline == nil {
 			p.Timeline = &Timeline{}

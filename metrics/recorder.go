@@ -110,6 +110,10 @@ type Recorder struct {
 	// part of the send lag no slot wait explains).
 	SendLag, Service, ClientLag *hdrhistogram.Histogram
 
+	// Targets are a request mix's outcomes per target (EnableTargets;
+	// nil without a mix), in mix order.
+	Targets []TargetRec
+
 	tl   recTimeline
 	live *Live
 }
@@ -138,8 +142,9 @@ func (r *Recorder) Reset() {
 			h.Reset()
 		}
 	}
-	spans := r.tl.spans
-	*r = Recorder{Latency: lat, SetupLatency: setup, SendLag: lag, Service: svc, ClientLag: cl, live: live}
+	spans, targets := r.tl.spans, r.Targets
+	resetTargets(targets)
+	*r = Recorder{Latency: lat, SetupLatency: setup, SendLag: lag, Service: svc, ClientLag: cl, live: live, Targets: targets}
 	r.tl.spans = spans // reused by the next StartTimeline
 }
 

@@ -23,6 +23,7 @@ type ratePolicy struct {
 	sched schedule
 
 	q      []int64 // waiting arrivals' scheduled instants, a FIFO ring
+	qt     []uint8 // their targets in a request mix (Mix.At of their index)
 	qh, qn int
 
 	// Owners with a free slot and nothing to put in it, FIFO (so that
@@ -72,10 +73,14 @@ func (p *ratePolicy) next(w *worker, o *owner, now int64) (at int64, ok, last bo
 		return 0, false, false
 	}
 	for p.qn > 0 {
+		t := p.qt[p.qh]
 		at := p.pop(w)
 		if at+w.tmo <= now {
-			p.expired(w, at, now)
+			p.expired(w, at, t, now)
 			continue
+		}
+		if w.mix != nil {
+			w.mix.next = int(t)
 		}
 		return at, true, false
 	}
@@ -104,7 +109,7 @@ func (p *ratePolicy) pump(w *worker, now int64) int64 {
 		var n uint64
 		for s.due < s.end && s.due <= now {
 			w.rec.Late(now - s.due)
-			p.push(s.due)
+			p.push(s.due, w.arrivalTarget(s.k))
 			w.pending++
 			n++
 			s.advance()
@@ -114,7 +119,8 @@ func (p *ratePolicy) pump(w *worker, now int64) int64 {
 		}
 	}
 	for p.qn > 0 && p.q[p.qh]+w.tmo <= now {
-		p.expired(w, p.pop(w), now)
+		t := p.qt[p.qh]
+		p.expired(w, p.pop(w), t, now)
 	}
 	for p.qn > 0 && p.in > 0 {
 		i := p.idle[p.ih]
@@ -145,12 +151,14 @@ func (p *ratePolicy) pump(w *worker, now int64) int64 {
 // requests test; the arrivals behind it wait on for another connection.
 func (p *ratePolicy) chargeSetup(w *worker, cat metrics.Category, now int64) {
 	for p.qn > 0 {
+		t := p.qt[p.qh]
 		at := p.pop(w)
 		if at+w.tmo <= now {
-			p.expired(w, at, now)
+			p.expired(w, at, t, now)
 			continue
 		}
 		w.rec.Fail(cat, 1)
+		w.failTarget(t, cat)
 		return
 	}
 }
@@ -158,25 +166,30 @@ func (p *ratePolicy) chargeSetup(w *worker, cat metrics.Category, now int64) {
 // abort abandons the waiting arrivals.
 func (p *ratePolicy) abort(w *worker) {
 	w.rec.Fail(metrics.Abandoned, uint64(p.qn))
+	for i := 0; i < p.qn && w.mix != nil; i++ {
+		w.failTarget(p.qt[(p.qh+i)%len(p.q)], metrics.Abandoned)
+	}
 	w.pending -= int64(p.qn)
 	p.qh, p.qn = 0, 0
 }
 
 // expired counts a waiting arrival whose deadline passed before a slot
 // took it: a timeout, never written.
-func (p *ratePolicy) expired(w *worker, at, now int64) {
+func (p *ratePolicy) expired(w *worker, at int64, t uint8, now int64) {
 	w.rec.Fail(metrics.Timeout, 1)
+	w.failTarget(t, metrics.Timeout)
 	w.rec.ExpiredUnsent++
 	if late := now - (at + w.tmo); late > w.rec.MaxLatenessNs {
 		w.rec.MaxLatenessNs = late
 	}
 }
 
-func (p *ratePolicy) push(at int64) {
+func (p *ratePolicy) push(at int64, t uint8) {
 	if p.qn == len(p.q) {
 		p.resizeQueue(2 * len(p.q))
 	}
-	p.q[(p.qh+p.qn)%len(p.q)] = at
+	k := (p.qh + p.qn) % len(p.q)
+	p.q[k], p.qt[k] = at, t
 	p.qn++
 }
 
@@ -190,11 +203,11 @@ func (p *ratePolicy) pop(w *worker) int64 {
 
 // resizeQueue copies the waiting arrivals into a ring of n (>= qn).
 func (p *ratePolicy) resizeQueue(n int) {
-	q := make([]int64, max(n, 16))
+	q, qt := make([]int64, max(n, 16)), make([]uint8, max(n, 16))
 	for i := 0; i < p.qn; i++ {
-		q[i] = p.q[(p.qh+i)%len(p.q)]
+		q[i], qt[i] = p.q[(p.qh+i)%len(p.q)], p.qt[(p.qh+i)%len(p.q)]
 	}
-	p.q, p.qh = q, 0
+	p.q, p.qt, p.qh = q, qt, 0
 }
 
 // schedule is one worker's share of a phase's arrivals: arrivals id,

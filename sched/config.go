@@ -71,6 +71,9 @@ type Config struct {
 
 	// NewSession makes one protocol session per connection owner.
 	NewSession func() Session
+	// Mix, when set, is a request mix (mix_engine.go): NewSession's
+	// sessions must then be MixSessions.
+	Mix *MixConfig
 
 	// LevelConns is the requests test's connection count over which a
 	// level is spread (every shard's; 0: Conns), and ConnBase the index

@@ -51,8 +51,9 @@ func (w *worker) closeFollowers(o *owner, now int64) {
 		w.integrate(now)
 		var lost uint64
 		for k := o.head; k != o.tail && o.inflight > 0; k++ {
-			if o.slot(k).state == slotWritten && !w.cfg.Replay && !o.sess.Unprocessed(k) {
+			if s := o.slot(k); s.state == slotWritten && !w.replayFor(s) && !o.sess.Unprocessed(k) {
 				w.resolve(o, k)
+				w.failTarget(s.target, metrics.Abandoned)
 				lost++
 			}
 		}
@@ -85,9 +86,9 @@ func (w *worker) abrupt(o *owner, now int64, err error) {
 // resolveFirstWritten resolves o's oldest written request with cat.
 func (w *worker) resolveFirstWritten(o *owner, cat metrics.Category) {
 	for k := o.head; k != o.tail; k++ {
-		if o.slot(k).state == slotWritten && !o.sess.Unprocessed(k) {
+		if s := o.slot(k); s.state == slotWritten && !o.sess.Unprocessed(k) {
 			w.resolve(o, k)
-			w.rec.Fail(cat, 1)
+			w.failSlot(s, cat)
 			return
 		}
 	}

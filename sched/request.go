@@ -25,7 +25,8 @@ type slot struct {
 	start    int64 // latency start: admission, or end of setup for requests admitted before it
 	written  int64 // when first completely written (0: never yet)
 	state    uint8
-	last     bool // the connection's last request (Connection: close)
+	last     bool  // the connection's last request (Connection: close)
+	target   uint8 // the request mix's target (mix_engine.go; 0 without one)
 }
 
 // Slot states.
@@ -57,13 +58,14 @@ func (w *worker) admit(o *owner, now int64) {
 		}
 		s := w.push(o)
 		s.last = last
+		s.target = w.pickTarget()
 		s.admit = at
 		s.deadline = at + w.tmo
 		s.start = at
 		if o.state != stOpen {
 			s.start = -1 // set when the setup ends
 		}
-		o.sess.Queue(o.tail-1, last)
+		o.queue(o.tail-1, s)
 	}
 	w.armTimer(o)
 }
@@ -130,7 +132,7 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 		// The server reset this request alone: no response.
 		w.integrate(now)
 		w.resolve(o, c.Token)
-		w.rec.Fail(metrics.Transport, 1)
+		w.failSlot(s, metrics.Transport)
 		w.updateTarget(o, now)
 		w.admit(o, now)
 		return true
@@ -144,18 +146,19 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 	w.rec.Response(now - s.start)
 	w.rec.Status(c.Status)
 	w.rec.Served(now - s.written)
-	switch code := c.Status; {
+	w.responded(s, now-s.start, c.Status)
+	switch code, status := c.Status, w.statusFor(s); {
 	case now > s.deadline:
-		w.rec.Fail(metrics.Timeout, 1)
-	case code < 0 || code >= len(w.status) || !w.status[code]:
-		w.rec.Fail(metrics.Status, 1)
+		w.failSlot(s, metrics.Timeout)
+	case code < 0 || code >= len(status) || !status[code]:
+		w.failSlot(s, metrics.Status)
 	case !c.BodyOK:
-		w.rec.Fail(metrics.Body, 1)
+		w.failSlot(s, metrics.Body)
 		if len(c.Sample) > 0 {
 			w.rec.BodySample(c.Sample)
 		}
 	default:
-		w.rec.Success()
+		w.succeeded(s)
 	}
 	w.integrate(now)
 	w.resolve(o, c.Token)

@@ -34,8 +34,9 @@ func (o *owner) resize(n uint32) {
 
 // resolveHead drops the oldest unresolved request with a failure category.
 func (w *worker) resolveHead(o *owner, cat metrics.Category) {
+	s := o.slot(o.head)
 	w.resolve(o, o.head)
-	w.rec.Fail(cat, 1)
+	w.failSlot(s, cat)
 }
 
 // expireHead drops the oldest unresolved request as a timeout; one never
@@ -53,6 +54,7 @@ func (w *worker) failAll(o *owner, cat metrics.Category) {
 		return
 	}
 	w.rec.Fail(cat, uint64(o.unresolved))
+	w.failUnresolved(o, cat)
 	w.outN -= int64(o.inflight)
 	w.pending -= int64(o.unresolved)
 	o.unresolved, o.inflight = 0, 0
@@ -68,8 +70,9 @@ func (w *worker) failWritten(o *owner, cat metrics.Category) {
 	}
 	var n uint64
 	for k := o.head; k != o.tail && o.inflight > 0; k++ {
-		if o.slot(k).state == slotWritten && !o.sess.Unprocessed(k) {
+		if s := o.slot(k); s.state == slotWritten && !o.sess.Unprocessed(k) {
 			w.resolve(o, k)
+			w.failTarget(s.target, cat)
 			n++
 		}
 	}

@@ -37,7 +37,7 @@ func (w *worker) dial(o *owner, now int64) {
 	o.sess.Reset()
 	for k := o.head; k != o.tail; k++ {
 		if s := o.slot(k); s.state != slotDone {
-			o.sess.Queue(k, s.last)
+			o.queue(k, s)
 		}
 	}
 	w.admit(o, now)

@@ -34,6 +34,7 @@ type owner struct {
 	tlsCfg *tls.Config    // this owner's TLS config: its own session cache (one returning visitor)
 	gen    uint32         // connection generation, to match handshake results
 	sess   Session
+	mix    MixSession // sess, when the run has a request mix
 	ring   []slot
 	mask   uint32
 	head   uint32 // oldest unresolved request (tail when none)
@@ -106,6 +107,7 @@ type worker struct {
 	wheel  *Wheel
 	fireFn func(int32, int64)
 	status *[600]bool
+	mix    *workerMix // nil without a request mix (mix_engine.go)
 	tmo    int64
 
 	rec         *metrics.Recorder
@@ -175,6 +177,7 @@ func newWorker(id int, cfg *Config, epoch time.Time, base, owners int, reports c
 		pol:     cfg.Mode.policy(cfg, id),
 		comps:   make([]Completion, 0, 16),
 	}
+	w.initMix()
 	for i := range w.owners {
 		w.initOwner(i)
 	}
@@ -191,7 +194,7 @@ func (w *worker) newRecorder() *metrics.Recorder {
 	if w.cfg.Mode == Rate {
 		r.EnableRate()
 	}
-	return r
+	return w.mixRecorder(r)
 }
 
 func (w *worker) initOwner(i int) {
@@ -199,6 +202,7 @@ func (w *worker) initOwner(i int) {
 	o.idx = int32(i)
 	o.fd = -1
 	o.sess = w.cfg.NewSession()
+	w.mixOwner(o)
 	o.plain = new(conn.Plain)
 	o.ring = make([]slot, 1)
 	if w.cfg.TLS != nil {
