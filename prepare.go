@@ -15,6 +15,7 @@ type prepared struct {
 	hostport string // dial address text
 	template *h1.Template
 	h2       *h2.Template // with Target.HTTP2
+	mix      *preparedMix // with Target.Mix (mix_run.go); template and h2 are then nil
 	replay   bool
 	statusOK func(int) bool
 	tls      *tls.Config
@@ -29,7 +30,16 @@ func prepare(t *Target, p Plan, m Mode) (*prepared, error) {
 	if pr.accept, err = validatePlan(p, m); err != nil {
 		return nil, err
 	}
-	u, cfg, err := parseTargetURL(t.URL, t.TLS)
+	raw := t.URL
+	if t.Mix != nil {
+		if err := checkMixTarget(t); err != nil {
+			return nil, err
+		}
+		if len(t.Mix) > 0 {
+			raw = t.Mix[0].URL
+		}
+	}
+	u, cfg, err := parseTargetURL(raw, t.TLS)
 	if err != nil {
 		return nil, err
 	}
@@ -37,13 +47,16 @@ func prepare(t *Target, p Plan, m Mode) (*prepared, error) {
 	if pr.hostport, err = dialAddress(u, t.Connect); err != nil {
 		return nil, err
 	}
-	if pr.template, pr.replay, err = encodeRequest(t, u); err != nil {
-		return nil, err
+	if t.HTTP2 && cfg != nil {
+		cfg.NextProtos = []string{"h2"}
 	}
-	if t.HTTP2 {
-		if cfg != nil {
-			cfg.NextProtos = []string{"h2"}
+	if len(t.Mix) > 0 {
+		if pr.mix, err = prepareMix(t, u); err != nil {
+			return nil, err
 		}
+	} else if pr.template, pr.replay, err = encodeRequest(t, u); err != nil {
+		return nil, err
+	} else if t.HTTP2 {
 		if pr.h2, err = encodeRequestH2(t, u); err != nil {
 			return nil, err
 		}

@@ -160,12 +160,16 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	}
 	newSession := func() sched.Session { return h1.NewSession(pr.template) }
 	alpn := ""
-	if pr.h2 != nil {
+	if t.HTTP2 {
 		res.Protocol = "h2"
 		newSession = func() sched.Session { return h2.NewSession(pr.h2) }
 		if pr.tls != nil {
 			alpn = "h2"
 		}
+	}
+	var mix *sched.MixConfig
+	if pr.mix != nil { // a request mix (mix_run.go)
+		res.URL, newSession, mix = pr.mix.url, pr.mix.session(t.HTTP2), pr.mix.cfg
 	}
 	inconclusive := func(reason string) (*running, *Result, error) {
 		res.Verdict, res.Reason = VerdictInconclusive, reason
@@ -241,7 +245,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		Mode: mode, PerConn: p.Requests, KeepAlive: p.KeepAlive,
 		RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
 		ShardIndex: shardIndex, Shards: shards,
-		NewSession: newSession,
+		NewSession: newSession, Mix: mix,
 	})
 	if err != nil {
 		if msg, ok := conn.Exhausted(err); ok {
@@ -267,6 +271,9 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		eng.Connect(ctx, p.Timeout+100*time.Millisecond)
 	}
 	h := &hooks{obs: obs, res: res, plan: p, eng: eng, servers: metrics.NewProcessSampler(p.ServerPIDs)}
+	if pr.mix != nil {
+		h.mix = pr.mix.describe()
+	}
 	splan := enginePlan(p, m, pr.accept, addrs[0].String())
 	r := &running{res: res, eng: eng}
 	var ph sched.Phaser = eng
@@ -356,6 +363,7 @@ type hooks struct {
 
 	servers *metrics.ProcessSampler
 	shard   *shard.Phaser // a sharded run: each phase keeps this box's raw measurement
+	mix     []TargetStats // a request mix's targets, named (mix_run.go)
 }
 
 func (h *hooks) PhaseStarted(index, depth, target int, role sched.Role) {
@@ -372,6 +380,7 @@ func (h *hooks) PhaseFinished(j *sched.Judged) {
 		h.rep = nil
 	}
 	s := phaseStats(j)
+	s.nameTargets(h.mix)
 	for _, u := range h.servers.Finish(s.Counts.Succeeded) {
 		s.Server = append(s.Server, ServerCPU(u))
 	}
@@ -417,6 +426,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 			Resumed: m.Setups.Resumed,
 		},
 		TLS:           tlsStats(j),
+		Targets:       targetStats(m, nil),
 		ProtocolFault: m.ProtocolReason,
 		SetupError:    m.SetupError,
 

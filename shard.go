@@ -167,7 +167,8 @@ func targetHash(t *Target) string {
 		ExpectBody   []byte
 		ExpectEcho   bool
 		HTTP2        bool
-	}{t.Method, t.Headers, hex.EncodeToString(body[:]), t.ExpectStatus, t.ExpectBody, t.ExpectEcho, t.HTTP2}
+		Mix          []mixHash `json:",omitempty"` // mix_run.go
+	}{t.Method, t.Headers, hex.EncodeToString(body[:]), t.ExpectStatus, t.ExpectBody, t.ExpectEcho, t.HTTP2, mixHashes(t)}
 	b, _ := json.Marshal(v)
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
@@ -379,6 +380,7 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		st.Role = ps.Role
 		out.Phases = append(out.Phases, st)
 	}
+	nameMergedTargets(out, ordered[0]) // mix_run.go
 	return out, nil
 }
 

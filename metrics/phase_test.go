@@ -20,6 +20,12 @@ func setAll(t *testing.T, v reflect.Value) {
 	case reflect.String:
 		v.SetString("x")
 	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Struct && v.Len() > 0 {
+			for i := range v.Len() { // a recorder's targets (EnableTargets)
+				setAll(t, v.Index(i))
+			}
+			return
+		}
 		v.Set(reflect.Append(reflect.MakeSlice(v.Type(), 0, 1), reflect.ValueOf("x")))
 	case reflect.Array:
 		for i := range v.Len() {
@@ -47,6 +53,7 @@ func setAll(t *testing.T, v reflect.Value) {
 func TestMergeCarriesEveryField(t *testing.T) {
 	r := NewRecorder(&Live{})
 	r.EnableRate()
+	r.EnableTargets(1)
 	setAll(t, reflect.ValueOf(r).Elem())
 	p := NewPhase()
 	p.Merge(r)
