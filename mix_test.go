@@ -1,0 +1,221 @@
+package brk_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/brk-bench/brk"
+)
+
+// mixServer counts requests per "METHOD path" and keeps every body it
+// was sent per path.
+type mixServer struct {
+	mu     sync.Mutex
+	counts map[string]int
+	bodies map[string][][]byte
+}
+
+func startMixServer(t *testing.T, h2c bool) (*httptest.Server, *mixServer) {
+	ms := &mixServer{counts: map[string]int{}, bodies: map[string][][]byte{}}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		ms.mu.Lock()
+		ms.counts[r.Method+" "+r.URL.Path]++
+		if r.Method == "POST" {
+			ms.bodies[r.URL.Path] = append(ms.bodies[r.URL.Path], b)
+		}
+		ms.mu.Unlock()
+		if r.URL.Path == "/teapot" {
+			w.WriteHeader(418)
+		}
+		io.WriteString(w, "ok")
+	}))
+	if h2c {
+		srv.Config.Protocols = new(http.Protocols)
+		srv.Config.Protocols.SetHTTP1(true)
+		srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, ms
+}
+
+func (ms *mixServer) snapshot() (map[string]int, map[string][][]byte) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	c := map[string]int{}
+	for k, v := range ms.counts {
+		c[k] = v
+	}
+	b := map[string][][]byte{}
+	for k, v := range ms.bodies {
+		b[k] = v
+	}
+	return c, b
+}
+
+// checkMixRun checks a finished run against what the server saw: every
+// target's attempted is what the server counted for its path (every
+// request answered: no failure), the totals are in the weights' ratio
+// within one request per worker, and every POST body arrived byte for
+// byte.
+func checkMixRun(t *testing.T, res *brk.Result, ms *mixServer, mix []brk.Request, workers int) {
+	t.Helper()
+	counts, bodies := ms.snapshot()
+	total := make([]uint64, len(mix))
+	var all uint64
+	for _, ph := range res.Phases {
+		if len(ph.Targets) != len(mix) {
+			t.Fatalf("phase %d has %d targets, want %d", ph.Index, len(ph.Targets), len(mix))
+		}
+		var sum brk.Counts
+		for i, ts := range ph.Targets {
+			if ts.Index != i || ts.URL != mix[i].URL || ts.Weight != max(mix[i].Weight, 1) {
+				t.Errorf("phase %d target %d: %+v, want %s weight %d", ph.Index, i, ts, mix[i].URL, mix[i].Weight)
+			}
+			total[i] += ts.Counts.Attempted
+			sum.Attempted += ts.Counts.Attempted
+			sum.Succeeded += ts.Counts.Succeeded
+			if ts.LatencyMs.Count != ts.Counts.Attempted-ts.Counts.Abandoned-ts.Counts.Transport-ts.Counts.Timeout {
+				t.Errorf("phase %d target %d: %d latencies for %+v", ph.Index, i, ts.LatencyMs.Count, ts.Counts)
+			}
+		}
+		if sum.Attempted != ph.Counts.Attempted || sum.Succeeded != ph.Counts.Succeeded {
+			t.Errorf("phase %d: targets sum to %+v, the phase counts %+v", ph.Index, sum, ph.Counts)
+		}
+	}
+	var weights int
+	for _, r := range mix {
+		weights += max(r.Weight, 1)
+	}
+	for _, n := range total {
+		all += n
+	}
+	if all == 0 {
+		t.Fatal("no requests")
+	}
+	for i, r := range mix {
+		method := strings.ToUpper(r.Method)
+		if method == "" {
+			method = "GET"
+		}
+		u, _ := url.Parse(r.URL)
+		path := u.Path
+		if got := counts[method+" "+path]; uint64(got) != total[i] {
+			t.Errorf("target %d (%s %s): server counted %d, brk attempted %d", i, method, path, got, total[i])
+		}
+		share := float64(all) * float64(max(r.Weight, 1)) / float64(weights)
+		if d := math.Abs(float64(total[i]) - share); d >= float64(workers) {
+			t.Errorf("target %d: %d of %d, its share is %.1f (off by %.1f, more than one per worker)", i, total[i], all, share, d)
+		}
+		if r.Body != nil {
+			for k, b := range bodies[path] {
+				if !bytes.Equal(b, r.Body) {
+					t.Fatalf("target %d: body %d arrived as %q, sent %q", i, k, b, r.Body)
+				}
+			}
+			if uint64(len(bodies[path])) != total[i] {
+				t.Errorf("target %d: %d bodies for %d requests", i, len(bodies[path]), total[i])
+			}
+		}
+	}
+}
+
+func mixOf(base string) []brk.Request {
+	return []brk.Request{
+		{URL: base + "/a"},
+		{URL: base + "/b?q=1", Headers: []brk.Header{{Name: "X-Target", Value: "b"}}},
+		{Method: "post", URL: base + "/c", Body: []byte("body of c\x00\xff\r\n"), Weight: 2},
+	}
+}
+
+// TestMixRequests: the requests test over HTTP/1.1 (pipelined, depth 3)
+// and HTTP/2 sends the mix in its weights' ratio, each target's bytes
+// exactly, and counts each target's outcomes.
+func TestMixRequests(t *testing.T) {
+	for _, h2c := range []bool{false, true} {
+		t.Run(fmt.Sprintf("h2=%v", h2c), func(t *testing.T) {
+			srv, ms := startMixServer(t, h2c)
+			mix := mixOf(srv.URL)
+			p := brk.Plan{Conns: 2, Start: 3, Max: 3, Phase: 300 * time.Millisecond, Timeout: time.Second, Threads: 1, Accept: brk.AcceptAny}
+			res, err := brk.Run(context.Background(), brk.Target{Mix: mix, HTTP2: h2c}, p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.URL != srv.URL {
+				t.Errorf("report URL %q, want the origin %q", res.URL, srv.URL)
+			}
+			checkMixRun(t, res, ms, mix, 1)
+			if ph := res.Phases[0]; ph.Counts.Succeeded != ph.Counts.Attempted {
+				t.Errorf("failures: %+v", ph.Counts)
+			}
+		})
+	}
+}
+
+// TestMixRate: the rate test's arrivals take their targets by the
+// schedule's index, so two workers together send the mix's ratio; a
+// target's own expect-status decides its outcomes alone.
+func TestMixRate(t *testing.T) {
+	srv, ms := startMixServer(t, false)
+	mix := append(mixOf(srv.URL), brk.Request{URL: srv.URL + "/teapot", ExpectStatus: []int{418}})
+	p := brk.Plan{Conns: 4, Start: 400, Max: 400, Phase: 500 * time.Millisecond, Timeout: time.Second, Threads: 2, Accept: brk.AcceptAny}
+	res, err := brk.RunRate(context.Background(), brk.Target{Mix: mix}, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMixRun(t, res, ms, mix, 2)
+	ph := res.Phases[0]
+	if ph.Counts.Status != 0 || ph.Targets[3].StatusCodes["418"] == 0 || ph.Targets[3].SuccessPct != 100 {
+		t.Errorf("the teapot's 418 is its expected status: phase %+v, teapot %+v", ph.Counts, ph.Targets[3])
+	}
+	b, err := json.Marshal(ph)
+	if err != nil || !strings.Contains(string(b), `"targets":[{"index":0,"method":"GET"`) {
+		t.Errorf("JSON targets: %.300s (%v)", b, err)
+	}
+}
+
+// TestMixRefused: what a mix cannot be is refused before any traffic.
+func TestMixRefused(t *testing.T) {
+	base := "http://127.0.0.1:1"
+	many := make([]brk.Request, brk.MaxTargets+1)
+	for i := range many {
+		many[i] = brk.Request{URL: base + "/"}
+	}
+	for _, c := range []struct {
+		t    brk.Target
+		want string
+	}{
+		{brk.Target{URL: base + "/", Mix: []brk.Request{{URL: base + "/a"}}}, "Target.Mix and Target.URL cannot be combined"},
+		{brk.Target{Method: "PUT", Mix: []brk.Request{{URL: base + "/a"}}}, "Target.Mix and Target.Method cannot be combined"},
+		{brk.Target{Body: []byte{}, Mix: []brk.Request{{URL: base + "/a"}}}, "Target.Mix and Target.Body cannot be combined"},
+		{brk.Target{Mix: []brk.Request{{URL: base + "/a"}, {URL: "http://127.0.0.2:1/b"}}}, "Target.Mix[1].URL \"http://127.0.0.2:1/b\": another origin"},
+		{brk.Target{Mix: []brk.Request{{URL: base + "/a"}, {URL: "https://127.0.0.1:1/b"}}}, "another origin"},
+		{brk.Target{Mix: many}, fmt.Sprintf("Target.Mix has %d requests: at most %d", brk.MaxTargets+1, brk.MaxTargets)},
+		{brk.Target{Mix: []brk.Request{{URL: base + "/a", Weight: brk.MaxWeight + 1}}}, "Target.Mix[0].Weight 1001: want 1..1000"},
+		{brk.Target{Mix: []brk.Request{{URL: base + "/a", Weight: -1}}}, "Target.Mix[0].Weight -1"},
+		{brk.Target{Mix: []brk.Request{{URL: base + "/a", Method: "G T"}}}, "Target.Mix[0]: invalid method"},
+		{brk.Target{Mix: []brk.Request{{URL: base + "/a", ExpectStatus: []int{99}}}}, "Target.Mix[0]: Target.ExpectStatus 99"},
+	} {
+		err := brk.Check(c.t, brk.Plan{}, brk.ModeRequests)
+		var pe *brk.PlanError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want a PlanError with %q", c.t, err, c.want)
+		}
+	}
+	if err := brk.Check(brk.Target{Mix: []brk.Request{{URL: base + "/a"}, {URL: "http://127.0.0.1:1/b", Weight: brk.MaxWeight}}}, brk.Plan{}, brk.ModeRequests); err != nil {
+		t.Errorf("a valid mix refused: %v", err)
+	}
+}
