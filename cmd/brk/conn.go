@@ -7,9 +7,10 @@ import (
 )
 
 type connCmd struct {
-	URL string `arg:"" help:"http(s)://host[:port]/path"`
+	URL string `arg:"" optional:"" help:"http(s)://host[:port]/path (left out with --targets)"`
 	levelFlags
 	loadFlags
+	targetsFlag
 	latencyFlag
 	shardFlags
 	Requests int  `default:"1" help:"Requests per connection, written one at a time; the last carries Connection: close."`
@@ -25,8 +26,14 @@ func (c *connCmd) Run(e *env) error {
 		return err
 	}
 	c.warn(e.stderr)
+	if err := c.checkURL(c.URL); err != nil {
+		return err
+	}
 	t, err := c.target(c.URL, os.Stdin)
 	if err != nil {
+		return err
+	}
+	if err := c.targetsFlag.apply(&t, os.Stdin); err != nil {
 		return err
 	}
 	t.TLS.NoResume = c.NoResume

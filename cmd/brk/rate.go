@@ -15,9 +15,10 @@ type rateLevels struct {
 }
 
 type rateCmd struct {
-	URL string `arg:"" help:"http(s)://host[:port]/path"`
+	URL string `arg:"" optional:"" help:"http(s)://host[:port]/path (left out with --targets)"`
 	rateLevels
 	loadFlags
+	targetsFlag
 	latencyFlag
 	shardFlags
 	RateDepth int    `help:"Most outstanding requests per connection (default 1 over HTTP/1.1: no pipelining unless asked; 128 streams with --http2, never more than the server's stream limit)."`
@@ -38,8 +39,14 @@ func (c *rateCmd) Run(e *env) error {
 	if c.Seed != 0 && c.Arrivals != "poisson" {
 		return refuse("--seed applies to --arrivals poisson")
 	}
+	if err := c.checkURL(c.URL); err != nil {
+		return err
+	}
 	t, err := c.target(c.URL, os.Stdin)
 	if err != nil {
+		return err
+	}
+	if err := c.targetsFlag.apply(&t, os.Stdin); err != nil {
 		return err
 	}
 	p, err := c.plan(brk.ModeRate, c.Start, c.Pace, c.Max)

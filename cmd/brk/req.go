@@ -73,9 +73,10 @@ type latencyFlag struct {
 }
 
 type reqCmd struct {
-	URL string `arg:"" help:"http(s)://host[:port]/path"`
+	URL string `arg:"" optional:"" help:"http(s)://host[:port]/path (left out with --targets)"`
 	levelFlags
 	loadFlags
+	targetsFlag
 	latencyFlag
 	shardFlags
 }
@@ -262,8 +263,14 @@ func (c *reqCmd) Run(e *env) error {
 		return err
 	}
 	c.warn(e.stderr)
+	if err := c.checkURL(c.URL); err != nil {
+		return err
+	}
 	t, err := c.target(c.URL, os.Stdin)
 	if err != nil {
+		return err
+	}
+	if err := c.targetsFlag.apply(&t, os.Stdin); err != nil {
 		return err
 	}
 	p, err := c.plan(brk.ModeRequests, c.Start, c.Pace, c.Max)

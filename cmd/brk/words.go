@@ -56,6 +56,7 @@ var flagNames = map[string]string{
 	"Target.ExpectBody":   "--expect-body",
 	"Target.ExpectEcho":   "--expect-echo",
 	"Target.HTTP2":        "--http2",
+	"Target.Mix":          "--targets",
 	"Target.TLS":          "TLS",
 	"Target.TLS.CACert":   "--cacert",
 	"Target.TLS.Insecure": "--insecure",
