@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+)
+
+// TestTargetsRefused: a bad targets file is refused before any traffic,
+// exit 2, with the file and the line of its fault: a malformed line, a
+// missing body file, an unknown method spelling, another origin, more
+// targets than the bound, an empty file; and --targets with what it
+// cannot be combined with. Nothing connects to the listener the files
+// name.
+func TestTargetsRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	base := "http://" + ln.Addr().String()
+	dir := t.TempDir()
+	var many strings.Builder
+	for i := range brk.MaxTargets + 1 {
+		fmt.Fprintf(&many, "GET %s/t%d\n\n", base, i)
+	}
+	files := map[string]string{
+		"malformed.txt": "GET " + base + "/a\n\nGET" + base + "/b\n",
+		"nobody.txt":    "GET " + base + "/a\n\nPOST " + base + "/b\nContent-Type: text/plain\n@missing.json\n",
+		"method.txt":    "GET " + base + "/a\nget " + base + "/b\n",
+		"origin.txt":    "GET " + base + "/a\n\n# weight 2\nGET http://127.0.0.2:9/b\n",
+		"many.txt":      many.String(),
+		"empty.txt":     "",
+		"comments.txt":  "# only a comment\n\n",
+		"good.txt":      "GET " + base + "/a\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		args  []string
+		stdin string
+		want  string // the line after "brk: ", up to its end or a prefix ending in ": "
+	}{
+		{[]string{"--targets", "malformed.txt"}, "", "--targets: malformed.txt:3: "},
+		{[]string{"--targets", "nobody.txt"}, "", "--targets: nobody.txt:5: "},
+		{[]string{"--targets", "method.txt"}, "", "--targets: method.txt:2: "},
+		{[]string{"--targets", "origin.txt"}, "", "--targets: origin.txt:4: "},
+		{[]string{"--targets", "many.txt"}, "", fmt.Sprintf("--targets: many.txt:%d: ", 2*brk.MaxTargets+1)},
+		{[]string{"--targets", "empty.txt"}, "", "--targets: empty.txt:1: "},
+		{[]string{"--targets", "comments.txt"}, "", "--targets: comments.txt:2: "},
+		{[]string{"rate", "--targets", "-"}, files["method.txt"], "--targets: stdin:2: "},
+		{[]string{"conn", "--targets", "many.txt"}, "", fmt.Sprintf("--targets: many.txt:%d: ", 2*brk.MaxTargets+1)},
+		{[]string{"--targets", "missing.txt"}, "", "--targets: open missing.txt: no such file or directory"},
+		{[]string{"--targets", "good.txt", base + "/"}, "", "the URL argument and --targets cannot be combined: the targets file names every URL"},
+		{[]string{"--targets", "good.txt", "--method", "PUT"}, "", "--targets and --method cannot be combined: --targets gives each target its own method (its request line)"},
+		{[]string{"--targets", "-", "--body-file", "-"}, "", "--targets and --body-file cannot be combined: --targets gives each target its own body (its @path line); --targets - and --body-file - would also share one stdin"},
+		{[]string{"ab", "--targets", "good.txt", base + "/a", base + "/b"}, "", "--targets applies to the requests, connections and rate tests only"},
+		{[]string{"req"}, "", `expected "<url>" (or --targets FILE)`},
+		{[]string{"--targets", "good.txt", "-H", "Connection: x"}, "", `--targets[0]: header "Connection" is set by brk and cannot be given`},
+	} {
+		cmd := exec.Command(brkBin, append(c.args, "-d", "1s", "-t", "1")...)
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(c.stdin)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 2 {
+			t.Errorf("brk %s: exit %d, want 2\n%s%s", strings.Join(c.args, " "), code, stdout.String(), stderr.String())
+			continue
+		}
+		got := strings.TrimSuffix(stderr.String(), "\n")
+		if want := "brk: " + c.want; got != want && !(strings.HasSuffix(want, ": ") && strings.HasPrefix(got, want)) || strings.Contains(got, "\n") {
+			t.Errorf("brk %s:\n got %q\nwant %q", strings.Join(c.args, " "), got, want)
+		}
+	}
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Millisecond))
+	if c, err := ln.Accept(); err == nil {
+		c.Close()
+		t.Error("a refused run connected to the targets' server")
+	}
+}
+
+// TestTargetsRun: brk req --targets sends the file's mix with -H on every
+// target and reports each target's outcomes in the JSON (targets per
+// phase, mix order, the file's weights).
+func TestTargetsRun(t *testing.T) {
+	addr := startFixture(t, bench.FixtureConfig{}).Addr()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "body.bin"), []byte("echo me\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := fmt.Sprintf("# weight 3\nGET http://%s/plain\n\n# expect-status 404\nGET http://%s/no-such-route\n\nPOST http://%s/echo\n@body.bin\n", addr, addr, addr)
+	if err := os.WriteFile(filepath.Join(dir, "t.txt"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(brkBin, "--targets", "t.txt", "-H", "X-Run: 1", "-d", "500ms", "-c", "2", "-t", "1", "--json", "out.json", "--quiet")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("brk: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res brk.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	ts := res.Phases[0].Targets
+	if len(ts) != 3 || ts[0].Weight != 3 || ts[1].Weight != 1 || ts[2].Method != "POST" || ts[2].URL != "http://"+addr+"/echo" {
+		t.Fatalf("targets %+v", ts)
+	}
+	var all uint64
+	for _, x := range ts {
+		all += x.Counts.Attempted
+		if x.Counts.Attempted == 0 || x.SuccessPct != 100 || x.LatencyHdr == "" {
+			t.Errorf("target %d: %+v", x.Index, x)
+		}
+	}
+	if ts[1].StatusCodes["404"] != ts[1].Counts.Attempted {
+		t.Errorf("target 1's expect-status 404: %+v", ts[1])
+	}
+	if all != res.Phases[0].Counts.Attempted {
+		t.Errorf("targets attempted %d, the phase %d", all, res.Phases[0].Counts.Attempted)
+	}
+}
