@@ -13,6 +13,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestTargetsRefused: a bad targets file is refused before any traffic,
@@ -134,5 +135,69 @@ func TestTargetsRun(t *testing.T) {
 	}
 	if all != res.Phases[0].Counts.Attempted {
 		t.Errorf("targets attempted %d, the phase %d", all, res.Phases[0].Counts.Attempted)
+	}
+}
+
+// TestTargetsShardsMerge: two shards of a requests test with a targets
+// file: each shard's per-target counts are in its raw measurement, the
+// coordinator's per-target counts and histograms are their exact sum, and
+// brk merge of the two reports gives the same targets. A shard whose
+// targets differ (another weight) does not join: the targets are part of
+// the plan hash.
+func TestTargetsShardsMerge(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{})
+	dir := t.TempDir()
+	file := fmt.Sprintf("# weight 2\nGET %s\n\nPOST %s\n@body.txt\n\nGET %s\n", fx.URL("/plain"), fx.URL("/echo"), fx.URL("/hello"))
+	for name, body := range map[string]string{"t.txt": file, "body.txt": "shard body", "t2.txt": strings.Replace(file, "weight 2", "weight 3", 1)} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := []string{"--targets", filepath.Join(dir, "t.txt"), "--conn", "4", "--start", "1", "--pace", "1", "--max", "2", "--phase", "300ms", "--threads", "1", "--quiet"}
+	ps := startShards(t, 2, dir, plan...)
+	var rs []result
+	for _, p := range ps {
+		rs = append(rs, p.wait())
+	}
+	for i, r := range rs {
+		if r.code != 0 {
+			t.Fatalf("shard %d: %s", i, r)
+		}
+	}
+	a, b := readResult(t, filepath.Join(dir, "shard0.json")), readResult(t, filepath.Join(dir, "shard1.json"))
+	merged := runBrk(t, "merge", filepath.Join(dir, "shard1.json"), filepath.Join(dir, "shard0.json"), "--json", filepath.Join(dir, "merged.json"))
+	if merged.code != 0 {
+		t.Fatalf("merge: %s", merged)
+	}
+	m := readResult(t, filepath.Join(dir, "merged.json"))
+	if len(a.Phases) != 2 || len(m.Phases) != 2 {
+		t.Fatalf("phases: shard 0 %d, merged %d", len(a.Phases), len(m.Phases))
+	}
+	for i, p := range a.Phases {
+		ra, rb := p.Raw.Stats.Targets, b.Phases[i].Raw.Stats.Targets
+		if len(ra) != 3 || len(rb) != 3 || len(p.Targets) != 3 || len(m.Phases[i].Targets) != 3 {
+			t.Fatalf("phase %d: raw targets %d and %d, coordinator %d, merged %d", i, len(ra), len(rb), len(p.Targets), len(m.Phases[i].Targets))
+		}
+		for k := range p.Targets {
+			sum := ra[k].Counts.Attempted + rb[k].Counts.Attempted
+			c, q := p.Targets[k], m.Phases[i].Targets[k]
+			if sum == 0 || c.Counts.Attempted != sum || q.Counts != c.Counts || q.LatencyHdr != c.LatencyHdr || q.URL != c.URL || q.Weight != c.Weight || q.Method != c.Method {
+				t.Errorf("phase %d target %d: shards %d+%d, coordinator %+v, merged %+v", i, k, ra[k].Counts.Attempted, rb[k].Counts.Attempted, c, q)
+			}
+			if c.LatencyMs.Count != ra[k].LatencyCount+rb[k].LatencyCount {
+				t.Errorf("phase %d target %d: %d latencies, shards %d+%d", i, k, c.LatencyMs.Count, ra[k].LatencyCount, rb[k].LatencyCount)
+			}
+		}
+	}
+	validateSchema(t, filepath.Join(dir, "merged.json"))
+	// Another weight on shard 1: the plan hashes differ, the run is refused.
+	t.Setenv("BRK_TOKEN", "loopback-token")
+	coord := testenv.FreePort(t)
+	common := []string{"--conn", "4", "--start", "1", "--max", "1", "--pace", "1", "--phase", "200ms", "--threads", "1", "--quiet", "--coordinator", coord, "--join-timeout", "5s"}
+	p0 := startBrk(t, nil, append([]string{"--targets", filepath.Join(dir, "t.txt"), "--shard", "0/2"}, common...)...)
+	p1 := startBrk(t, nil, append([]string{"--targets", filepath.Join(dir, "t2.txt"), "--shard", "1/2"}, common...)...)
+	r0, r1 := p0.wait(), p1.wait()
+	if r0.code == 0 || r1.code == 0 || !strings.Contains(r0.String()+r1.String(), "plan") {
+		t.Errorf("shards with different targets ran:\n%s\n%s", r0, r1)
 	}
 }
