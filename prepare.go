@@ -31,13 +31,11 @@ func prepare(t *Target, p Plan, m Mode) (*prepared, error) {
 		return nil, err
 	}
 	raw := t.URL
-	if t.Mix != nil {
+	if len(t.Mix) > 0 { // a request mix (mix_run.go)
 		if err := checkMixTarget(t); err != nil {
 			return nil, err
 		}
-		if len(t.Mix) > 0 {
-			raw = t.Mix[0].URL
-		}
+		raw = t.Mix[0].URL
 	}
 	u, cfg, err := parseTargetURL(raw, t.TLS)
 	if err != nil {
