@@ -28,13 +28,24 @@ type mixServer struct {
 }
 
 func startMixServer(t *testing.T, h2c bool) (*httptest.Server, *mixServer) {
+	return startMixServerOpts(t, h2c, false, 0)
+}
+
+// startMixServerOpts is startMixServer over TLS (tls) and closing every
+// closeEvery-th connection's response (0: never).
+func startMixServerOpts(t *testing.T, h2c, tls bool, closeEvery int) (*httptest.Server, *mixServer) {
 	ms := &mixServer{counts: map[string]int{}, bodies: map[string][][]byte{}}
+	var served int
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		ms.mu.Lock()
 		ms.counts[r.Method+" "+r.URL.Path]++
 		if r.Method == "POST" {
 			ms.bodies[r.URL.Path] = append(ms.bodies[r.URL.Path], b)
+		}
+		served++
+		if closeEvery > 0 && served%closeEvery == 0 {
+			w.Header().Set("Connection", "close")
 		}
 		ms.mu.Unlock()
 		if r.URL.Path == "/teapot" {
@@ -47,7 +58,11 @@ func startMixServer(t *testing.T, h2c bool) (*httptest.Server, *mixServer) {
 		srv.Config.Protocols.SetHTTP1(true)
 		srv.Config.Protocols.SetUnencryptedHTTP2(true)
 	}
-	srv.Start()
+	if tls {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
 	t.Cleanup(srv.Close)
 	return srv, ms
 }
@@ -218,4 +233,39 @@ func TestMixRefused(t *testing.T) {
 	if err := brk.Check(brk.Target{Mix: []brk.Request{{URL: base + "/a"}, {URL: "http://127.0.0.1:1/b", Weight: brk.MaxWeight}}}, brk.Plan{}, brk.ModeRequests); err != nil {
 		t.Errorf("a valid mix refused: %v", err)
 	}
+}
+
+// TestMixConnectionsTLSAndReplacement: the connections test over TLS,
+// three requests per connection (the last its target's closing variant),
+// and the requests test against a server that closes a connection every
+// 7th response: the sequence continues across connections, so the
+// counts stay in the weights' ratio within one request and equal what
+// the server counted.
+func TestMixConnectionsTLSAndReplacement(t *testing.T) {
+	t.Run("conn-tls", func(t *testing.T) {
+		srv, ms := startMixServerOpts(t, false, true, 0)
+		mix := mixOf(srv.URL)
+		p := brk.Plan{Start: 4, Max: 4, Phase: 300 * time.Millisecond, Timeout: time.Second, Threads: 1, Requests: 3, Accept: brk.AcceptAny}
+		res, err := brk.RunConnections(context.Background(), brk.Target{Mix: mix, TLS: brk.TLSOptions{Insecure: true}}, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.TLS || res.URL != srv.URL {
+			t.Errorf("tls %v, url %q", res.TLS, res.URL)
+		}
+		checkMixRun(t, res, ms, mix, 1)
+	})
+	t.Run("replaced", func(t *testing.T) {
+		srv, ms := startMixServerOpts(t, false, false, 7)
+		mix := mixOf(srv.URL)
+		p := brk.Plan{Conns: 2, Start: 1, Max: 1, Phase: 300 * time.Millisecond, Timeout: time.Second, Threads: 1, Accept: brk.AcceptAny}
+		res, err := brk.Run(context.Background(), brk.Target{Mix: mix}, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if su := res.Phases[0].Setups; su.Established < 10 {
+			t.Fatalf("%d setups: the server did not close connections", su.Established)
+		}
+		checkMixRun(t, res, ms, mix, 1)
+	})
 }
