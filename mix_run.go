@@ -257,3 +257,17 @@ func nameMergedTargets(out, first *Result) {
 		}
 	}
 }
+
+// Name is how a report names t: its URL, or for a request mix its first
+// request's origin and the number of targets ("http://h:8080 (3
+// targets)").
+func (t Target) Name() string {
+	if len(t.Mix) == 0 {
+		return t.URL
+	}
+	u, err := url.Parse(t.Mix[0].URL)
+	if err != nil {
+		return fmt.Sprintf("%d targets", len(t.Mix))
+	}
+	return fmt.Sprintf("%s (%d targets)", mixOrigin(u), len(t.Mix))
+}

@@ -20,9 +20,9 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 		maxs = fmt.Sprint(p.Max)
 	}
 	if t.HTTP2 {
-		fmt.Fprintf(w, "brk %s test  %s  over HTTP/2 (h2)\n", test, t.URL)
+		fmt.Fprintf(w, "brk %s test  %s  over HTTP/2 (h2)\n", test, t.Name())
 	} else {
-		fmt.Fprintf(w, "brk %s test  %s\n", test, t.URL)
+		fmt.Fprintf(w, "brk %s test  %s\n", test, t.Name())
 	}
 	if p.Search != nil {
 		writeSearchHeader(w, test, p, threads, t.HTTP2)

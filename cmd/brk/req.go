@@ -327,7 +327,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	}
 	res.Command = commandLine()
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
-		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.URL)
+		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.Name())
 	}
 	writeShard(text, res) // a sharded run (shard_flags.go)
 	signShard(e, res, p)

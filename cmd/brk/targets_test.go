@@ -108,8 +108,12 @@ func TestTargetsRun(t *testing.T) {
 	}
 	cmd := exec.Command(brkBin, "--targets", "t.txt", "-H", "X-Run: 1", "-d", "500ms", "-c", "2", "-t", "1", "--json", "out.json", "--quiet")
 	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		t.Fatalf("brk: %v\n%s", err, out)
+	}
+	if first, _, _ := strings.Cut(string(out), "\n"); first != "brk requests test  http://"+addr+" (3 targets)" {
+		t.Errorf("header %q names the mix otherwise", first)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "out.json"))
 	if err != nil {
