@@ -40,6 +40,9 @@ func startMixServerOpts(t *testing.T, h2c, tls bool, closeEvery int) (*httptest.
 		b, _ := io.ReadAll(r.Body)
 		ms.mu.Lock()
 		ms.counts[r.Method+" "+r.URL.Path]++
+		if r.Header.Get("X-Run") != "1" || (r.URL.Path == "/b") != (r.Header.Get("X-Target") == "b") {
+			ms.counts["wrong headers"]++
+		}
 		if r.Method == "POST" {
 			ms.bodies[r.URL.Path] = append(ms.bodies[r.URL.Path], b)
 		}
@@ -165,7 +168,8 @@ func TestMixRequests(t *testing.T) {
 			srv, ms := startMixServer(t, h2c)
 			mix := mixOf(srv.URL)
 			p := brk.Plan{Conns: 2, Start: 3, Max: 3, Phase: 300 * time.Millisecond, Timeout: time.Second, Threads: 1, Accept: brk.AcceptAny}
-			res, err := brk.Run(context.Background(), brk.Target{Mix: mix, HTTP2: h2c}, p, nil)
+			run := []brk.Header{{Name: "X-Run", Value: "1"}}
+			res, err := brk.Run(context.Background(), brk.Target{Mix: mix, HTTP2: h2c, Headers: run}, p, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,6 +177,9 @@ func TestMixRequests(t *testing.T) {
 				t.Errorf("report URL %q, want the origin %q", res.URL, srv.URL)
 			}
 			checkMixRun(t, res, ms, mix, 1)
+			if n := ms.counts["wrong headers"]; n > 0 {
+				t.Errorf("%d requests without the Target's header or with another target's", n)
+			}
 			if ph := res.Phases[0]; ph.Counts.Succeeded != ph.Counts.Attempted {
 				t.Errorf("failures: %+v", ph.Counts)
 			}

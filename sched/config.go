@@ -120,7 +120,7 @@ func (c *Config) validate() error {
 	case c.Shards < 0 || c.ShardIndex < 0 || c.ShardIndex >= max(c.Shards, 1):
 		return errors.New("sched: the shard index must be in 0..Shards-1")
 	}
-	return nil
+	return c.validateMix()
 }
 
 // statusTable turns the StatusOK predicate into a lookup table.

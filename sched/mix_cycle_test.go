@@ -2,6 +2,7 @@ package sched
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,5 +147,30 @@ func BenchmarkCycleMix(b *testing.B) {
 			b.ReportMetric(float64(allocs)/float64(resp), "allocs/op")
 			b.ReportMetric(float64(resp), "responses")
 		})
+	}
+}
+
+// TestMixConfigRefused: a mix without an order, with more rules than
+// targets, or with sessions that cannot take a target is refused at Start.
+func TestMixConfigRefused(t *testing.T) {
+	tpl, err := h1.NewTemplate(proto.Request{Host: "127.0.0.1", Target: "/"}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order, _ := NewMix([]int{1, 2})
+	mixed := func() Session { s, _ := h1.NewMixSession([]*h1.Template{tpl, tpl}); return s }
+	for _, c := range []struct {
+		mix  *MixConfig
+		sess func() Session
+		want string
+	}{
+		{&MixConfig{}, mixed, "needs its order"},
+		{&MixConfig{Order: order, Replay: make([]bool, 3)}, mixed, "more status checks or replay rules"},
+		{&MixConfig{Order: order}, func() Session { return h1.NewSession(tpl) }, "MixSession"},
+	} {
+		_, err := Start(Config{Threads: 1, Conns: 1, Timeout: time.Second, NewSession: c.sess, Mix: c.mix})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.mix, err, c.want)
+		}
 	}
 }

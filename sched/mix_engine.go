@@ -1,6 +1,10 @@
 package sched
 
-import "github.com/brk-bench/brk/metrics"
+import (
+	"errors"
+
+	"github.com/brk-bench/brk/metrics"
+)
 
 // A request mix on the request path: each admitted request takes its
 // target from the worker's MixCursor (the rate test's arrivals by their
@@ -31,6 +35,26 @@ func (m *Mix) Targets() int {
 		n = max(n, int(i)+1)
 	}
 	return n
+}
+
+// validateMix checks a mix's configuration (nil: none): an order, at most
+// one status check and replay rule per target, and sessions that take a
+// target per request.
+func (c *Config) validateMix() error {
+	m := c.Mix
+	if m == nil {
+		return nil
+	}
+	if m.Order == nil {
+		return errors.New("sched: a mix needs its order")
+	}
+	if n := m.Targets(); len(m.StatusOK) > n || len(m.Replay) > n {
+		return errors.New("sched: more status checks or replay rules than the mix has targets")
+	}
+	if _, ok := c.NewSession().(MixSession); !ok {
+		return errors.New("sched: a mix needs sessions that queue a target per request (MixSession)")
+	}
+	return nil
 }
 
 // MixSession is a protocol session that sends a request mix: each queued
