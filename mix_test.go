@@ -276,3 +276,34 @@ func TestMixConnectionsTLSAndReplacement(t *testing.T) {
 		checkMixRun(t, res, ms, mix, 1)
 	})
 }
+
+// TestMixReplayPerTarget: over pipelined HTTP/1.1, a server that closes a
+// connection every 7th response leaves written followers unanswered: the
+// GET targets' are replayed on the next connection (idempotent), the POST
+// target's are abandoned (RFC 9112 §9.3.2), each counted on its own
+// target; what the server answered is every target's attempted less its
+// abandoned.
+func TestMixReplayPerTarget(t *testing.T) {
+	srv, ms := startMixServerOpts(t, false, false, 7)
+	mix := mixOf(srv.URL)
+	p := brk.Plan{Conns: 2, Start: 3, Max: 3, Phase: 300 * time.Millisecond, Timeout: time.Second, Threads: 1, Accept: brk.AcceptAny}
+	res, err := brk.Run(context.Background(), brk.Target{Mix: mix}, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := res.Phases[0]
+	counts, _ := ms.snapshot()
+	keys := []string{"GET /a", "GET /b", "POST /c"}
+	for i, ts := range ph.Targets {
+		c := ts.Counts
+		if i < 2 && c.Abandoned != 0 {
+			t.Errorf("GET target %d: %d abandoned, want every follower replayed", i, c.Abandoned)
+		}
+		if got := uint64(counts[keys[i]]); got != c.Attempted-c.Abandoned || c.Succeeded != got {
+			t.Errorf("target %d: server answered %d, brk %+v", i, got, c)
+		}
+	}
+	if ph.Targets[2].Counts.Abandoned == 0 || ph.StreamsReplayed == 0 {
+		t.Errorf("no POST follower abandoned (%+v) or nothing replayed (%d): the server's closes did not cut pipelines", ph.Targets[2].Counts, ph.StreamsReplayed)
+	}
+}
