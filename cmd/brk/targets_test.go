@@ -205,3 +205,55 @@ func TestTargetsShardsMerge(t *testing.T) {
 		t.Errorf("shards with different targets ran:\n%s\n%s", r0, r1)
 	}
 }
+
+// TestTargetsShardsRate: two shards of a rate test with a 1:1:2 targets
+// file, one worker each: each shard takes every other arrival of the one
+// schedule and each arrival its target by the schedule's index, so
+// neither shard alone sends the mix's ratio (shard 0's arrivals 0, 2, 4,
+// … take the period's even slots) but the two together do, within one
+// request per shard.
+func TestTargetsShardsRate(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{})
+	dir := t.TempDir()
+	file := fmt.Sprintf("GET %s\n\nGET %s\n\n# weight 2\nGET %s\n", fx.URL("/plain"), fx.URL("/hello"), fx.URL("/json"))
+	if err := os.WriteFile(filepath.Join(dir, "t.txt"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ps := startShards(t, 2, dir, "rate", "--targets", filepath.Join(dir, "t.txt"), "--conn", "4", "--start", "400", "--max", "400", "--pace", "100",
+		"--phase", "500ms", "--threads", "1", "--quiet")
+	for i, p := range ps {
+		if r := p.wait(); r.code != 0 {
+			t.Fatalf("shard %d: %s", i, r)
+		}
+	}
+	var sum [3]uint64
+	var all uint64
+	var per [2][3]uint64
+	for i := range 2 {
+		r := readResult(t, filepath.Join(dir, fmt.Sprintf("shard%d.json", i)))
+		ts := r.Phases[0].Raw.Stats.Targets
+		if len(ts) != 3 {
+			t.Fatalf("shard %d: %d targets", i, len(ts))
+		}
+		t.Logf("shard %d: %d %d %d", i, ts[0].Counts.Attempted, ts[1].Counts.Attempted, ts[2].Counts.Attempted)
+		for k := range ts {
+			sum[k] += ts[k].Counts.Attempted
+			all += ts[k].Counts.Attempted
+			per[i][k] = ts[k].Counts.Attempted
+		}
+	}
+	// The period is c, a, b, c: shard 0's slots take b and c, shard 1's
+	// a and c. Each shard's own cursor would have sent every target.
+	if per[0][0] != 0 || per[1][1] != 0 || per[0][1] == 0 || per[1][0] == 0 {
+		t.Errorf("per shard %v: want the schedule's index to deal a to shard 1 only and b to shard 0 only", per)
+	}
+	if all < 100 {
+		t.Fatalf("%d arrivals", all)
+	}
+	for k, w := range []float64{1, 1, 2} {
+		share := float64(all) * w / 4
+		if d := float64(sum[k]) - share; d >= 2 || d <= -2 {
+			t.Errorf("target %d: %d of %d over both shards, its share %.1f", k, sum[k], all, share)
+		}
+	}
+}
