@@ -111,6 +111,7 @@ func WriteHeld(w io.Writer, r *brk.Result) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, Held(r))
+	writeBrokeFirst(w, r)
 	writeClientBoundNote(w, r)
 }
 
