@@ -98,6 +98,18 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 			if !strings.HasPrefix(line, "broke at ") || !strings.Contains(line, ": GET /delay?ms=60 ") && !strings.Contains(line, ": /delay?ms=60 ") {
 				t.Errorf("the summary does not name the slow target first: %q", line)
 			}
+			var text, page strings.Builder
+			report.WriteSummary(&text, r)
+			if !strings.Contains(text.String(), "\n"+line+"\n") {
+				t.Errorf("the -v summary lacks %q:\n%s", line, text.String())
+			}
+			if err := report.WriteHTML(&page, r, report.HTMLConditions{}); err != nil {
+				t.Fatal(err)
+			}
+			if i := strings.Index(page.String(), `<table class="mix">`); i < 0 || !strings.Contains(page.String()[i:], `<td class="l tname"><code>GET /delay?ms=60</code>`) ||
+				strings.Index(page.String()[i:], "/delay?ms=60") > strings.Index(page.String()[i:], "/plain") {
+				t.Errorf("the HTML report's mix table does not put the slow target first")
+			}
 			byShare := report.ByFailureShare(broke.Targets)
 			slowShare := report.TargetFailureShare(&byShare[0])
 			if byShare[0].Index != slowIndex || slowShare == 0 {
@@ -160,7 +172,8 @@ func checkTargetsAddUp(t *testing.T, p *brk.PhaseStats, mix []brk.Request) {
 // checkSlowLatency: the slow target's median is the fast targets' plus
 // mixSlow, within a quarter of it (a timer's overshoot, the queue's
 // variation); without a queue (first) the fast ones take about
-// mixService and the slow one mixService + mixSlow.
+// mixService and the slow one mixService + mixSlow; with the slot
+// saturated (the last accepted phase) both are the model's (fastModel).
 func checkSlowLatency(t *testing.T, p *brk.PhaseStats, slow int, first bool) {
 	t.Helper()
 	sl := p.Targets[slow].LatencyMs
@@ -172,6 +185,12 @@ func checkSlowLatency(t *testing.T, p *brk.PhaseStats, slow int, first bool) {
 	if sl.P50 < slowMs {
 		t.Errorf("phase %d at %d: the slow target's p50 %.2f ms is below its sleep alone (%.0f ms): not its latency", p.Index, p.Level, sl.P50, slowMs)
 	}
+	if model := fastModel(p.Level) + slowMs; !first && fastModel(p.Level) > 0 {
+		t.Logf("phase %d at %d: slow p50 %.2f ms, the model's %.1f", p.Index, p.Level, sl.P50, model)
+		if math.Abs(sl.P50-model) > gap {
+			t.Errorf("phase %d at %d: the slow target's p50 %.2f ms, the model's %.1f ± %.0f (queue, service, sleep)", p.Index, p.Level, sl.P50, model, gap)
+		}
+	}
 	for i, x := range p.Targets {
 		if i == slow || x.LatencyMs.Count == 0 {
 			continue
@@ -182,10 +201,24 @@ func checkSlowLatency(t *testing.T, p *brk.PhaseStats, slow int, first bool) {
 			t.Errorf("phase %d at %d: the slow target's p50 %.2f ms is %.2f ms above %s's %.2f ms, want %.0f ± %.0f (its sleep)",
 				p.Index, p.Level, sl.P50, d, x.URL, x.LatencyMs.P50, slowMs, gap)
 		}
+		if !first && fastModel(p.Level) > 0 && math.Abs(x.LatencyMs.P50-fastModel(p.Level)) > gap {
+			t.Errorf("phase %d at %d: %s's p50 %.2f ms, the model's %.1f ± %.0f (the queue of a saturated slot)", p.Index, p.Level, x.URL, x.LatencyMs.P50, fastModel(p.Level), gap)
+		}
 		if first && x.LatencyMs.P50 > gap {
 			t.Errorf("phase %d at %d: %s's p50 %.2f ms without a queue, want about the service time %v", p.Index, p.Level, x.URL, x.LatencyMs.P50, mixService)
 		}
 	}
+}
+
+// fastModel is the fast targets' mean latency at level L with the slot
+// saturated, in ms: L·mixService − mixSlow/4 (Little's law, one request in
+// four slow); 0 below saturation, where the queue is too short to model.
+func fastModel(level int) float64 {
+	d, s := float64(mixService)/1e6, float64(mixSlow)/1e6
+	if float64(level)*d <= 2*(d+s/4) {
+		return 0
+	}
+	return float64(level)*d - s/4
 }
 
 // validateRaw checks a marshalled report against the schema.
