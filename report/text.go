@@ -337,7 +337,8 @@ func FinalLine(r *brk.Result) string {
 	return "Inconclusive: " + strings.ReplaceAll(r.Reason, "\n", " ")
 }
 
-// WriteSummary writes the bracket and the reason before the final line.
+// WriteSummary writes the bracket and the reason before the final line,
+// and a request mix's targets at the break (BrokeFirst).
 func WriteSummary(w io.Writer, r *brk.Result) {
 	if r.Baseline != nil {
 		WriteBaseline(w, r.Baseline)
