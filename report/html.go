@@ -30,7 +30,8 @@ type HTMLConditions struct {
 // latency limits, all three marking the break) against the level, the
 // latency percentile curve of the final pair's phases (LatencyPhases),
 // the run's outcomes and status classes over time when its phases carry
-// timelines, the phase table and the run conditions. Every text from the Result is escaped by
+// timelines, a request mix's per-target table of the final pair, the
+// phase table and the run conditions. Every text from the Result is escaped by
 // html/template.
 func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r == nil {
@@ -96,6 +97,7 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 			d.Charts = append(d.Charts, tl)
 		}
 	}
+	d.Mix = mixTable(r) // nil without a request mix (html_mix.go)
 	d.Conds = conditions(r, c, d.Baseline)
 	var buf bytes.Buffer
 	if err := htmlTmpl.Execute(&buf, d); err != nil {
@@ -119,6 +121,7 @@ type htmlData struct {
 	Conds         []htmlCond // the run conditions
 	Rows          []htmlRow
 	RateRows      []htmlRateRow // the rate test's schedule table
+	Mix           *htmlMix      // the request mix's table of the final pair; nil without a mix
 }
 
 // htmlRateRow is one rate test phase's schedule accounting.

@@ -2,8 +2,9 @@ package report
 
 import "html/template"
 
-// htmlTmpl is the page: the verdict, the charts, the phase table, the
-// rate test's schedule and the run conditions.
+// htmlTmpl is the page: the verdict, the charts, a request mix's table
+// (html_mix.go), the phase table, the rate test's schedule and the run
+// conditions.
 var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -68,6 +69,11 @@ dl.cond { display: grid; grid-template-columns: max-content 1fr; gap: 4px 18px; 
   border: 1px solid #dfe3e8; border-radius: 8px; padding: 14px 18px; margin: 0; }
 dl.cond dt { color: #4b5563; }
 dl.cond dd { margin: 0; overflow-wrap: anywhere; }
+table.mix th.grp { text-align: center; border-left: 2px solid #dfe3e8; }
+table.mix th.grp.bad { color: #a50f15; }
+table.mix td.tname { white-space: normal; overflow-wrap: anywhere; }
+table.mix th, table.mix td { padding: 4px 5px; }
+table.mix td.none { text-align: center; color: #6b7280; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 </style>
 </head>
@@ -83,6 +89,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 {{if .Charts}}<div class="charts">
 {{range .Charts}}{{.}}
 {{end}}</div>{{else}}<div class="nophases">no phases ran</div>{{end}}
+{{if .Mix}}{{template "mix" .Mix}}{{end}}
 <h2>Phases</h2>
 {{if .Rows}}<div class="tablewrap"><table class="phases">
 <thead>

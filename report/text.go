@@ -282,6 +282,7 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	if s.SetupError != "" {
 		fmt.Fprintf(w, "  setup       first error: %s\n", s.SetupError)
 	}
+	WritePhaseTargets(w, s) // a request mix's targets (targets.go)
 }
 
 // writeRate writes a rate test phase's schedule, latency from the
@@ -336,7 +337,8 @@ func FinalLine(r *brk.Result) string {
 	return "Inconclusive: " + strings.ReplaceAll(r.Reason, "\n", " ")
 }
 
-// WriteSummary writes the bracket and the reason before the final line.
+// WriteSummary writes the bracket and the reason before the final line,
+// and a request mix's targets at the break (BrokeFirst).
 func WriteSummary(w io.Writer, r *brk.Result) {
 	if r.Baseline != nil {
 		WriteBaseline(w, r.Baseline)
@@ -354,6 +356,7 @@ func WriteSummary(w io.Writer, r *brk.Result) {
 	if r.Reason != "" && r.Verdict != brk.VerdictInconclusive {
 		fmt.Fprintf(w, "reason: %s\n", r.Reason)
 	}
+	writeBrokeFirst(w, r)
 	writeClientBoundNote(w, r)
 }
 
