@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -309,4 +310,92 @@ func TestMixReplayPerTarget(t *testing.T) {
 	if ph.Targets[2].Counts.Abandoned == 0 || ph.StreamsReplayed == 0 {
 		t.Errorf("no POST follower abandoned (%+v) or nothing replayed (%d): the server's closes did not cut pipelines", ph.Targets[2].Counts, ph.StreamsReplayed)
 	}
+}
+
+// checkTargetsSum: every phase's targets add up to the phase's counts,
+// category by category.
+func checkTargetsSum(t *testing.T, res *brk.Result) {
+	t.Helper()
+	for _, ph := range res.Phases {
+		var sum brk.Counts
+		for _, ts := range ph.Targets {
+			c := ts.Counts
+			sum.Attempted += c.Attempted
+			sum.Succeeded += c.Succeeded
+			sum.Timeout += c.Timeout
+			sum.Transport += c.Transport
+			sum.Abandoned += c.Abandoned
+			sum.Connect += c.Connect
+			sum.ConnectTimeout += c.ConnectTimeout
+			sum.Status += c.Status
+			sum.Body += c.Body
+			sum.Protocol += c.Protocol
+		}
+		if sum != ph.Counts {
+			t.Errorf("phase %d: targets sum to %+v, the phase counts %+v", ph.Index, sum, ph.Counts)
+		}
+	}
+}
+
+// TestMixFailuresPerTarget: failures are charged to the target whose
+// request failed, and every category adds up to the phase's: timeouts of
+// a route that never answers (and the HTTP/1.1 followers they abandon),
+// abandoned and replayed followers of closes, connect failures.
+func TestMixFailuresPerTarget(t *testing.T) {
+	t.Run("timeouts", func(t *testing.T) {
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/hang" {
+				<-r.Context().Done()
+				return
+			}
+			io.WriteString(w, "ok")
+		}))
+		srv.Config.Protocols = new(http.Protocols)
+		srv.Config.Protocols.SetHTTP1(true)
+		srv.Config.Protocols.SetUnencryptedHTTP2(true)
+		srv.Start()
+		defer srv.Close()
+		mix := []brk.Request{{URL: srv.URL + "/a", Weight: 3}, {URL: srv.URL + "/hang"}}
+		for _, h2c := range []bool{false, true} {
+			p := brk.Plan{Conns: 2, Start: 2, Max: 2, Phase: 300 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 1, Accept: brk.AcceptAny}
+			res, err := brk.Run(context.Background(), brk.Target{Mix: mix, HTTP2: h2c}, p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTargetsSum(t, res)
+			hang, fast := res.Phases[0].Targets[1].Counts, res.Phases[0].Targets[0].Counts
+			if hang.Timeout == 0 || hang.Succeeded != 0 {
+				t.Errorf("h2 %v: /hang %+v, want timeouts only", h2c, hang)
+			}
+			if h2c && (fast.Succeeded == 0 || fast.Succeeded*10 < fast.Attempted*9) {
+				t.Errorf("h2: /a %+v, want (nearly) every request a success: streams do not wait for /hang", fast)
+			}
+		}
+	})
+	t.Run("replays", func(t *testing.T) {
+		srv, _ := startMixServerOpts(t, false, false, 5)
+		p := brk.Plan{Conns: 2, Start: 4, Max: 4, Phase: 300 * time.Millisecond, Timeout: time.Second, Threads: 1, Accept: brk.AcceptAny}
+		res, err := brk.Run(context.Background(), brk.Target{Mix: mixOf(srv.URL)}, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTargetsSum(t, res)
+	})
+	t.Run("connect", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := "http://" + ln.Addr().String()
+		ln.Close()
+		p := brk.Plan{Conns: 2, Start: 1, Max: 1, Phase: 100 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 1}
+		res, err := brk.Run(context.Background(), brk.Target{Mix: mixOf(base)}, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTargetsSum(t, res)
+		if len(res.Phases) > 0 && res.Phases[0].Counts.Connect == 0 {
+			t.Errorf("no connect failures: %+v", res.Phases[0].Counts)
+		}
+	})
 }
