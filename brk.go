@@ -247,9 +247,27 @@ type Result struct {
 	// every shard of a merged or coordinated report.
 	Shard  *ShardInfo     `json:"shard,omitempty"`
 	Shards []ShardSummary `json:"shards,omitempty"`
+	// RunID names the run, the same on every shard of a sharded run (set
+	// by the CLI; docs/prometheus.md): the run_id label of its Prometheus
+	// series.
+	RunID string `json:"run_id,omitempty"`
+	// Prometheus is what the CLI's --prometheus-remote-write push sent
+	// and dropped (nil: no push).
+	Prometheus *PushStats `json:"prometheus,omitempty"`
 	// HMAC authenticates a shard's report under the shared token
 	// (Result.Sign, VerifyReport); brk merge with BRK_TOKEN checks it.
 	HMAC string `json:"hmac,omitempty"`
+}
+
+// PushStats counts the samples a run pushed to a Prometheus remote-write
+// receiver: accepted by it (Sent) and dropped unsent (Dropped: a full
+// queue, a failed request, or still queued when the exit's 1 s flush
+// ended).
+type PushStats struct {
+	Sent    uint64 `json:"sent"`
+	Dropped uint64 `json:"dropped"`
+	// Error is the last send error ("" when none).
+	Error string `json:"error,omitempty"`
 }
 
 // FinalPair is a run's last accepted and lowest rejected level with the

@@ -78,6 +78,7 @@ type reqCmd struct {
 	loadFlags
 	latencyFlag
 	shardFlags
+	promFlags
 }
 
 // DefaultBudget bounds a search's phases when --budget is not given, so
@@ -274,6 +275,7 @@ func (c *reqCmd) Run(e *env) error {
 		return err
 	}
 	e.verbose, e.latency = c.Verbose, c.Latency
+	e.prom = &c.promFlags
 	return runTest(e, brk.ModeRequests, t, p, c.JSON, c.Report, c.Quiet)
 }
 
@@ -312,12 +314,17 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 		defer f.abort()
 		htmlFile = f
 	}
+	feed, err := newPromFeed(e.prom, text, mode, t, p) // the run id, and a push (prometheus.go)
+	if err != nil {
+		return nil, err
+	}
 	started := time.Now()
 	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose}, e.stderr, quiet)
-	res, err := brk.RunMode(e.ctx, mode, t, p, obs)
+	res, err := brk.RunMode(e.ctx, mode, t, p, feed.observe(obs))
 	if err != nil {
 		return nil, refuseLib(err)
 	}
+	feed.finish(res, mode, t, p)
 	res.Command = commandLine()
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
 		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.URL)
@@ -357,6 +364,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 			fmt.Fprintf(e.stderr, "brk: the --report %s could not be written: %v\n", reportPath, err)
 		}
 	}
+	feed.writeSummary(text, res)
 	// The final line is the last stdout line; with --json - it follows the
 	// human text on stderr.
 	fmt.Fprintln(text, report.FinalLine(res))

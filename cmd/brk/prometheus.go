@@ -1,0 +1,391 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/prom"
+)
+
+// envPromAuthorization holds the Authorization header's value for
+// --prometheus-remote-write: an environment variable, never a flag, so
+// that it does not show in a process listing.
+const envPromAuthorization = "BRK_PROMETHEUS_AUTHORIZATION"
+
+// promFlags push a run's live figures to Prometheus (the requests,
+// connections and rate tests): see docs/prometheus.md.
+type promFlags struct {
+	PrometheusRemoteWrite      string   `name:"prometheus-remote-write" placeholder:"URL" help:"Push the level, outcomes, latency and verdicts to this Prometheus remote-write endpoint once a second and at each phase end (the Authorization header's value, if any, from the environment variable BRK_PROMETHEUS_AUTHORIZATION); a slow or failing receiver changes nothing but the drop count."`
+	PrometheusLabel            []string `name:"prometheus-label" sep:"none" placeholder:"NAME=VALUE" help:"Add this label to every pushed series (repeatable)."`
+	PrometheusNativeHistograms bool     `name:"prometheus-native-histograms" help:"Push latency as a native histogram instead of classic buckets (the receiver needs native histograms enabled)."`
+	RunID                      string   `name:"run-id" placeholder:"ID" help:"Name the run (the header, the JSON's run_id, the run_id label); default: a random id, or one every shard derives from the plan and --start-at." `
+}
+
+var runIDRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+// promFeed is one run's push: the run id, and the pusher with the
+// cumulative figures of the phases finished so far. A nil *promFeed
+// pushes nothing and names no run.
+type promFeed struct {
+	runID string
+	text  io.Writer // the header's and the summary's writer
+
+	pusher   *prom.Pusher // nil: no push, the run id only
+	native   bool
+	edges    []float64
+	verdicts bool // push phase and run verdicts: not a shard other than 0, nor an uncoordinated one
+
+	mu   sync.Mutex
+	cur  prom.Sample   // labels, level, phase and role of the running phase
+	done prom.Outcomes // through the last finished phase, this box's own
+	sumS float64       // the exact latency sum of done, in seconds
+}
+
+// newPromFeed checks the push flags and starts the pusher (nothing is sent
+// before the first phase starts). f may be nil (brk demo): the run gets a
+// random id and no push.
+func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p brk.Plan) (*promFeed, error) {
+	if f == nil {
+		f = &promFlags{}
+	}
+	id, err := f.runID(mode, t, p)
+	if err != nil {
+		return nil, err
+	}
+	feed := &promFeed{runID: id, text: text}
+	if f.PrometheusRemoteWrite == "" {
+		return feed, nil
+	}
+	labels := map[string]string{}
+	for _, l := range f.PrometheusLabel {
+		name, value, ok := strings.Cut(l, "=")
+		if !ok || name == "" {
+			return nil, refuse("--prometheus-label %q: want NAME=VALUE", l)
+		}
+		if _, dup := labels[name]; dup {
+			return nil, refuse("--prometheus-label %s given twice", name)
+		}
+		labels[name] = value
+	}
+	feed.native = f.PrometheusNativeHistograms
+	if !feed.native {
+		feed.edges = prom.Buckets(p.Timeout, p.MaxP99)
+	}
+	pusher, err := prom.New(prom.Config{
+		URL: f.PrometheusRemoteWrite, Labels: labels, Authorization: os.Getenv(envPromAuthorization),
+		Native: feed.native, Edges: feed.edges,
+	})
+	if err != nil {
+		msg, _ := strings.CutPrefix(err.Error(), "prom: ")
+		return nil, refuse("--prometheus-remote-write: %s", msg)
+	}
+	feed.pusher = pusher
+	feed.verdicts = p.Shard == nil || p.Shard.Index == 0 && p.Shard.Coordinator != ""
+	feed.cur = prom.Sample{RunID: id, Test: string(mode), Protocol: "http/1.1", Origin: origin(t.URL)}
+	if t.HTTP2 {
+		feed.cur.Protocol = "h2"
+	}
+	if p.Shard != nil {
+		feed.cur.Shard = strconv.Itoa(p.Shard.Index)
+	}
+	return feed, nil
+}
+
+// runID is --run-id, or the run's own: random for a run on one box; for a
+// shard, derived from what every shard shares (the plan and --start-at),
+// so that the shards of one run agree without a word. A coordinated run
+// without --start-at has no shared start before it runs: its shards
+// derive the id from the plan and the start the coordinator picked, known
+// only at the end (the JSON's run_id), so a push needs --run-id there.
+func (f *promFlags) runID(mode brk.Mode, t brk.Target, p brk.Plan) (string, error) {
+	if f.RunID != "" {
+		if !runIDRE.MatchString(f.RunID) {
+			return "", refuse("--run-id %q: want 1 to 64 of A-Z a-z 0-9 . _ : -", f.RunID)
+		}
+		return f.RunID, nil
+	}
+	if p.Shard == nil {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		return hex.EncodeToString(b[:]), nil
+	}
+	if p.Shard.StartAt.IsZero() {
+		if f.PrometheusRemoteWrite != "" {
+			return "", refuse("--prometheus-remote-write with --shard and a coordinator picking the start needs --run-id ID, the same on every shard (or --start-at T)")
+		}
+		return "", nil // shardRunID after the run
+	}
+	return shardRunID(mode, t, p, p.Shard.StartAt), nil
+}
+
+// shardRunID derives a sharded run's id from what its shards share: the
+// test, the request, the plan's levels, timing and SLA, the shard count
+// and phase 0's start.
+func shardRunID(mode brk.Mode, t brk.Target, p brk.Plan, start time.Time) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "brk-run-id\x00%s\x00%s\x00%s\x00%d\x00%x\x00", mode, t.URL, t.Method, len(t.Headers), sha256.Sum256(t.Body))
+	for _, hd := range t.Headers {
+		fmt.Fprintf(h, "%s: %s\x00", hd.Name, hd.Value)
+	}
+	fmt.Fprintf(h, "%d %d %d %d %v %v %v %d %d\x00", p.Conns, p.Start, p.Pace, p.Max, p.Phase, p.Timeout, p.Accept, p.Shard.Count, start.UnixMilli())
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// origin is scheme://host:port of a target URL (the port filled in).
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port)
+}
+
+// observe wraps obs: the header gains the run id and the push's target,
+// and with a push each phase's start, each live reading and each phase's
+// end becomes a sample.
+func (f *promFeed) observe(obs brk.Observer) brk.Observer {
+	if f.pusher != nil {
+		return &promObserver{inner: obs, f: f}
+	}
+	if po, ok := obs.(brk.ProgressObserver); ok {
+		return idProgressObserver{po, f}
+	}
+	return idObserver{obs, f}
+}
+
+// writeHeader adds the run id (and the push) under the run's header.
+func (f *promFeed) writeHeader() {
+	if f.runID != "" {
+		fmt.Fprintf(f.text, "  run id %s\n", f.runID)
+	}
+}
+
+// idObserver only names the run in the header.
+type idObserver struct {
+	brk.Observer
+	f *promFeed
+}
+
+func (o idObserver) WorkersStarted(threads int) {
+	o.Observer.WorkersStarted(threads)
+	o.f.writeHeader()
+}
+
+// idProgressObserver is idObserver for an observer of live readings.
+type idProgressObserver struct {
+	brk.ProgressObserver
+	f *promFeed
+}
+
+func (o idProgressObserver) WorkersStarted(threads int) {
+	o.ProgressObserver.WorkersStarted(threads)
+	o.f.writeHeader()
+}
+
+// promObserver turns the run's observations into samples. Its Progress
+// runs on the engine's reporter goroutine, the rest on the caller's; the
+// feed's mutex orders them. Nothing here is on the request path: the live
+// reading is the one the progress line shows, read from the workers'
+// atomics, and Push never waits for the network.
+type promObserver struct {
+	inner brk.Observer
+	f     *promFeed
+}
+
+func (o *promObserver) WorkersStarted(threads int) {
+	o.inner.WorkersStarted(threads)
+	o.f.writeHeader()
+	fmt.Fprintf(o.f.text, "  pushing to Prometheus remote write once a second and at each phase end (docs/prometheus.md)\n")
+}
+
+func (o *promObserver) PhaseStarted(p brk.Phase) {
+	o.inner.PhaseStarted(p)
+	f := o.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cur.Level, f.cur.Phase, f.cur.Role = float64(p.Target), p.Index, p.Role
+	s := f.cur
+	s.Outcomes = f.done
+	f.pusher.Push(s)
+}
+
+func (o *promObserver) Progress(g brk.Progress) {
+	if po, ok := o.inner.(brk.ProgressObserver); ok {
+		po.Progress(g)
+	}
+	f := o.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.cur
+	s.Outcomes = f.done
+	s.Successes += g.Succeeded
+	s.Failures = addFailures(f.done.Failures, func(name string) uint64 { return g.Failed.Failure(name) })
+	f.pusher.Push(s)
+}
+
+func (o *promObserver) PhaseFinished(ps *brk.PhaseStats) {
+	o.inner.PhaseFinished(ps)
+	f := o.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.addPhase(ps)
+	s := f.cur
+	s.Outcomes = f.done
+	if f.verdicts {
+		s.PhaseVerdict = phaseVerdict(ps)
+	}
+	f.pusher.Push(s)
+}
+
+// phaseVerdict names a phase's verdict as brk_phase_verdict's label.
+func phaseVerdict(ps *brk.PhaseStats) string {
+	switch {
+	case ps.NotJudged:
+		return "not_judged"
+	case ps.Interrupted:
+		return "interrupted"
+	case ps.Inconclusive:
+		return "inconclusive"
+	case ps.Accepted:
+		return "accepted"
+	}
+	return "rejected"
+}
+
+// addFailures returns base plus each category's n(name), as a new map.
+func addFailures(base map[string]uint64, n func(name string) uint64) map[string]uint64 {
+	out := make(map[string]uint64, len(base))
+	for _, name := range brk.FailureCategories() {
+		out[name] = base[name] + n(name)
+	}
+	return out
+}
+
+// addPhase adds a finished phase's outcomes to the run's cumulative ones:
+// this box's own measurement (a shard's Raw, else the phase's stats), its
+// latency from the phase's merged HdrHistogram.
+func (f *promFeed) addPhase(ps *brk.PhaseStats) {
+	var (
+		succeeded uint64
+		failed    func(name string) uint64
+		codes     map[string]uint64
+		hist      *hdrhistogram.Histogram
+		sumS      float64
+	)
+	if raw := ps.Raw; raw != nil && raw.Stats != nil {
+		st := raw.Stats
+		succeeded, codes, hist = st.Counts.Succeeded, st.Statuses.Map(), st.Latency
+		byName := map[string]uint64{}
+		for _, c := range metrics.Categories() {
+			byName[c.String()] = st.Counts.Failed[c]
+		}
+		failed = func(name string) uint64 { return byName[name] }
+		sumS = float64(st.LatencySumNs) / 1e9
+	} else {
+		succeeded, codes = ps.Counts.Succeeded, ps.StatusCodes
+		failed = ps.Counts.Failure
+		if ps.LatencyHdr != "" {
+			hist, _ = hdrhistogram.Decode([]byte(ps.LatencyHdr))
+		}
+		sumS = ps.LatencyMs.Mean * float64(ps.LatencyMs.Count) / 1e3
+	}
+	d := &f.done
+	d.Successes += succeeded
+	d.Failures = addFailures(d.Failures, failed)
+	if d.Responses == nil {
+		d.Responses = map[int]uint64{}
+	}
+	for code, n := range codes {
+		if c, err := strconv.Atoi(code); err == nil { // "other" (outside 100..599) is left out
+			d.Responses[c] += n
+		}
+	}
+	if hist == nil {
+		return
+	}
+	for _, b := range hist.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		s := float64(b.To) / 1e6 // µs → s, the bar's highest equivalent value
+		if f.native {
+			d.Native.Observe(s, uint64(b.Count))
+		} else {
+			d.Latency.Observe(f.edges, s, uint64(b.Count))
+		}
+	}
+	// Observe summed the bars' upper edges; keep the exact sum.
+	f.sumS += sumS
+	if f.native {
+		d.Native.Sum = f.sumS
+	} else {
+		d.Latency.Sum = f.sumS
+	}
+}
+
+// finish ends the feed after the run: the run's verdict (unless this box
+// judges nothing of its own: a shard other than 0, an uncoordinated one),
+// then a flush of at most 1 s. It sets the report's run_id and prometheus
+// figures. It changes nothing else of res: a slow or failing receiver costs
+// at most that second and the samples it drops.
+func (f *promFeed) finish(res *brk.Result, mode brk.Mode, t brk.Target, p brk.Plan) {
+	if f.runID == "" && res.Shard != nil && res.Shard.StartAt != "" {
+		if at, err := time.Parse(time.RFC3339Nano, res.Shard.StartAt); err == nil {
+			f.runID = shardRunID(mode, t, p, at)
+		}
+	}
+	res.RunID = f.runID
+	if f.pusher == nil {
+		return
+	}
+	f.mu.Lock()
+	s := f.cur
+	s.Outcomes = f.done
+	f.mu.Unlock()
+	if f.verdicts && (res.Shard == nil || !res.Shard.Unjudged) {
+		s.RunVerdict = string(res.Verdict)
+	}
+	f.pusher.Push(s)
+	_ = f.pusher.Close(context.Background()) // at most 1 s; what it could not send is counted dropped
+	res.Prometheus = &brk.PushStats{Sent: f.pusher.Sent(), Dropped: f.pusher.Dropped()}
+	if err := f.pusher.Err(); err != nil {
+		res.Prometheus.Error = err.Error()
+	}
+}
+
+// writeSummary says what the push sent and dropped (nothing without a
+// push).
+func (f *promFeed) writeSummary(w io.Writer, res *brk.Result) {
+	ps := res.Prometheus
+	if f.pusher == nil || ps == nil {
+		return
+	}
+	fmt.Fprintf(w, "prometheus: %d samples sent, %d dropped", ps.Sent, ps.Dropped)
+	if ps.Error != "" {
+		fmt.Fprintf(w, " (last error: %s)", oneLine(ps.Error))
+	}
+	fmt.Fprintln(w)
+}
