@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
@@ -107,7 +107,8 @@ func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p br
 	return feed, nil
 }
 
-// runID is --run-id, or the run's own: random for a run on one box; for a
+// runID is --run-id, or the run's own (idAt): its start and six random
+// digits for a run on one box; for a
 // shard, derived from what every shard shares (the plan and --start-at),
 // so that the shards of one run agree without a word. A coordinated run
 // without --start-at has no shared start before it runs: its shards
@@ -121,9 +122,9 @@ func (f *promFlags) runID(mode brk.Mode, t brk.Target, p brk.Plan) (string, erro
 		return f.RunID, nil
 	}
 	if p.Shard == nil {
-		var b [8]byte
+		var b [4]byte
 		_, _ = rand.Read(b[:])
-		return hex.EncodeToString(b[:]), nil
+		return idAt(time.Now(), binary.BigEndian.Uint32(b[:])), nil
 	}
 	if p.Shard.StartAt.IsZero() {
 		if f.PrometheusRemoteWrite != "" {
@@ -144,7 +145,13 @@ func shardRunID(mode brk.Mode, t brk.Target, p brk.Plan, start time.Time) string
 		fmt.Fprintf(h, "%s: %s\x00", hd.Name, hd.Value)
 	}
 	fmt.Fprintf(h, "%d %d %d %d %v %v %v %d %d\x00", p.Conns, p.Start, p.Pace, p.Max, p.Phase, p.Timeout, p.Accept, p.Shard.Count, start.UnixMilli())
-	return hex.EncodeToString(h.Sum(nil)[:8])
+	return idAt(start, binary.BigEndian.Uint32(h.Sum(nil)))
+}
+
+// idAt is a run id: when the run started (UTC, to the second) and six
+// digits, e.g. 20261201T183512-004821.
+func idAt(t time.Time, n uint32) string {
+	return fmt.Sprintf("%s-%06d", t.UTC().Format("20060102T150405"), n%1_000_000)
 }
 
 // origin is scheme://host:port of a target URL (the port filled in).
