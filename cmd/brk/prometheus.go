@@ -37,6 +37,9 @@ type promFlags struct {
 	RunID                      string   `name:"run-id" placeholder:"ID" help:"Name the run (the header, the JSON's run_id, the run_id label); default: a random id, or one every shard derives from the plan and --start-at." `
 }
 
+// flushBudget bounds the push's flush at exit.
+const flushBudget = 800 * time.Millisecond
+
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
 // promFeed is one run's push: the run id, and the pusher with the
@@ -376,7 +379,12 @@ func (f *promFeed) finish(res *brk.Result, mode brk.Mode, t brk.Target, p brk.Pl
 		s.RunVerdict = string(res.Verdict)
 	}
 	f.pusher.Push(s)
-	_ = f.pusher.Close(context.Background()) // at most 1 s; what it could not send is counted dropped
+	// The flush: at most flushBudget (Close's own bound is 1 s), so that
+	// the run ends within 1 s of the same run without the push; what it
+	// could not send is counted dropped.
+	ctx, cancel := context.WithTimeout(context.Background(), flushBudget)
+	_ = f.pusher.Close(ctx)
+	cancel()
 	res.Prometheus = &brk.PushStats{Sent: f.pusher.Sent(), Dropped: f.pusher.Dropped()}
 	if err := f.pusher.Err(); err != nil {
 		res.Prometheus.Error = err.Error()
