@@ -296,6 +296,10 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	if err := brk.Check(t, p, mode); err != nil {
 		return nil, refuseLib(err)
 	}
+	feed, err := newPromFeed(e.prom, text, mode, t, p) // the run id, and a push (prometheus.go)
+	if err != nil {
+		return nil, err
+	}
 	var jsonFile *reportFile
 	if jsonPath != "" && jsonPath != "-" {
 		f, err := createReport(jsonPath)
@@ -313,10 +317,6 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 		}
 		defer f.abort()
 		htmlFile = f
-	}
-	feed, err := newPromFeed(e.prom, text, mode, t, p) // the run id, and a push (prometheus.go)
-	if err != nil {
-		return nil, err
 	}
 	started := time.Now()
 	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose}, e.stderr, quiet)

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/prom"
+)
+
+// TestPromRefusals: the push flags are refused before any traffic (exit 2,
+// one line) where they mean nothing or cannot be honoured.
+func TestPromRefusals(t *testing.T) {
+	t.Setenv("BRK_TOKEN", "prom-test-token")
+	const url, write = "http://127.0.0.1:1/plain", "http://127.0.0.1:1/api/v1/write"
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"label without url", []string{url, "--prometheus-label", "env=a"}, "--prometheus-label needs --prometheus-remote-write URL"},
+		{"native without url", []string{"rate", url, "--prometheus-native-histograms"}, "--prometheus-native-histograms needs --prometheus-remote-write URL"},
+		{"label without =", []string{url, "--prometheus-remote-write", write, "--prometheus-label", "env"}, `--prometheus-label "env": want NAME=VALUE`},
+		{"label twice", []string{url, "--prometheus-remote-write", write, "--prometheus-label", "a=1", "--prometheus-label", "a=2"}, "--prometheus-label a given twice"},
+		{"reserved label", []string{"conn", url, "--prometheus-remote-write", write, "--prometheus-label", "run_id=x"}, `--prometheus-remote-write: label name "run_id" is one brk sets itself`},
+		{"bad label name", []string{url, "--prometheus-remote-write", write, "--prometheus-label", "__x=1"}, `--prometheus-remote-write: label name "__x": want [a-zA-Z_][a-zA-Z0-9_]* without a leading __`},
+		{"bad url", []string{url, "--prometheus-remote-write", "ftp://x/api/v1/write"}, `--prometheus-remote-write: remote-write URL "ftp://x/api/v1/write": want http:// or https:// and a host`},
+		{"bad run id", []string{url, "--run-id", "a b"}, `--run-id "a b": want 1 to 64 of A-Z a-z 0-9 . _ : -`},
+		{"ab", []string{"ab", url, url, "--prometheus-remote-write", write}, "--prometheus-remote-write applies to the requests, connections and rate tests only"},
+		{"coordinated shard without run id", []string{url, "--conn", "2", "--shard", "1/2", "--coordinator", "127.0.0.1:1", "--prometheus-remote-write", write},
+			"--prometheus-remote-write with --shard and a coordinator picking the start needs --run-id ID, the same on every shard (or --start-at T)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(c.args, &out, &errb)
+			if code != exitUsage || strings.TrimSpace(errb.String()) != "brk: "+c.want {
+				t.Errorf("brk %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, errb.String(), "brk: "+c.want)
+			}
+			if out.Len() > 0 {
+				t.Errorf("stdout: %q", out.String())
+			}
+		})
+	}
+}
+
+// TestPromRunID: every shard of an uncoordinated run derives the same id
+// from the plan and --start-at; another start or plan is another id; a run
+// on one box gets a fresh one; --run-id wins.
+func TestPromRunID(t *testing.T) {
+	start := time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC)
+	target := brk.Target{URL: "http://127.0.0.1:1/plain"}
+	plan := func(index int, at time.Time, max int) brk.Plan {
+		return brk.Plan{Conns: 4, Start: 1, Pace: 1, Max: max, Phase: time.Second, Timeout: time.Second,
+			Shard: &brk.Sharding{Index: index, Count: 2, StartAt: at, Token: "secret"}}
+	}
+	var f promFlags
+	id := func(p brk.Plan) string {
+		t.Helper()
+		s, err := f.runID(brk.ModeRequests, target, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !runIDRE.MatchString(s) {
+			t.Fatalf("run id %q does not match %v", s, runIDRE)
+		}
+		return s
+	}
+	a, b := id(plan(0, start, 3)), id(plan(1, start, 3))
+	if a != b || !strings.HasPrefix(a, "20261201T180000-") {
+		t.Errorf("shards 0 and 1 of one run: ids %q and %q, want one, starting with the start", a, b)
+	}
+	if c := id(plan(0, start.Add(time.Minute), 3)); c == a {
+		t.Errorf("another start, same id %q", c)
+	}
+	if c := id(plan(0, start, 4)); c == a {
+		t.Errorf("another plan, same id %q", c)
+	}
+	one := brk.Plan{Conns: 4}
+	if x, y := id(one), id(one); x == y {
+		t.Errorf("two runs on one box: the same id %q", x)
+	}
+	f.RunID = "mine-1"
+	if got := id(plan(1, start, 3)); got != "mine-1" {
+		t.Errorf("--run-id mine-1: got %q", got)
+	}
+}
+
+// TestPromPhaseOutcomes: a phase's end adds its counts, codes and latency
+// histogram to the run's cumulative outcomes, phase after phase.
+func TestPromPhaseOutcomes(t *testing.T) {
+	feed := &promFeed{edges: prom.Buckets(100*time.Millisecond, 0)}
+	phase := func(ok, timeouts uint64, latencyUs []int64) *brk.PhaseStats {
+		h := hdrhistogram.New(1, 60_000_000, 3)
+		var sum float64
+		for _, v := range latencyUs {
+			if err := h.RecordValue(v); err != nil {
+				t.Fatal(err)
+			}
+			sum += float64(v)
+		}
+		enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &brk.PhaseStats{
+			Counts:      brk.Counts{Attempted: ok + timeouts, Succeeded: ok, Timeout: timeouts},
+			StatusCodes: map[string]uint64{"200": ok, "other": 1},
+			LatencyHdr:  string(enc),
+			LatencyMs:   brk.Latency{Count: uint64(len(latencyUs)), Mean: sum / float64(len(latencyUs)) / 1e3},
+		}
+	}
+	feed.addPhase(phase(3, 1, []int64{150, 150, 3000}))
+	feed.addPhase(phase(2, 0, []int64{150, 40_000}))
+	d := feed.done
+	if d.Successes != 5 || d.Failures["timeout"] != 1 || d.Failures["status"] != 0 || len(d.Failures) != len(brk.FailureCategories()) {
+		t.Errorf("successes %d, failures %v", d.Successes, d.Failures)
+	}
+	if len(d.Responses) != 1 || d.Responses[200] != 5 {
+		t.Errorf("responses %v, want 200: 5 (other left out)", d.Responses)
+	}
+	// Edges 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100 ms: 150 µs in (0.1, 0.2]
+	// ms, 3 ms in (2, 5], 40 ms in (20, 50].
+	want := make([]uint64, len(feed.edges)+1)
+	want[1], want[5], want[8] = 3, 1, 1
+	if got := d.Latency.Counts; len(got) != len(want) || got[1] != 3 || got[5] != 1 || got[8] != 1 || d.Latency.Count() != 5 {
+		t.Errorf("latency counts %v over edges %v, want %v", got, feed.edges, want)
+	}
+	if s := d.Latency.Sum; s < 0.0434 || s > 0.0436 {
+		t.Errorf("latency sum %v s, want 0.04345", s)
+	}
+}
