@@ -23,6 +23,10 @@ type Progress struct {
 	// The rate test (zero in the others): arrivals taken up and requests
 	// completely written so far in this phase.
 	Scheduled, Written uint64
+	// Latency counts the complete responses so far in this phase by the
+	// coarse histogram's bucket (P99's): bucket i holds latencies up to
+	// metrics.CoarseUpper(i) µs, above bucket i-1's.
+	Latency [metrics.CoarseBuckets]uint64
 }
 
 // ProgressObserver is an Observer that also wants a live reading once a
@@ -76,6 +80,9 @@ func (r *reporter) run(phase, level int) {
 			p.Failed.setFailures(func(c metrics.Category) uint64 { return s.Failed[c] - base.Failed[c] })
 			r.eng.LiveLatency(&lat)
 			p.P99 = time.Duration(metrics.LiveP99Us(&lat, &lat0)) * time.Microsecond
+			for i := range lat {
+				p.Latency[i] = lat[i] - lat0[i]
+			}
 			r.obs.Progress(p)
 			prev, prevAt = s, now
 		}

@@ -341,6 +341,25 @@ func TestPrometheusRampSeries(t *testing.T) {
 	if got := instantValue(t, p, "brk_latency_seconds_count"+sel, last); got != float64(responses) {
 		t.Errorf("brk_latency_seconds_count %v, the JSON's phases have %d responses", got, responses)
 	}
+	// Latency is live: a sample inside phase 0 already counts some of its
+	// responses, never more than its end does.
+	counts := rawSamples(t, p, "brk_latency_seconds_count"+sel)
+	if len(counts) != 1 {
+		t.Fatalf("brk_latency_seconds_count: %d series", len(counts))
+	}
+	live := false
+	end0 := valueAt(t, counts[0], ends[0].ms)
+	for _, pt := range counts[0].points {
+		if pt.ms < ends[0].ms && pt.v > 0 {
+			live = true
+			if pt.v > end0 {
+				t.Errorf("a live sample of phase 0 counts %v responses, its end %v", pt.v, end0)
+			}
+		}
+	}
+	if !live {
+		t.Errorf("no sample inside phase 0 counts a response: latency is not live (%v)", counts[0].points)
+	}
 }
 
 // TestPrometheusBadReceiver: a receiver that stalls 10 s, or answers 500,

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -253,7 +254,35 @@ func (o *promObserver) Progress(g brk.Progress) {
 	s.Outcomes = f.done
 	s.Successes += g.Succeeded
 	s.Failures = addFailures(f.done.Failures, func(name string) uint64 { return g.Failed.Failure(name) })
+	if !f.native {
+		s.Latency = f.liveLatency(&g.Latency)
+	}
 	f.pusher.Push(s)
+}
+
+// liveLatency is the classic histogram of the finished phases plus the
+// running phase's responses so far, read from the coarse live counters
+// (buckets at most 12.5 % wide). Each coarse bucket counts at its upper
+// edge and sums at its lower one, so that no cumulative le bucket, nor
+// the sum, of a live sample exceeds what the phase's end then pushes from
+// the exact HdrHistogram (whose buckets count at their lower edge): the
+// counters never step back, which Prometheus would read as a reset. A
+// native histogram has no such order between its buckets (a count moved
+// to a neighbouring bucket is a reset), so it is pushed at phase ends only.
+func (f *promFeed) liveLatency(live *[metrics.CoarseBuckets]uint64) prom.Histogram {
+	h := prom.Histogram{Counts: slices.Clone(f.done.Latency.Counts)}
+	var sum float64
+	for i, n := range live {
+		if n == 0 {
+			continue
+		}
+		h.Observe(f.edges, float64(metrics.CoarseUpper(i))/1e6, n)
+		if i > 0 {
+			sum += float64(metrics.CoarseUpper(i-1)+1) / 1e6 * float64(n)
+		}
+	}
+	h.Sum = f.sumS + sum
+	return h
 }
 
 func (o *promObserver) PhaseFinished(ps *brk.PhaseStats) {
@@ -340,14 +369,14 @@ func (f *promFeed) addPhase(ps *brk.PhaseStats) {
 		if b.Count == 0 {
 			continue
 		}
-		s := float64(b.To) / 1e6 // µs → s, the bar's highest equivalent value
+		s := float64(b.From) / 1e6 // µs → s, the bar's lowest equivalent value (liveLatency)
 		if f.native {
 			d.Native.Observe(s, uint64(b.Count))
 		} else {
 			d.Latency.Observe(f.edges, s, uint64(b.Count))
 		}
 	}
-	// Observe summed the bars' upper edges; keep the exact sum.
+	// Observe summed the bars' lower edges; keep the exact sum.
 	f.sumS += sumS
 	if f.native {
 		d.Native.Sum = f.sumS

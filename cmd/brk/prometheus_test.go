@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/metrics"
 	"github.com/brk-bench/brk/prom"
 )
 
@@ -131,5 +133,56 @@ func TestPromPhaseOutcomes(t *testing.T) {
 	}
 	if s := d.Latency.Sum; s < 0.0434 || s > 0.0436 {
 		t.Errorf("latency sum %v s, want 0.04345", s)
+	}
+}
+
+// TestPromLiveLatencyNeverStepsBack: a live sample's classic histogram
+// (from the coarse counters) never holds more in any cumulative le bucket,
+// nor a larger sum, than the sample at the phase's end (from the exact
+// HdrHistogram): Prometheus would read a step back as a counter reset.
+func TestPromLiveLatencyNeverStepsBack(t *testing.T) {
+	edges := prom.Buckets(100*time.Millisecond, 7*time.Millisecond)
+	var values []int64 // µs: every edge, its neighbours, coarse bucket edges
+	for _, e := range edges {
+		us := int64(math.Round(e * 1e6))
+		values = append(values, us-1, us, us+1, us+3)
+	}
+	for i := range metrics.CoarseBuckets {
+		if u := metrics.CoarseUpper(i); u > 0 && u < 200_000 {
+			values = append(values, u, u+1)
+		}
+	}
+	live := &promFeed{edges: edges}
+	var coarse [metrics.CoarseBuckets]uint64
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	var sum float64
+	for _, v := range values {
+		coarse[metrics.CoarseIndex(v)]++
+		if err := h.RecordValue(max(v, 1)); err != nil {
+			t.Fatal(err)
+		}
+		sum += float64(v)
+	}
+	got := live.liveLatency(&coarse)
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := &promFeed{edges: edges}
+	end.addPhase(&brk.PhaseStats{LatencyHdr: string(enc),
+		LatencyMs: brk.Latency{Count: uint64(len(values)), Mean: sum / float64(len(values)) / 1e3}})
+	want := end.done.Latency
+	if got.Count() != want.Count() || got.Count() != uint64(len(values)) {
+		t.Fatalf("live count %d, phase end %d, want %d", got.Count(), want.Count(), len(values))
+	}
+	var cg, cw uint64
+	for i := range want.Counts {
+		cg, cw = cg+got.Counts[i], cw+want.Counts[i]
+		if cg > cw {
+			t.Errorf("le bucket %d: live %d > phase end %d", i, cg, cw)
+		}
+	}
+	if got.Sum > want.Sum {
+		t.Errorf("live sum %v s > phase end %v s", got.Sum, want.Sum)
 	}
 }
