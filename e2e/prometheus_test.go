@@ -471,3 +471,160 @@ func TestPrometheusDashboardSeries(t *testing.T) {
 		}
 	}
 }
+
+// runShardsCLI runs one brk process per argument list at once and returns
+// their outcomes in order.
+func runShardsCLI(t *testing.T, argv ...[]string) []cliRun {
+	t.Helper()
+	brkBinary(t) // built once, before the shards race for it
+	out := make([]cliRun, len(argv))
+	var wg sync.WaitGroup
+	for i, a := range argv {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = runCLIErr(t, a...)
+		}()
+	}
+	wg.Wait()
+	for i, r := range out {
+		if r.res == nil {
+			t.Fatalf("shard %d: no report\n%s", i, r.out)
+		}
+	}
+	return out
+}
+
+// runCLIErr is runCLI for another goroutine: a missing report leaves res
+// nil instead of failing.
+func runCLIErr(t *testing.T, args ...string) cliRun {
+	jsonPath := filepath.Join(t.TempDir(), "report.json")
+	cmd := exec.Command(promBin.path, append(args, "--quiet", "--json", jsonPath)...)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return cliRun{out: err.Error()}
+	}
+	timer := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() })
+	err := cmd.Wait()
+	timer.Stop()
+	r := cliRun{out: out.String(), elapsed: time.Since(start)}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		r.code = exit.ExitCode()
+	}
+	if b, err := os.ReadFile(jsonPath); err == nil {
+		r.res = &brk.Result{}
+		if err := json.Unmarshal(b, r.res); err != nil {
+			r.res = nil
+		}
+	}
+	return r
+}
+
+// shardSucceeded sums a shard report's own successes (each phase's raw
+// measurement, this box's part).
+func shardSucceeded(t *testing.T, res *brk.Result) uint64 {
+	t.Helper()
+	var n uint64
+	for _, ph := range res.Phases {
+		if ph.Raw == nil || ph.Raw.Stats == nil {
+			t.Fatalf("phase %d has no raw measurement", ph.Index)
+		}
+		n += ph.Raw.Stats.Counts.Succeeded
+	}
+	return n
+}
+
+// lastValues maps each series' label value of by to its last sample.
+func lastValues(series []promSeries, by string) map[string]float64 {
+	out := map[string]float64{}
+	for _, s := range series {
+		if len(s.points) > 0 {
+			out[s.labels[by]] = s.points[len(s.points)-1].v
+		}
+	}
+	return out
+}
+
+// TestPrometheusShards: every shard pushes its own box's counts under its
+// shard label and the run's one run id; with a coordinator only shard 0
+// pushes the phase and run verdicts, and without one (--start-at alone)
+// no shard does, while the shards derive the same run id unasked.
+func TestPrometheusShards(t *testing.T) {
+	t.Setenv("BRK_TOKEN", "prom-shards-token")
+	p := testenv.StartPrometheus(t, testenv.PrometheusOptions{})
+	fx := startFixture(t)
+	plan := []string{"req", fx.URL("/plain"), "-c", "4", "--start", "1", "--pace", "1", "--max", "2",
+		"--phase", "1s", "--timeout", "1s", "-t", "1", "--accept", "99", "--prometheus-remote-write", p.WriteURL}
+
+	t.Run("coordinated", func(t *testing.T) {
+		coord := testenv.FreePort(t)
+		var argv [][]string
+		for i := range 2 {
+			argv = append(argv, append(slices.Clone(plan), "--shard", fmt.Sprintf("%d/2", i), "--coordinator", coord, "--run-id", "shards-coord"))
+		}
+		runs := runShardsCLI(t, argv...)
+		sel := `{run_id="shards-coord"}`
+		got := lastValues(rawSamples(t, p, "brk_successes_total"+sel), "shard")
+		var merged uint64
+		for _, ph := range runs[0].res.Phases {
+			merged += ph.Counts.Succeeded
+		}
+		var sum float64
+		for i, r := range runs {
+			if r.res.RunID != "shards-coord" {
+				t.Errorf("shard %d: run_id %q", i, r.res.RunID)
+			}
+			own := shardSucceeded(t, r.res)
+			if got[strconv.Itoa(i)] != float64(own) {
+				t.Errorf("shard %d: brk_successes_total %v, its own phases' successes %d (%v)", i, got[strconv.Itoa(i)], own, got)
+			}
+			sum += got[strconv.Itoa(i)]
+		}
+		if sum != float64(merged) || merged == 0 {
+			t.Errorf("the shards' brk_successes_total sum to %v, the coordinator's merged phases to %d", sum, merged)
+		}
+		for _, name := range []string{"brk_phase_verdict", "brk_run_verdict"} {
+			var shards []string
+			for _, s := range rawSamples(t, p, name+sel) {
+				shards = append(shards, s.labels["shard"])
+			}
+			slices.Sort(shards)
+			shards = slices.Compact(shards)
+			if !slices.Equal(shards, []string{"0"}) {
+				t.Errorf("%s from shards %v, want from shard 0 only", name, shards)
+			}
+		}
+		rv := rawSamples(t, p, "brk_run_verdict"+sel)
+		if len(rv) != 1 || rv[0].labels["verdict"] != string(runs[0].res.Verdict) {
+			t.Errorf("brk_run_verdict %v, the coordinator's verdict %s", rv, runs[0].res.Verdict)
+		}
+	})
+
+	t.Run("start-at", func(t *testing.T) {
+		at := fmt.Sprint(time.Now().Add(3 * time.Second).UnixMilli())
+		var argv [][]string
+		for i := range 2 {
+			argv = append(argv, append(slices.Clone(plan), "--shard", fmt.Sprintf("%d/2", i), "--start-at", at))
+		}
+		runs := runShardsCLI(t, argv...)
+		id := runs[0].res.RunID
+		if id == "" || runs[1].res.RunID != id {
+			t.Fatalf("run ids %q and %q, want one shared", id, runs[1].res.RunID)
+		}
+		sel := `{run_id="` + id + `"}`
+		got := lastValues(rawSamples(t, p, "brk_successes_total"+sel), "shard")
+		for i, r := range runs {
+			if own := shardSucceeded(t, r.res); own == 0 || got[strconv.Itoa(i)] != float64(own) {
+				t.Errorf("shard %d: brk_successes_total %v, its own successes %d", i, got[strconv.Itoa(i)], own)
+			}
+		}
+		for _, name := range []string{"brk_phase_verdict", "brk_run_verdict"} {
+			if s := rawSamples(t, p, name+sel); len(s) != 0 {
+				t.Errorf("%s pushed by a shard without a coordinator: %v", name, s)
+			}
+		}
+	})
+}
