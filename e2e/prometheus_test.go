@@ -60,6 +60,7 @@ func brkBinary(t *testing.T) string {
 
 // cliRun is one brk process's outcome.
 type cliRun struct {
+	json    string // the report's path
 	res     *brk.Result
 	out     string
 	code    int
@@ -80,7 +81,7 @@ func runCLI(t *testing.T, args ...string) cliRun {
 	timer := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() })
 	err := cmd.Wait()
 	timer.Stop()
-	r := cliRun{out: out.String(), elapsed: time.Since(start)}
+	r := cliRun{json: jsonPath, out: out.String(), elapsed: time.Since(start)}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
@@ -509,7 +510,7 @@ func runCLIErr(t *testing.T, args ...string) cliRun {
 	timer := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() })
 	err := cmd.Wait()
 	timer.Stop()
-	r := cliRun{out: out.String(), elapsed: time.Since(start)}
+	r := cliRun{json: jsonPath, out: out.String(), elapsed: time.Since(start)}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		r.code = exit.ExitCode()
@@ -625,6 +626,26 @@ func TestPrometheusShards(t *testing.T) {
 			if s := rawSamples(t, p, name+sel); len(s) != 0 {
 				t.Errorf("%s pushed by a shard without a coordinator: %v", name, s)
 			}
+		}
+		// brk merge's report keeps the shards' run id.
+		merged := filepath.Join(t.TempDir(), "merged.json")
+		cmd := exec.Command(promBin.path, "merge", runs[0].json, runs[1].json, "--json", merged)
+		cmd.Env = append(os.Environ(), "BRK_TOKEN=prom-shards-token")
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 1) { // 0 done, 1 broken
+			t.Fatalf("brk merge: %v\n%s", err, out)
+		}
+		b, err := os.ReadFile(merged)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m brk.Result
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.RunID != id {
+			t.Errorf("brk merge: run_id %q, the shards' %q", m.RunID, id)
 		}
 	})
 }

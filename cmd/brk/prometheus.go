@@ -433,3 +433,18 @@ func (f *promFeed) writeSummary(w io.Writer, res *brk.Result) {
 	}
 	fmt.Fprintln(w)
 }
+
+// sharedRunID is the run id of brk merge's report: the shards' one, when
+// every shard report names the same ("" otherwise).
+func sharedRunID(reports []*brk.Result) string {
+	if len(reports) == 0 {
+		return ""
+	}
+	id := reports[0].RunID
+	for _, r := range reports[1:] {
+		if r.RunID != id {
+			return ""
+		}
+	}
+	return id
+}
