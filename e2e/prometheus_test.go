@@ -6,6 +6,7 @@ package e2e
 // reads back what Prometheus stored through its query API.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
@@ -96,6 +98,13 @@ func runCLI(t *testing.T, args ...string) cliRun {
 	r.res = &brk.Result{}
 	if err := json.Unmarshal(b, r.res); err != nil {
 		t.Fatalf("report: %v", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compileSchema(t).Validate(doc); err != nil { // schema_test.go
+		t.Fatalf("report does not match the schema: %v", err)
 	}
 	return r
 }
