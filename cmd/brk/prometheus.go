@@ -35,7 +35,7 @@ type promFlags struct {
 	PrometheusRemoteWrite      string   `name:"prometheus-remote-write" placeholder:"URL" help:"Push the level, outcomes, latency and verdicts to this Prometheus remote-write endpoint once a second and at each phase end (the Authorization header's value, if any, from the environment variable BRK_PROMETHEUS_AUTHORIZATION); a slow or failing receiver changes nothing but the drop count."`
 	PrometheusLabel            []string `name:"prometheus-label" sep:"none" placeholder:"NAME=VALUE" help:"Add this label to every pushed series (repeatable)."`
 	PrometheusNativeHistograms bool     `name:"prometheus-native-histograms" help:"Push latency as a native histogram instead of classic buckets (the receiver needs native histograms enabled)."`
-	RunID                      string   `name:"run-id" placeholder:"ID" help:"Name the run (the header, the JSON's run_id, the run_id label); default: a random id, or one every shard derives from the plan and --start-at." `
+	RunID                      string   `name:"run-id" placeholder:"ID" help:"Name the run (the header, the JSON's run_id, the run_id label); default: its start and six random digits, or one every shard derives from the plan and --start-at."`
 }
 
 // flushBudget bounds the push's flush at exit.
@@ -44,8 +44,8 @@ const flushBudget = 800 * time.Millisecond
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
 // promFeed is one run's push: the run id, and the pusher with the
-// cumulative figures of the phases finished so far. A nil *promFeed
-// pushes nothing and names no run.
+// cumulative figures of the phases finished so far. Without a pusher it
+// only names the run.
 type promFeed struct {
 	runID string
 	text  io.Writer // the header's and the summary's writer
@@ -112,9 +112,9 @@ func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p br
 }
 
 // runID is --run-id, or the run's own (idAt): its start and six random
-// digits for a run on one box; for a
-// shard, derived from what every shard shares (the plan and --start-at),
-// so that the shards of one run agree without a word. A coordinated run
+// digits for a run on one box; for a shard, derived from what every shard
+// shares (the plan and --start-at), so that the shards of one run agree
+// without a word. A coordinated run
 // without --start-at has no shared start before it runs: its shards
 // derive the id from the plan and the start the coordinator picked, known
 // only at the end (the JSON's run_id), so a push needs --run-id there.
