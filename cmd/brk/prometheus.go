@@ -59,6 +59,12 @@ type promFeed struct {
 	cur  prom.Sample   // labels, level, phase and role of the running phase
 	done prom.Outcomes // through the last finished phase, this box's own
 	sumS float64       // the exact latency sum of done, in seconds
+
+	// A request mix (not in a coordinated shard): each target's outcomes
+	// through the last finished phase, by mix index, and their sums.
+	mix        bool
+	targets    []prom.TargetOutcomes
+	targetSums []float64
 }
 
 // newPromFeed checks the push flags and starts the pusher (nothing is sent
@@ -108,6 +114,7 @@ func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p br
 	if p.Shard != nil {
 		feed.cur.Shard = strconv.Itoa(p.Shard.Index)
 	}
+	feed.mix = len(t.Mix) > 0 && (p.Shard == nil || p.Shard.Coordinator == "")
 	return feed, nil
 }
 
@@ -238,8 +245,7 @@ func (o *promObserver) PhaseStarted(p brk.Phase) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cur.Level, f.cur.Phase, f.cur.Role = float64(p.Target), p.Index, p.Role
-	s := f.cur
-	s.Outcomes = f.done
+	s := f.sample()
 	f.pusher.Push(s)
 }
 
@@ -250,8 +256,13 @@ func (o *promObserver) Progress(g brk.Progress) {
 	f := o.f
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := f.cur
-	s.Outcomes = f.done
+	s := f.sample()
+	if f.mix {
+		// The live reading has no targets: a mix's per-target series
+		// move at phase ends.
+		f.pusher.Push(s)
+		return
+	}
 	s.Successes += g.Succeeded
 	s.Failures = addFailures(f.done.Failures, func(name string) uint64 { return g.Failed.Failure(name) })
 	if !f.native {
@@ -291,12 +302,21 @@ func (o *promObserver) PhaseFinished(ps *brk.PhaseStats) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.addPhase(ps)
-	s := f.cur
-	s.Outcomes = f.done
+	s := f.sample()
 	if f.verdicts {
 		s.PhaseVerdict = phaseVerdict(ps)
 	}
 	f.pusher.Push(s)
+}
+
+// sample is the running phase's sample as of the last phase end: the
+// labels, level, phase and role, and the finished phases' outcomes (a
+// mix's per target). The caller holds f.mu.
+func (f *promFeed) sample() prom.Sample {
+	s := f.cur
+	s.Outcomes = f.done
+	s.Targets = f.targets
+	return s
 }
 
 // phaseVerdict names a phase's verdict as brk_phase_verdict's label.
@@ -325,33 +345,63 @@ func addFailures(base map[string]uint64, n func(name string) uint64) map[string]
 
 // addPhase adds a finished phase's outcomes to the run's cumulative ones:
 // this box's own measurement (a shard's Raw, else the phase's stats), its
-// latency from the phase's merged HdrHistogram.
+// latency from the phase's merged HdrHistogram. With a request mix each
+// target's outcomes are added too, from the phase's targets (not in a
+// coordinated shard, whose targets are the merged run's).
 func (f *promFeed) addPhase(ps *brk.PhaseStats) {
-	var (
-		succeeded uint64
-		failed    func(name string) uint64
-		codes     map[string]uint64
-		hist      *hdrhistogram.Histogram
-		sumS      float64
-	)
 	if raw := ps.Raw; raw != nil && raw.Stats != nil {
 		st := raw.Stats
-		succeeded, codes, hist = st.Counts.Succeeded, st.Statuses.Map(), st.Latency
 		byName := map[string]uint64{}
 		for _, c := range metrics.Categories() {
 			byName[c.String()] = st.Counts.Failed[c]
 		}
-		failed = func(name string) uint64 { return byName[name] }
-		sumS = float64(st.LatencySumNs) / 1e9
+		f.add(&f.done, &f.sumS, st.Counts.Succeeded, func(name string) uint64 { return byName[name] },
+			st.Statuses.Map(), st.Latency, float64(st.LatencySumNs)/1e9)
 	} else {
-		succeeded, codes = ps.Counts.Succeeded, ps.StatusCodes
-		failed = ps.Counts.Failure
-		if ps.LatencyHdr != "" {
-			hist, _ = hdrhistogram.Decode([]byte(ps.LatencyHdr))
-		}
-		sumS = ps.LatencyMs.Mean * float64(ps.LatencyMs.Count) / 1e3
+		f.add(&f.done, &f.sumS, ps.Counts.Succeeded, ps.Counts.Failure, ps.StatusCodes,
+			decodeHist(ps.LatencyHdr), ps.LatencyMs.Mean*float64(ps.LatencyMs.Count)/1e3)
 	}
-	d := &f.done
+	if !f.mix {
+		return
+	}
+	for _, ts := range ps.Targets {
+		for len(f.targets) <= ts.Index {
+			f.targets = append(f.targets, prom.TargetOutcomes{})
+			f.targetSums = append(f.targetSums, 0)
+		}
+		to := &f.targets[ts.Index]
+		to.Target = targetLabel(ts)
+		f.add(&to.Outcomes, &f.targetSums[ts.Index], ts.Counts.Succeeded, ts.Counts.Failure, ts.StatusCodes,
+			decodeHist(ts.LatencyHdr), ts.LatencyMs.Mean*float64(ts.LatencyMs.Count)/1e3)
+	}
+}
+
+// targetLabel is a mix target's target label: its index in the mix, its
+// method and its URL's path and query (the origin is the origin label's).
+func targetLabel(ts brk.TargetStats) string {
+	path := ts.URL
+	if u, err := url.Parse(ts.URL); err == nil {
+		path = u.RequestURI()
+	}
+	return fmt.Sprintf("%d %s %s", ts.Index, ts.Method, path)
+}
+
+// decodeHist is an encoded latency histogram (nil when empty or bad).
+func decodeHist(enc string) *hdrhistogram.Histogram {
+	if enc == "" {
+		return nil
+	}
+	h, err := hdrhistogram.Decode([]byte(enc))
+	if err != nil {
+		return nil
+	}
+	return h
+}
+
+// add adds one phase's outcomes to the cumulative d, whose exact latency
+// sum in seconds is *sum.
+func (f *promFeed) add(d *prom.Outcomes, sum *float64, succeeded uint64, failed func(name string) uint64,
+	codes map[string]uint64, hist *hdrhistogram.Histogram, sumS float64) {
 	d.Successes += succeeded
 	d.Failures = addFailures(d.Failures, failed)
 	if d.Responses == nil {
@@ -377,11 +427,11 @@ func (f *promFeed) addPhase(ps *brk.PhaseStats) {
 		}
 	}
 	// Observe summed the bars' lower edges; keep the exact sum.
-	f.sumS += sumS
+	*sum += sumS
 	if f.native {
-		d.Native.Sum = f.sumS
+		d.Native.Sum = *sum
 	} else {
-		d.Latency.Sum = f.sumS
+		d.Latency.Sum = *sum
 	}
 }
 
@@ -401,8 +451,7 @@ func (f *promFeed) finish(res *brk.Result, mode brk.Mode, t brk.Target, p brk.Pl
 		return
 	}
 	f.mu.Lock()
-	s := f.cur
-	s.Outcomes = f.done
+	s := f.sample()
 	f.mu.Unlock()
 	if f.verdicts && (res.Shard == nil || !res.Shard.Unjudged) {
 		s.RunVerdict = string(res.Verdict)

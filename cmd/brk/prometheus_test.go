@@ -186,3 +186,36 @@ func TestPromLiveLatencyNeverStepsBack(t *testing.T) {
 		t.Errorf("live sum %v s > phase end %v s", got.Sum, want.Sum)
 	}
 }
+
+// TestPromMixTargets: with a request mix each target's outcomes add up
+// phase after phase under its target label, and a sample carries them.
+func TestPromMixTargets(t *testing.T) {
+	feed := &promFeed{edges: prom.Buckets(time.Second, 0), mix: true}
+	target := func(i int, url string, ok, status uint64) brk.TargetStats {
+		return brk.TargetStats{Index: i, Method: "GET", URL: url,
+			Counts:      brk.Counts{Attempted: ok + status, Succeeded: ok, Status: status},
+			StatusCodes: map[string]uint64{"200": ok, "503": status}}
+	}
+	for range 2 {
+		feed.addPhase(&brk.PhaseStats{Counts: brk.Counts{Succeeded: 7, Attempted: 8, Status: 1}, Targets: []brk.TargetStats{
+			target(0, "http://h:1/fast?x=1", 5, 0), target(1, "http://h:1/slow", 2, 1),
+		}})
+	}
+	s := feed.sample()
+	if len(s.Targets) != 2 {
+		t.Fatalf("sample targets %+v", s.Targets)
+	}
+	for i, want := range []struct {
+		label   string
+		ok, bad uint64
+	}{{"0 GET /fast?x=1", 10, 0}, {"1 GET /slow", 4, 2}} {
+		got := s.Targets[i]
+		if got.Target != want.label || got.Successes != want.ok || got.Failures["status"] != want.bad || got.Responses[503] != want.bad {
+			t.Errorf("target %d: %q successes %d failures %v responses %v; want %q, %d successes, %d status failures",
+				i, got.Target, got.Successes, got.Failures, got.Responses, want.label, want.ok, want.bad)
+		}
+	}
+	if s.Successes != 14 {
+		t.Errorf("the run's successes %d, want 14", s.Successes)
+	}
+}
