@@ -261,8 +261,7 @@ type Result struct {
 
 // PushStats counts the samples a run pushed to a Prometheus remote-write
 // receiver: accepted by it (Sent) and dropped unsent (Dropped: a full
-// queue, a failed request, or still queued when the exit's 1 s flush
-// ended).
+// queue, a failed request, or still queued when the flush at exit ended).
 type PushStats struct {
 	Sent    uint64 `json:"sent"`
 	Dropped uint64 `json:"dropped"`
