@@ -219,3 +219,30 @@ func TestPromMixTargets(t *testing.T) {
 		t.Errorf("the run's successes %d, want 14", s.Successes)
 	}
 }
+
+// BenchmarkPromLiveSample is the cost of one live reading turned into a
+// sample (the once-a-second Progress callback on the reporter goroutine:
+// the coarse latency counts into classic buckets, the failures, the copy
+// Push queues), after a phase end has filled the cumulative figures.
+func BenchmarkPromLiveSample(b *testing.B) {
+	pusher, err := prom.New(prom.Config{URL: "http://127.0.0.1:1/api/v1/write", Edges: prom.Buckets(time.Second, 0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = pusher.Close(b.Context()) }()
+	feed := &promFeed{pusher: pusher, edges: prom.Buckets(time.Second, 0)}
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	var g brk.Progress
+	for v := int64(50); v < 500_000; v = v*11/10 + 1 {
+		_ = h.RecordValue(v)
+		g.Latency[metrics.CoarseIndex(v)] += 3
+	}
+	enc, _ := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	feed.addPhase(&brk.PhaseStats{Counts: brk.Counts{Succeeded: 1000}, StatusCodes: map[string]uint64{"200": 1000}, LatencyHdr: string(enc)})
+	g.Succeeded = 500
+	o := &promObserver{inner: idObserver{}, f: feed}
+	b.ReportAllocs()
+	for b.Loop() {
+		o.Progress(g)
+	}
+}
