@@ -246,3 +246,24 @@ func BenchmarkPromLiveSample(b *testing.B) {
 		o.Progress(g)
 	}
 }
+
+// TestPromDocsListEverySeries: docs/prometheus.md names every series the
+// pusher writes and every label it sets.
+func TestPromDocsListEverySeries(t *testing.T) {
+	doc := docPageNamed(t, "docs/prometheus.md").text
+	names := append(prom.SeriesNames(), prom.LabelRunID, prom.LabelTest, prom.LabelProtocol, prom.LabelOrigin,
+		prom.LabelShard, prom.LabelTarget, prom.LabelRole, prom.LabelVerdict, prom.LabelCategory, prom.LabelCode, prom.LabelLe)
+	for _, n := range names {
+		if !strings.Contains(doc, "`"+n+"`") {
+			t.Errorf("docs/prometheus.md does not name `%s`", n)
+		}
+	}
+	for _, c := range brk.FailureCategories() {
+		if !strings.Contains(doc, "`"+c+"`") {
+			t.Errorf("docs/prometheus.md does not name the failure category `%s`", c)
+		}
+	}
+	if !strings.Contains(doc, envPromAuthorization) {
+		t.Errorf("docs/prometheus.md does not name %s", envPromAuthorization)
+	}
+}
