@@ -114,15 +114,7 @@ type Search struct {
 // DefaultSearchStart is the search's first level when Plan.Start is 0:
 // per connection in the requests test (Conns × 1 concurrent requests),
 // concurrent connections, or requests/s.
-func DefaultSearchStart(m Mode) int {
-	switch m {
-	case ModeConnections:
-		return 16
-	case ModeRate:
-		return 100
-	}
-	return 1
-}
+func DefaultSearchStart(m Mode) int { return m.DefaultSearchStart() }
 
 // MaxSeed is the largest Plan.Seed, 2^53−1, and every seed the library
 // picks is in 1..MaxSeed: the JSON report writes the seed as a number,
@@ -176,30 +168,6 @@ type Observer interface {
 	WorkersStarted(threads int)
 	PhaseStarted(p Phase)
 	PhaseFinished(s *PhaseStats)
-}
-
-// Verdict names how a run ended.
-type Verdict string
-
-// The verdicts of SPEC §5.
-const (
-	VerdictDone         Verdict = "done"
-	VerdictBroken       Verdict = "broken"
-	VerdictInconclusive Verdict = "inconclusive"
-	VerdictInterrupted  Verdict = "interrupted"
-)
-
-// ExitCode maps a verdict to the CLI's exit status.
-func (v Verdict) ExitCode() int {
-	switch v {
-	case VerdictDone:
-		return 0
-	case VerdictBroken:
-		return 1
-	case VerdictInterrupted:
-		return 130
-	}
-	return 3
 }
 
 // Result is a run's verdict and every phase's stats. Its JSON form is the

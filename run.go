@@ -66,35 +66,12 @@ func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
 	if err := CheckPlatform(); err != nil {
 		return nil, p, err
 	}
-	if !m.valid() {
+	rules := rulesOf(m)
+	if rules == nil {
 		return nil, p, refuse("unknown test %q", m)
 	}
-	connTest := m == ModeConnections
-	if m == ModeRate {
-		if p.RateDepth == 0 {
-			p.RateDepth = DefaultRateDepth(t.HTTP2)
-		}
-		if p.Arrivals == "" {
-			p.Arrivals = "uniform"
-		}
-		if t.TLS.NoResume {
-			return nil, p, refuse("%s applies to the connections test", fNoResume)
-		}
-	}
-	if connTest {
-		if p.Requests == 0 {
-			p.Requests = 1
-		}
-		if p.Requests < 0 {
-			return nil, p, refuse("%s must be at least 1", fRequests)
-		}
-		if p.KeepAlive && p.Requests > 1 {
-			return nil, p, refuse("%s and %s cannot be combined: a kept-alive connection carries requests until the phase ends", fKeepAlive, fRequests)
-		}
-	} else if t.TLS.NoResume {
-		return nil, p, refuse("%s applies to the connections test", fNoResume)
-	} else if p.KeepAlive {
-		return nil, p, refuse("%s applies to the connections test", fKeepAlive)
+	if err := rules.fill(t, &p); err != nil {
+		return nil, p, err
 	}
 	pr, err := prepare(t, p, m)
 	if err != nil {
@@ -106,12 +83,7 @@ func check(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
 		}
 	}
 	p = pr.plan
-	if connTest {
-		p.Conns = p.Start
-		if p.Max > 0 {
-			p.Conns = p.Max
-		}
-	}
+	p.Conns = levelConns(p, m)
 	return pr, p, nil
 }
 
@@ -151,7 +123,6 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	if err != nil {
 		return nil, nil, err
 	}
-	mode := m.engine()
 	res := &Result{
 		Schema: 1, Test: m, URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
 		Conns: p.Conns, TimeoutMs: ms(p.Timeout), Accept: pr.accept.String(),
@@ -183,16 +154,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	if threads == 0 {
 		threads = usableCPUs()
 	}
-	if threads > p.Conns {
-		threads = p.Conns
-	}
-	if m == ModeConnections {
-		res.Conns = 0
-		res.Requests, res.KeepAlive = p.Requests, p.KeepAlive
-		if threads > p.Start {
-			threads = p.Start // never more threads than connections
-		}
-	}
+	threads = min(threads, rulesOf(m).firstConns(p)) // never more threads than phase 0's connections
 	engConns, connBase := p.Conns, 0
 	if p.Shard != nil { // this shard's share of the connections (shard.go)
 		engConns, connBase, threads = p.Shard.localConns(p, m, threads)
@@ -209,23 +171,13 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	if p.Refine || p.Search != nil {
 		res.Plan.Repeat = max(p.Repeat, 1)
 	}
-	if m == ModeConnections {
-		res.Plan.Requests, res.Plan.KeepAlive = p.Requests, p.KeepAlive
-	} else {
-		res.Plan.Connections = p.Conns
+	if p.Arrivals == "poisson" && p.Seed == 0 {
+		p.Seed = rand.Uint64N(MaxSeed) + 1 // 1..MaxSeed
 	}
-	if m == ModeRate {
-		res.RateDepth, res.Arrivals = p.RateDepth, p.Arrivals
-		if p.Arrivals == "poisson" {
-			if p.Seed == 0 {
-				p.Seed = rand.Uint64N(MaxSeed) + 1 // 1..MaxSeed
-			}
-			res.Seed = p.Seed
-		}
-	}
+	rulesOf(m).report(res, p)
 	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
 	shardIndex, shards := 0, 0
-	if p.Shard != nil && m == ModeRate { // this shard's arrivals of each phase's schedule
+	if p.Shard != nil && m.Clocked() { // this shard's arrivals of each phase's schedule
 		shardIndex, shards = p.Shard.Index, p.Shard.Count
 	}
 	limit, _ := conn.RaiseNoFile()
@@ -238,7 +190,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		Replay:  pr.replay,
 		Timeout: p.Timeout, StatusOK: pr.statusOK,
 		TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
-		Mode: mode, PerConn: p.Requests, KeepAlive: p.KeepAlive,
+		Mode: m, PerConn: p.Requests, KeepAlive: p.KeepAlive,
 		RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
 		ShardIndex: shardIndex, Shards: shards,
 		NewSession: newSession,
@@ -261,7 +213,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 			return nil, res, nil
 		}
 	}
-	if m == ModeRate {
+	if m.Clocked() {
 		// Connections are set up before phase 0, so that its schedule
 		// does not start on connects.
 		eng.Connect(ctx, p.Timeout+100*time.Millisecond)
@@ -287,16 +239,13 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 // times Conns), and for a sharded run phases on absolute slots of Phase +
 // the shard allowance, as the budget counts them.
 func enginePlan(p Plan, m Mode, acc sched.Accept, addr string) sched.Plan {
-	unit := 1
-	if m == ModeRequests {
-		unit = p.Conns
-	}
+	unit := m.PlanUnit(p.Conns)
 	l := sched.Levels{Start: p.Start * unit, Pace: p.Pace * unit, Max: p.Max * unit, Refine: p.Refine}
 	if s := p.Search; s != nil {
 		l.Search, l.Growth, l.Resolution, l.ResolutionPct = true, s.Growth, s.Resolution, s.ResolutionPct
 	}
 	sp := sched.Plan{
-		Mode: m.engine(), Conns: p.Conns, Levels: l, Phase: p.Phase, Accept: acc, Addr: addr,
+		Mode: m, Conns: p.Conns, Levels: l, Phase: p.Phase, Accept: acc, Addr: addr,
 		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Repeat: p.Repeat, RateDepth: p.RateDepth,
 		Budget: p.Budget, PhaseCost: p.Phase + p.Timeout,
 	}
@@ -310,17 +259,7 @@ func enginePlan(p Plan, m Mode, acc sched.Accept, addr string) sched.Plan {
 // finish turns the ramp's outcome into the Result.
 func (r *running) finish() *Result {
 	res, out := r.res, r.ramp.Outcome()
-	res.Reason = out.Reason
-	switch out.Verdict {
-	case sched.Done:
-		res.Verdict = VerdictDone
-	case sched.Broken:
-		res.Verdict = VerdictBroken
-	case sched.Interrupted:
-		res.Verdict = VerdictInterrupted
-	default:
-		res.Verdict = VerdictInconclusive
-	}
+	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.LastAccepted, res.FirstRejected = optional(out.LastAccepted), optional(out.FirstRejected)
 	if b := out.Bracket; b.HeldPhase >= 0 || b.BrokePhase >= 0 {
 		res.FinalPair = &FinalPair{HeldPhase: optional(b.HeldPhase), BrokePhase: optional(b.BrokePhase),

@@ -113,9 +113,9 @@ func (s *Sharding) check(p Plan, m Mode) error {
 		return refuse("%s without %s runs every phase of the plan: it needs %s", fShardStartAt, fShardCoordinator, fMax)
 	case p.Baseline:
 		return refuse("%s is not supported with %s", fBaseline, fShard)
-	case m == ModeRate && p.Arrivals == "poisson" && p.Seed == 0:
+	case p.Arrivals == "poisson" && p.Seed == 0:
 		return refuse("%s with %s poisson needs %s: every shard replays the same gaps", fShard, fArrivals, fSeed)
-	case m != ModeConnections && p.Conns < s.Count:
+	case rulesOf(m).splitsConns && p.Conns < s.Count:
 		return refuse("%s %d cannot be split over %d shards: every shard needs a connection", fConns, p.Conns, s.Count)
 	case s.Tolerance < 0 || s.Allowance < 0 || s.JoinTimeout < 0:
 		return refuse("%s, %s and %s must not be negative", fShardTolerance, fShardAllowance, fShardJoinTimeout)
@@ -148,10 +148,7 @@ func (s *Sharding) localConns(p Plan, m Mode, threads int) (conns, base, thr int
 	for i := range s.Index {
 		base += shard.Share(p.Conns, i, s.Count)
 	}
-	limit := conns
-	if m == ModeConnections {
-		limit = max(1, shard.Share(p.Start, s.Index, s.Count))
-	}
+	limit := max(1, shard.Share(rulesOf(m).firstConns(p), s.Index, s.Count)) // phase 0's share of the connections
 	return conns, base, max(1, min(threads, limit))
 }
 
@@ -217,11 +214,9 @@ func planHash(t *Target, p Plan, s *Sharding, splan sched.Plan, res *Result) str
 func joinShard(ctx context.Context, s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, eng sched.Phaser, res *Result) (*shard.Phaser, error) {
 	spec := s.spec()
 	local := func(ps sched.PhaseSpec) sched.PhaseSpec {
-		if m == ModeConnections {
-			ps.Level = shard.Share(ps.Level, spec.Index, spec.Count)
-			if ps.Level == 0 {
-				ps.FailFast = false // nothing to set up on this shard in this phase
-			}
+		ps.Level = rulesOf(m).shardLevel(ps.Level, spec.Index, spec.Count)
+		if ps.Level == 0 {
+			ps.FailFast = false // nothing to set up on this shard in this phase
 		}
 		return ps
 	}
@@ -335,17 +330,11 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		return bad("%s: accept_pct %v", name(byIndex[0]), err)
 	}
 	mode := r0.Test
-	if !mode.valid() {
+	if !mode.Valid() {
 		return bad("%s: unknown test %q", name(byIndex[0]), mode)
 	}
 	sp := first.Plan
-	conns := r0.Conns
-	if mode == ModeConnections {
-		conns = sp.Start
-		if sp.Max > 0 {
-			conns = sp.Max
-		}
-	}
+	conns := levelConns(Plan{Conns: r0.Conns, Start: sp.Start, Max: sp.Max}, mode)
 	splan := enginePlan(Plan{Conns: conns, Start: sp.Start, Pace: sp.Pace, Max: sp.Max, Search: sp.Search,
 		Budget: time.Duration(sp.BudgetMs * 1e6), Phase: time.Duration(sp.PhaseMs * 1e6), Timeout: time.Duration(r0.TimeoutMs * 1e6),
 		MaxP99: time.Duration(sp.MaxP99Ms * 1e6), MaxP999: time.Duration(sp.MaxP999Ms * 1e6), Refine: sp.Refine, Repeat: sp.Repeat,

@@ -512,7 +512,7 @@ func (p *Phaser) merge(n, depth int, local *sched.Measurement, late time.Duratio
 	}
 	merged := Merge(ms)
 	j := sched.Judge(merged, p.cfg.Plan, n, depth)
-	p.broadcast(&message{Type: msgResult, Phase: n, Depth: depth, M: merged, Stop: j.Stop, Verdict: int(j.Verdict), Reason: j.Reason})
+	p.broadcast(&message{Type: msgResult, Phase: n, Depth: depth, M: merged, Stop: j.Stop, Verdict: j.Verdict, Reason: j.Reason})
 	return merged, nil
 }
 
@@ -538,7 +538,7 @@ func (p *Phaser) exchange(n, depth int, local *sched.Measurement, late time.Dura
 					return nil, p.fail(fmt.Errorf("the coordinator sent a bad measurement: %v", err), true)
 				}
 				j := sched.Judge(ev.m.M, p.cfg.Plan, n, depth)
-				if j.Stop != ev.m.Stop || int(j.Verdict) != ev.m.Verdict {
+				if j.Stop != ev.m.Stop || j.Verdict != ev.m.Verdict {
 					return nil, p.fail(fmt.Errorf("phase %d: the coordinator's verdict (%s) differs from this shard's (%s) on the same measurement", n, ev.m.Reason, j.Reason), true)
 				}
 				return ev.m.M, nil
