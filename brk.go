@@ -15,10 +15,10 @@
 package brk
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/sched"
 )
 
 // Plan is the load schedule and the SLA.
@@ -394,9 +394,10 @@ type PhaseStats struct {
 	// phase.
 	Server []ServerCPU `json:"server,omitempty"`
 	// Raw is this load box's own measurement of the phase in a sharded
-	// run (counts, integrals, encoded histograms, CPU): what brk merge
-	// merges and judges again.
-	Raw *sched.Measurement `json:"raw,omitempty"`
+	// run (counts, integrals, encoded histograms, CPU), in the engine's
+	// JSON form: what brk merge merges and judges again. It is opaque to a
+	// library user: its fields are the engine's, not the API's.
+	Raw json.RawMessage `json:"raw,omitempty"`
 	// Rate is the rate test's schedule accounting (nil in the other
 	// tests). There latency_ms counts from each request's scheduled
 	// instant: backlog is latency.

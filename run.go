@@ -3,6 +3,7 @@ package brk
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -313,10 +314,34 @@ func (h *hooks) PhaseFinished(j *sched.Judged) {
 	s := phaseStats(j)
 	s.Server = h.servers.finish(s.Counts.Succeeded)
 	if h.shard != nil {
-		s.Raw = h.shard.Local()
+		s.Raw = rawMeasurement(h.shard.Local())
 	}
 	h.res.Phases = append(h.res.Phases, s)
 	h.obs.PhaseFinished(s)
+}
+
+// rawMeasurement is m's JSON form for PhaseStats.Raw (nil: none).
+func rawMeasurement(m *sched.Measurement) json.RawMessage {
+	if m == nil {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// measurementOf reads PhaseStats.Raw back (nil: none, or no stats).
+func measurementOf(raw json.RawMessage) *sched.Measurement {
+	if len(raw) == 0 {
+		return nil
+	}
+	var m sched.Measurement
+	if json.Unmarshal(raw, &m) != nil || m.Stats == nil {
+		return nil
+	}
+	return &m
 }
 
 func phaseStats(j *sched.Judged) *PhaseStats {

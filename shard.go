@@ -383,13 +383,17 @@ func (rp *replay) recorded(n int) (*sched.Measurement, *PhaseStats) {
 				ps = q
 			}
 		}
-		if ps == nil || ps.Raw == nil || ps.Raw.Stats == nil || first != nil && ps.Level != first.Level {
+		var m *sched.Measurement
+		if ps != nil {
+			m = measurementOf(ps.Raw)
+		}
+		if m == nil || first != nil && ps.Level != first.Level {
 			return nil, nil
 		}
 		if first == nil {
 			first = ps
 		}
-		ms = append(ms, ps.Raw)
+		ms = append(ms, m)
 	}
 	return shard.Merge(ms), first
 }
@@ -421,12 +425,12 @@ func (rp *replay) RunPhase(_ context.Context, spec sched.PhaseSpec) (*sched.Meas
 				why = ": it ended " + string(r.Verdict) + ", " + r.Reason
 			}
 			return nil, fmt.Errorf("shard %d's report ends before phase %d%s", k, n, why)
-		case ps.Raw == nil || ps.Raw.Stats == nil:
+		case measurementOf(ps.Raw) == nil:
 			return nil, fmt.Errorf("shard %d's report has no raw measurement for phase %d", k, n)
 		case ps.Level != level:
 			return nil, fmt.Errorf("shard %d's phase %d ran level %d, the merged ramp expects %d", k, n, ps.Level, level)
 		}
-		ms = append(ms, ps.Raw)
+		ms = append(ms, measurementOf(ps.Raw))
 	}
 	return shard.Merge(ms), nil
 }
