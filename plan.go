@@ -370,3 +370,18 @@ func RateSlotWarning(p Plan) *PlanError {
 	return refuse("%s %d × %s %d = %d slots is below %s %d requests/s × %s %s = %.0f outstanding (Little's law): from %.0f requests/s on, a slow response can fail the run from a lack of slots alone",
 		fConns, p.Conns, fRateDepth, p.RateDepth, slots, which, rate, fTimeout, p.Timeout, need, float64(slots)/p.Timeout.Seconds())
 }
+
+// ParseAccept reads an acceptance threshold's text ("99.99", "99.99%",
+// "0") as Plan.Accept: the float64 nearest to the exact fraction the text
+// spells, whose shortest form Check reads back as that same fraction; 0
+// is AcceptAny.
+func ParseAccept(text string) (float64, error) {
+	acc, err := sched.ParseAccept(text)
+	if err != nil {
+		return 0, err
+	}
+	if acc.Num == 0 {
+		return AcceptAny, nil
+	}
+	return acc.Pct(), nil
+}

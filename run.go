@@ -94,9 +94,7 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, 
 		return res, err
 	}
 	defer r.close()
-	for !r.ramp.Done() {
-		r.ramp.Step(ctx)
-	}
+	r.ramp.Run(ctx)
 	return r.finish(), nil
 }
 

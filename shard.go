@@ -351,9 +351,7 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 	}
 	rp := &replay{reports: ordered, plan: splan}
 	ramp := sched.NewRamp(rp, splan, &replayHooks{res: res})
-	for !ramp.Done() {
-		ramp.Step(context.Background())
-	}
+	ramp.Run(context.Background())
 	out := (&running{res: res, ramp: ramp}).finish()
 	// Shards without a coordinator ran every phase of the plan: those past
 	// the merged run's end are reported, merged, as run but not judged.
@@ -468,3 +466,21 @@ func (r *shardRun) report(res *Result) {
 		res.Shards = shardSummaries(r.ph, res.Threads)
 	}
 }
+
+// ParseShard reads a shard's place, "I/N" (shard I of N, e.g. 0/3), as
+// Sharding's Index and Count.
+func ParseShard(v string) (index, count int, err error) {
+	s, err := shard.ParseSpec(v)
+	return s.Index, s.Count, err
+}
+
+// ShardFromEnv is shard I of count, I read from JOB_COMPLETION_INDEX (set
+// by a Kubernetes Indexed Job).
+func ShardFromEnv(count int) (index, n int, err error) {
+	s, err := shard.FromEnv(count)
+	return s.Index, s.Count, err
+}
+
+// ParseStartAt reads Sharding.StartAt: a Unix time in milliseconds or an
+// RFC 3339 time.
+func ParseStartAt(v string) (time.Time, error) { return shard.ParseStartAt(v) }

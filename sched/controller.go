@@ -86,11 +86,10 @@ type Outcome struct {
 	Phases  []*Judged
 }
 
-// Drive runs phases on ph until the plan's choice of levels ends the run
-// (a break bracketed, the max reached, the budget spent), the run turns
-// inconclusive, or ctx ends.
-func Drive(ctx context.Context, ph Phaser, plan Plan, hooks Hooks) *Outcome {
-	r := NewRamp(ph, plan, hooks)
+// Run steps the ramp until the plan's choice of levels ends the run (a
+// break bracketed, the max reached, the budget spent), the run turns
+// inconclusive, or ctx ends, and returns its outcome.
+func (r *Ramp) Run(ctx context.Context) *Outcome {
 	for !r.Done() {
 		r.Step(ctx)
 	}
