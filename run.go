@@ -4,15 +4,14 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/brk-bench/brk/conn"
 	"github.com/brk-bench/brk/h1"
 	"github.com/brk-bench/brk/h2"
+	enginerun "github.com/brk-bench/brk/internal/run"
 	"github.com/brk-bench/brk/metrics"
 	"github.com/brk-bench/brk/sched"
 	"github.com/brk-bench/brk/shard"
@@ -98,25 +97,21 @@ func run(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*Result, 
 	return r.finish(), nil
 }
 
-// running is a started run: its engine and its ramp, stepped by run (or
-// in turns with another, by RunAB).
+// running is a started run: the engine's run (internal/run) and the
+// Result it fills, stepped by run (or in turns with another, by RunAB).
 type running struct {
 	res   *Result
-	eng   *sched.Engine
+	run   *enginerun.Run
 	ramp  *sched.Ramp
 	shard *shardRun // a sharded run's part (shard.go)
 }
 
-func (r *running) close() {
-	if r.shard != nil {
-		r.shard.ph.Close()
-	}
-	r.eng.Close()
-}
+func (r *running) close() { r.run.Close() }
 
-// open checks a run, starts its engine and observes the baseline. It
-// returns a nil *running with the Result when the run ended before its
-// first phase, and an error only for a bad plan or target.
+// open checks a run, builds its Result's head and the engine's spec, and
+// starts it (internal/run). It returns a nil *running with the Result
+// when the run ended before its first phase, and an error only for a bad
+// plan or target.
 func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running, *Result, error) {
 	pr, p, err := check(&t, p, m)
 	if err != nil {
@@ -137,18 +132,6 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 			alpn = "h2"
 		}
 	}
-	inconclusive := func(reason string) (*running, *Result, error) {
-		res.Verdict, res.Reason = VerdictInconclusive, reason
-		return nil, res, nil
-	}
-	if ctx.Err() != nil {
-		res.Verdict, res.Reason = VerdictInterrupted, "interrupted"
-		return nil, res, nil
-	}
-	addrs, err := conn.Resolve(pr.hostport)
-	if err != nil {
-		return inconclusive("setup impossible: " + err.Error())
-	}
 	threads := p.Threads
 	if threads == 0 {
 		threads = usableCPUs()
@@ -159,78 +142,81 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		engConns, connBase, threads = p.Shard.localConns(p, m, threads)
 	}
 	res.Threads = threads
-	res.Plan = ResultPlan{
-		Test: m, Protocol: res.Protocol, Ramp: "linear", Start: p.Start, Pace: p.Pace, Max: p.Max,
-		PhaseS: p.Phase.Seconds(), TimeoutMs: ms(p.Timeout), AcceptPct: pr.accept.Pct(), Threads: threads,
-		MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, BudgetS: p.Budget.Seconds(),
-	}
-	if s := p.Search; s != nil {
-		res.Plan.Ramp, res.Plan.Growth, res.Plan.Resolution, res.Plan.ResolutionPct = "search", s.Growth, s.Resolution, s.ResolutionPct
-	}
-	if p.Refine || p.Search != nil {
-		res.Plan.Repeat = max(p.Repeat, 1)
-	}
 	if p.Arrivals == "poisson" && p.Seed == 0 {
 		p.Seed = rand.Uint64N(MaxSeed) + 1 // 1..MaxSeed
 	}
+	res.Plan = resultPlan(p, m, res.Protocol, pr.accept, threads)
 	rulesOf(m).report(res, p)
 	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
 	shardIndex, shards := 0, 0
 	if p.Shard != nil && m.Clocked() { // this shard's arrivals of each phase's schedule
 		shardIndex, shards = p.Shard.Index, p.Shard.Count
 	}
-	limit, _ := conn.RaiseNoFile()
-	if need := uint64(engConns + 2*threads + 64); limit > 0 && need > limit {
-		return inconclusive(fmt.Sprintf("client needs about %d file descriptors for %d connections but RLIMIT_NOFILE is %d: raise `ulimit -n` or use fewer connections", need, engConns, limit))
+	spec := enginerun.Spec{
+		Host: pr.hostport,
+		Config: sched.Config{
+			Threads: threads, Conns: engConns,
+			LevelConns: p.Conns, ConnBase: connBase,
+			Replay:  pr.replay,
+			Timeout: p.Timeout, StatusOK: pr.statusOK,
+			TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
+			Mode: m, PerConn: p.Requests, KeepAlive: p.KeepAlive,
+			RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
+			ShardIndex: shardIndex, Shards: shards,
+			NewSession: newSession,
+		},
+		Plan:         enginePlan(p, m, pr.accept, ""),
+		ConnectFirst: m.Clocked(), ConnectWithin: p.Timeout + 100*time.Millisecond,
 	}
-	eng, err := sched.Start(sched.Config{
-		Threads: threads, Conns: engConns, Addr: addrs[0],
-		LevelConns: p.Conns, ConnBase: connBase,
-		Replay:  pr.replay,
-		Timeout: p.Timeout, StatusOK: pr.statusOK,
-		TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
-		Mode: m, PerConn: p.Requests, KeepAlive: p.KeepAlive,
-		RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
-		ShardIndex: shardIndex, Shards: shards,
-		NewSession: newSession,
-	})
-	if err != nil {
-		if msg, ok := conn.Exhausted(err); ok {
-			return inconclusive(msg)
-		}
-		return inconclusive("client could not start its workers: " + err.Error())
+	if p.Baseline {
+		spec.Baseline = p.Phase
+	}
+	if p.Shard != nil {
+		spec.Shard = shardConfig(p.Shard, &t, p, m, spec.Plan, res)
 	}
 	if obs == nil {
 		obs = nopObserver{}
 	}
-	obs.WorkersStarted(threads)
-	if p.Baseline {
-		res.Baseline = observeBaseline(ctx, p.Phase)
-		if ctx.Err() != nil {
-			eng.Close()
-			res.Verdict, res.Reason = VerdictInterrupted, "interrupted"
-			return nil, res, nil
-		}
+	h := &hooks{obs: obs, res: res, plan: p, servers: newServerSampler(p.ServerPIDs)}
+	er, ended := enginerun.Open(ctx, spec, h)
+	if ended != nil {
+		res.Baseline = baseline(ended.Baseline)
+		res.Verdict, res.Reason = ended.Verdict, ended.Reason
+		return nil, res, nil
 	}
-	if m.Clocked() {
-		// Connections are set up before phase 0, so that its schedule
-		// does not start on connects.
-		eng.Connect(ctx, p.Timeout+100*time.Millisecond)
+	res.Baseline = baseline(er.Baseline)
+	h.eng = er.Eng
+	r := &running{res: res, run: er, ramp: er.Ramp}
+	if er.Shard != nil {
+		h.shard = er.Shard
+		r.shard = &shardRun{s: p.Shard, t: t, p: p, m: m, splan: er.Plan, ph: er.Shard}
 	}
-	h := &hooks{obs: obs, res: res, plan: p, eng: eng, servers: newServerSampler(p.ServerPIDs)}
-	splan := enginePlan(p, m, pr.accept, addrs[0].String())
-	r := &running{res: res, eng: eng}
-	var ph sched.Phaser = eng
-	if p.Shard != nil { // a coordinated shard: phases in step, merged measurements (shard.go)
-		sp, err := joinShard(ctx, p.Shard, &t, p, m, splan, eng, res)
-		if err != nil {
-			eng.Close()
-			return inconclusive(err.Error())
-		}
-		r.shard, h.shard, ph = &shardRun{s: p.Shard, t: t, p: p, m: m, splan: splan, ph: sp}, sp, sp
-	}
-	r.ramp = sched.NewRamp(ph, splan, h)
 	return r, res, nil
+}
+
+// resultPlan is the report's plan of p (defaults filled in) in test m.
+func resultPlan(p Plan, m Mode, protocol string, acc sched.Accept, threads int) ResultPlan {
+	rp := ResultPlan{
+		Test: m, Protocol: protocol, Ramp: "linear", Start: p.Start, Pace: p.Pace, Max: p.Max,
+		PhaseS: p.Phase.Seconds(), TimeoutMs: ms(p.Timeout), AcceptPct: acc.Pct(), Threads: threads,
+		MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, BudgetS: p.Budget.Seconds(),
+	}
+	if s := p.Search; s != nil {
+		rp.Ramp, rp.Growth, rp.Resolution, rp.ResolutionPct = "search", s.Growth, s.Resolution, s.ResolutionPct
+	}
+	if p.Refine || p.Search != nil {
+		rp.Repeat = max(p.Repeat, 1)
+	}
+	return rp
+}
+
+// baseline is the report's form of the idle observation (nil: none).
+func baseline(b *enginerun.Idle) *Baseline {
+	if b == nil {
+		return nil
+	}
+	return &Baseline{DurationS: b.Duration.Seconds(), MachineCPUPct: b.MachinePct,
+		ClientCPU: ClientCPU{UserS: b.Client.User.Seconds(), SystemS: b.Client.System.Seconds()}}
 }
 
 // enginePlan is the engine's plan of p (defaults filled in) in test m: its
@@ -256,8 +242,11 @@ func enginePlan(p Plan, m Mode, acc sched.Accept, addr string) sched.Plan {
 }
 
 // finish turns the ramp's outcome into the Result.
-func (r *running) finish() *Result {
-	res, out := r.res, r.ramp.Outcome()
+func (r *running) finish() *Result { return r.finishOutcome(r.ramp.Outcome()) }
+
+// finishOutcome turns a ramp's outcome into the Result.
+func (r *running) finishOutcome(out *sched.Outcome) *Result {
+	res := r.res
 	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.LastAccepted, res.FirstRejected = optional(out.LastAccepted), optional(out.FirstRejected)
 	if b := out.Bracket; b.HeldPhase >= 0 || b.BrokePhase >= 0 {
@@ -295,6 +284,8 @@ type hooks struct {
 	servers *serverSampler
 	shard   *shard.Phaser // a sharded run: each phase keeps this box's raw measurement
 }
+
+func (h *hooks) WorkersStarted(threads int) { h.obs.WorkersStarted(threads) }
 
 func (h *hooks) PhaseStarted(index, depth, target int, role sched.Role) {
 	h.servers.start()
@@ -531,24 +522,6 @@ func histLatency(h *hdrhistogram.Histogram) Latency {
 		P999:  float64(h.ValueAtQuantile(99.9)) / 1e3,
 		Max:   float64(h.Max()) / 1e3,
 	}
-}
-
-// observeBaseline watches the machine for d with no traffic.
-func observeBaseline(ctx context.Context, d time.Duration) *Baseline {
-	m0, c0, t0 := metrics.ReadMachineCPU(), metrics.ReadProcessCPU(), time.Now()
-	t := time.NewTimer(d)
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-		t.Stop()
-	}
-	b := &Baseline{DurationS: time.Since(t0).Seconds()}
-	if pct, ok := metrics.ReadMachineCPU().BusyPct(m0); ok {
-		b.MachineCPUPct = &pct
-	}
-	c := metrics.ReadProcessCPU().Sub(c0)
-	b.ClientCPU = ClientCPU{UserS: c.User.Seconds(), SystemS: c.System.Seconds()}
-	return b
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

@@ -1,7 +1,6 @@
 package brk
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -209,9 +208,10 @@ func planHash(t *Target, p Plan, s *Sharding, splan sched.Plan, res *Result) str
 	return reportPlanHash(targetHash(t), res, s.Count, shardPlan(s, p, splan))
 }
 
-// joinShard joins the coordinated run with the local engine as this
-// shard's part of every phase.
-func joinShard(ctx context.Context, s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, eng sched.Phaser, res *Result) (*shard.Phaser, error) {
+// shardConfig is the coordinated run's configuration of this shard
+// (internal/run joins it with the engine as this shard's part of every
+// phase and the engine's plan).
+func shardConfig(s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, res *Result) *shard.Config {
 	spec := s.spec()
 	local := func(ps sched.PhaseSpec) sched.PhaseSpec {
 		ps.Level = rulesOf(m).shardLevel(ps.Level, spec.Index, spec.Count)
@@ -220,12 +220,12 @@ func joinShard(ctx context.Context, s *Sharding, t *Target, p Plan, m Mode, spla
 		}
 		return ps
 	}
-	return shard.Join(ctx, shard.Config{
+	return &shard.Config{
 		Spec: spec, Addr: s.Coordinator, Listen: s.Listen, Token: s.Token,
 		PlanHash: planHash(t, p, s, splan, res), StartAt: s.StartAt,
 		Tolerance: s.Tolerance, Allowance: s.allowance(p), JoinTimeout: s.JoinTimeout,
-		Plan: splan, Local: eng, LocalSpec: local,
-	})
+		LocalSpec: local,
+	}
 }
 
 // shardInfo is this shard's report section at the end of the run.
@@ -349,19 +349,21 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		res.Shards = append(res.Shards, ShardSummary{Index: k, StartLatenessMs: r.Shard.StartLatenessMs,
 			MaxLatenessMs: r.Shard.MaxLatenessMs, Threads: r.Threads})
 	}
-	rp := &replay{reports: ordered, plan: splan}
-	ramp := sched.NewRamp(rp, splan, &replayHooks{res: res})
-	ramp.Run(context.Background())
-	out := (&running{res: res, ramp: ramp}).finish()
+	recs := make([]shard.Report, len(ordered))
+	for k, r := range ordered {
+		recs[k] = shardReport(r)
+	}
+	rh := &replayHooks{res: res}
+	out := (&running{res: res}).finishOutcome(shard.Replay(splan, recs, rh))
 	// Shards without a coordinator ran every phase of the plan: those past
 	// the merged run's end are reported, merged, as run but not judged.
 	end := len(out.Phases)
 	for n := end; ; n++ {
-		m, ps := rp.recorded(n)
+		m, ps := shard.Unjudged(recs, n)
 		if m == nil {
 			break
 		}
-		st := phaseStats(&sched.Judged{Judgement: sched.Judgement{NotJudged: true, Reason: fmt.Sprintf("run but not judged: the merged run ended at phase %d", end-1)},
+		st := phaseStats(&sched.Judged{Judgement: sched.Judgement{Verdict: sched.Done, NotJudged: true, Reason: fmt.Sprintf("run but not judged: the merged run ended at phase %d", end-1)},
 			Index: n, Depth: ps.Depth, Target: ps.Level, Run: m})
 		st.Role = ps.Role
 		out.Phases = append(out.Phases, st)
@@ -369,68 +371,17 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 	return out, nil
 }
 
-// recorded is the merge of every shard's raw measurement of phase n and
-// shard 0's phase, or nil when a shard did not run it.
-func (rp *replay) recorded(n int) (*sched.Measurement, *PhaseStats) {
-	var first *PhaseStats
-	ms := make([]*sched.Measurement, 0, len(rp.reports))
-	for _, r := range rp.reports {
-		var ps *PhaseStats
-		for _, q := range r.Phases {
-			if q.Index == n {
-				ps = q
-			}
-		}
-		var m *sched.Measurement
-		if ps != nil {
-			m = measurementOf(ps.Raw)
-		}
-		if m == nil || first != nil && ps.Level != first.Level {
-			return nil, nil
-		}
-		if first == nil {
-			first = ps
-		}
-		ms = append(ms, m)
+// shardReport is a shard report's phases as shard.Replay reads them.
+func shardReport(r *Result) shard.Report {
+	rep := shard.Report{}
+	if r.Reason != "" {
+		rep.Ended = string(r.Verdict) + ", " + r.Reason
 	}
-	return shard.Merge(ms), first
-}
-
-// replay is a Phaser over recorded shard reports: phase n is the merge of
-// every shard's raw measurement of phase n.
-type replay struct {
-	reports []*Result
-	plan    sched.Plan
-	n       int
-}
-
-func (rp *replay) RunPhase(_ context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
-	n := rp.n
-	rp.n++
-	level := spec.Level
-	ms := make([]*sched.Measurement, 0, len(rp.reports))
-	for k, r := range rp.reports {
-		var ps *PhaseStats
-		for _, q := range r.Phases {
-			if q.Index == n {
-				ps = q
-			}
-		}
-		switch {
-		case ps == nil:
-			why := ""
-			if r.Reason != "" {
-				why = ": it ended " + string(r.Verdict) + ", " + r.Reason
-			}
-			return nil, fmt.Errorf("shard %d's report ends before phase %d%s", k, n, why)
-		case measurementOf(ps.Raw) == nil:
-			return nil, fmt.Errorf("shard %d's report has no raw measurement for phase %d", k, n)
-		case ps.Level != level:
-			return nil, fmt.Errorf("shard %d's phase %d ran level %d, the merged ramp expects %d", k, n, ps.Level, level)
-		}
-		ms = append(ms, measurementOf(ps.Raw))
+	for _, ps := range r.Phases {
+		rep.Phases = append(rep.Phases, shard.Recorded{Index: ps.Index, Level: ps.Level, Depth: ps.Depth, Role: ps.Role,
+			M: measurementOf(ps.Raw)})
 	}
-	return shard.Merge(ms), nil
+	return rep
 }
 
 type replayHooks struct{ res *Result }
