@@ -311,18 +311,9 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		}
 		byIndex[s.Index] = i
 	}
-	var missing []string
-	for k := 0; k < first.Count; k++ {
-		if _, ok := byIndex[k]; !ok {
-			missing = append(missing, fmt.Sprint(k))
-		}
-	}
-	if len(missing) > 0 {
-		return bad("missing shard index %s of %d shards", strings.Join(missing, ", "), first.Count)
-	}
-	ordered := make([]*Result, first.Count)
-	for k, i := range byIndex {
-		ordered[k] = reports[i]
+	ordered, err := orderShards(reports, byIndex, first.Count)
+	if err != nil {
+		return nil, err
 	}
 	r0 := ordered[0]
 	acc, err := sched.ParseAccept(r0.Accept)
@@ -369,6 +360,26 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		out.Phases = append(out.Phases, st)
 	}
 	return out, nil
+}
+
+// orderShards is the reports in shard order (byIndex: a report's index
+// in reports by its shard index), or a *MergeError naming the missing
+// shard indexes of count.
+func orderShards(reports []*Result, byIndex map[int]int, count int) ([]*Result, error) {
+	var missing []string
+	for k := 0; k < count; k++ {
+		if _, ok := byIndex[k]; !ok {
+			missing = append(missing, fmt.Sprint(k))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &MergeError{Msg: fmt.Sprintf("missing shard index %s of %d shards", strings.Join(missing, ", "), count)}
+	}
+	ordered := make([]*Result, count)
+	for k, i := range byIndex {
+		ordered[k] = reports[i]
+	}
+	return ordered, nil
 }
 
 // shardReport is a shard report's phases as shard.Replay reads them.
