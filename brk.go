@@ -154,8 +154,8 @@ type Target struct {
 	HTTP2 bool
 }
 
-// Phase identifies a phase as it starts.
-type Phase struct {
+// PhaseStart identifies a phase as it starts (Observer.PhaseStarted).
+type PhaseStart struct {
 	Index  int    // 0-based
 	Depth  int    // the most outstanding requests a connection holds (⌈Target/Conns⌉)
 	Target int    // the level
@@ -166,7 +166,7 @@ type Phase struct {
 // Observer is fine: the run is then observed by nothing.
 type Observer interface {
 	WorkersStarted(threads int)
-	PhaseStarted(p Phase)
+	PhaseStarted(p PhaseStart)
 	PhaseFinished(s *PhaseStats)
 }
 
@@ -298,15 +298,9 @@ type LatencyPoint struct {
 	Count      uint64  `json:"count"`    // responses at or below Ms (its histogram bucket)
 }
 
-// Setups counts connection setups.
-type Setups struct {
-	Attempted   uint64 `json:"attempted"`
-	Established uint64 `json:"established"`
-	Failed      uint64 `json:"failed"`
-	TimedOut    uint64 `json:"timed_out"`
-	Abandoned   uint64 `json:"abandoned"` // in progress when an interrupt ended the phase
-	Resumed     uint64 `json:"resumed"`
-}
+// Setups counts connection setups: the engine's own counts
+// (metrics.Setups), defined once where they are counted.
+type Setups = metrics.Setups
 
 // TLSStats is what the phase's TLS setups negotiated (one of them) and how
 // many resumed a session.

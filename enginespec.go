@@ -185,7 +185,7 @@ func optional(v int) *int {
 type nopObserver struct{}
 
 func (nopObserver) WorkersStarted(int)        {}
-func (nopObserver) PhaseStarted(Phase)        {}
+func (nopObserver) PhaseStarted(PhaseStart)   {}
 func (nopObserver) PhaseFinished(*PhaseStats) {}
 
 // hooks adapts sched's phase hooks to the public Observer.
@@ -197,14 +197,14 @@ type hooks struct {
 	rep  *reporter
 
 	servers *serverSampler
-	shard   *shard.Phaser // a sharded run: each phase keeps this box's raw measurement
+	shard   *shard.Lockstep // a sharded run: each phase keeps this box's raw measurement
 }
 
 func (h *hooks) WorkersStarted(threads int) { h.obs.WorkersStarted(threads) }
 
 func (h *hooks) PhaseStarted(index, depth, target int, role sched.Role) {
 	h.servers.start()
-	h.obs.PhaseStarted(Phase{Index: index, Depth: depth, Target: target, Role: role.String()})
+	h.obs.PhaseStarted(PhaseStart{Index: index, Depth: depth, Target: target, Role: role.String()})
 	if po, ok := h.obs.(ProgressObserver); ok {
 		h.rep = startReporter(h.eng, po, index, target)
 	}

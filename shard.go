@@ -229,7 +229,7 @@ func shardConfig(s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, res *
 }
 
 // shardInfo is this shard's report section at the end of the run.
-func shardInfo(s *Sharding, t *Target, p Plan, splan sched.Plan, ph *shard.Phaser, res *Result) *ShardInfo {
+func shardInfo(s *Sharding, t *Target, p Plan, splan sched.Plan, ph *shard.Lockstep, res *Result) *ShardInfo {
 	info := &ShardInfo{Index: s.Index, Count: s.Count, PlanHash: planHash(t, p, s, splan, res), TargetHash: targetHash(t),
 		Plan: shardPlan(s, p, splan)}
 	if st := ph.StartAt(); !st.IsZero() {
@@ -244,7 +244,7 @@ func shardInfo(s *Sharding, t *Target, p Plan, splan sched.Plan, ph *shard.Phase
 // shardSummaries is shard 0's "shards": every shard's lateness and
 // worker threads (its own: threads; another's: as its measurements
 // counted them), as brk merge gives them from the reports.
-func shardSummaries(ph *shard.Phaser, threads int) []ShardSummary {
+func shardSummaries(ph *shard.Lockstep, threads int) []ShardSummary {
 	var out []ShardSummary
 	for _, l := range ph.Shards() {
 		s := ShardSummary{Index: l.Index, StartLatenessMs: ms(l.Start), MaxLatenessMs: ms(l.Max), Threads: l.Threads}
@@ -409,7 +409,7 @@ type shardRun struct {
 	p     Plan
 	m     Mode
 	splan sched.Plan
-	ph    *shard.Phaser
+	ph    *shard.Lockstep
 }
 
 func (r *shardRun) report(res *Result) {

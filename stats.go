@@ -66,14 +66,10 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		BlockedWrites:       m.BlockedWrites,
 		MaxSendDelayMs:      float64(m.MaxSendDelay) / 1e6,
 		MaxLatenessMs:       float64(m.MaxLateness) / 1e6,
-		Setups: Setups{
-			Attempted: m.Setups.Attempted, Established: m.Setups.Established,
-			Failed: m.Setups.Failed, TimedOut: m.Setups.TimedOut, Abandoned: m.Setups.Abandoned,
-			Resumed: m.Setups.Resumed,
-		},
-		TLS:           tlsStats(j),
-		ProtocolFault: m.ProtocolReason,
-		SetupError:    m.SetupError,
+		Setups:              m.Setups,
+		TLS:                 tlsStats(j),
+		ProtocolFault:       m.ProtocolReason,
+		SetupError:          m.SetupError,
 
 		ResetsSent: m.ResetsSent, GoAwaysReceived: m.GoAwaysReceived, StreamsReplayed: m.Replayed,
 	}

@@ -239,7 +239,7 @@ type rowObserver struct {
 
 func (o *rowObserver) WorkersStarted(int) {}
 
-func (o *rowObserver) PhaseStarted(brk.Phase) {
+func (o *rowObserver) PhaseStarted(brk.PhaseStart) {
 	if o.child != nil {
 		o.s0, o.err = o.child.Sample()
 	}

@@ -74,7 +74,7 @@ func (nopHooks) PhaseFinished(*sched.Judged)            {}
 type shardRun struct {
 	out   *sched.Outcome
 	err   error
-	ph    *Phaser
+	ph    *Lockstep
 	local *fakeLocal
 	took  time.Duration
 }

@@ -62,7 +62,7 @@ func Unjudged(reports []Report, n int) (*sched.Measurement, *Recorded) {
 	return Merge(ms), first
 }
 
-// replay is a Phaser over recorded shard reports: phase n is the merge of
+// replay is a sched.Phaser over recorded shard reports: phase n is the merge of
 // every shard's raw measurement of phase n.
 type replay struct {
 	reports []Report

@@ -58,7 +58,7 @@ type Idle struct {
 type Run struct {
 	Eng      *sched.Engine
 	Ramp     *sched.Ramp
-	Shard    *shard.Phaser // a sharded run's phaser (nil: one box)
+	Shard    *shard.Lockstep // a sharded run's phaser (nil: one box)
 	Plan     sched.Plan    // the engine's plan, Addr filled in
 	Baseline *Idle         // with Spec.Baseline
 }
