@@ -59,8 +59,8 @@ type Run struct {
 	Eng      *sched.Engine
 	Ramp     *sched.Ramp
 	Shard    *shard.Lockstep // a sharded run's phaser (nil: one box)
-	Plan     sched.Plan    // the engine's plan, Addr filled in
-	Baseline *Idle         // with Spec.Baseline
+	Plan     sched.Plan      // the engine's plan, Addr filled in
+	Baseline *Idle           // with Spec.Baseline
 }
 
 // Ended is how a run ended before its first phase: interrupted, or
