@@ -176,6 +176,16 @@ func shardPlan(s *Sharding, p Plan, splan sched.Plan) ShardPlan {
 		Search: p.Search, BudgetMs: ms(p.Budget)}
 }
 
+// plan is the Plan that sp embeds (shardPlan's inverse), with the report's
+// conns and timeout: what brk merge judges the merged phases by.
+func (sp ShardPlan) plan(conns int, timeoutMs float64) Plan {
+	d := func(ms float64) time.Duration { return time.Duration(ms * 1e6) }
+	return Plan{Conns: conns, Start: sp.Start, Pace: sp.Pace, Max: sp.Max, Search: sp.Search,
+		Budget: d(sp.BudgetMs), Phase: d(sp.PhaseMs), Timeout: d(timeoutMs),
+		MaxP99: d(sp.MaxP99Ms), MaxP999: d(sp.MaxP999Ms), Refine: sp.Refine, Repeat: sp.Repeat,
+		Shard: &Sharding{Allowance: d(sp.AllowanceMs)}}
+}
+
 // reportPlanHash names everything every shard must agree on, from the
 // values its report gives (r's own fields and the embedded plan sp; the
 // dialled addr may differ between boxes) and the target's hash: the
@@ -325,11 +335,9 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		return bad("%s: unknown test %q", name(byIndex[0]), mode)
 	}
 	sp := first.Plan
-	conns := levelConns(Plan{Conns: r0.Conns, Start: sp.Start, Max: sp.Max}, mode)
-	splan := enginePlan(Plan{Conns: conns, Start: sp.Start, Pace: sp.Pace, Max: sp.Max, Search: sp.Search,
-		Budget: time.Duration(sp.BudgetMs * 1e6), Phase: time.Duration(sp.PhaseMs * 1e6), Timeout: time.Duration(r0.TimeoutMs * 1e6),
-		MaxP99: time.Duration(sp.MaxP99Ms * 1e6), MaxP999: time.Duration(sp.MaxP999Ms * 1e6), Refine: sp.Refine, Repeat: sp.Repeat,
-		Shard: &Sharding{Allowance: time.Duration(sp.AllowanceMs * 1e6)}}, mode, acc, sp.Addr)
+	p := sp.plan(r0.Conns, r0.TimeoutMs)
+	p.Conns = levelConns(p, mode)
+	splan := enginePlan(p, mode, acc, sp.Addr)
 	res := &Result{Schema: 1, Test: mode, URL: r0.URL, Protocol: r0.Protocol, TLS: r0.TLS, Conns: r0.Conns,
 		Requests: r0.Requests, TimeoutMs: r0.TimeoutMs, Accept: r0.Accept, Phases: []*PhaseStats{},
 		Plan: r0.Plan, Version: Version(), Command: r0.Command, StartedAt: r0.StartedAt}
