@@ -152,6 +152,10 @@ type Target struct {
 	// that does not select it fails the setup); over http:// each
 	// connection starts with the prior-knowledge preface (h2c).
 	HTTP2 bool
+	// Mix, when set, is a request mix: each admitted request is the next
+	// of these in a smooth weighted round-robin, and URL, Method, Body
+	// are left empty (the origin is the mix's). At most MaxTargets.
+	Mix []Request
 }
 
 // PhaseStart identifies a phase as it starts (Observer.PhaseStarted).
@@ -171,7 +175,7 @@ type Observer interface {
 }
 
 // Result is a run's verdict and every phase's stats. Its JSON form is the
-// report of SPEC §6, schema 1.
+// JSON report, schema 1 (docs/reports.md; schema/report-1.schema.json).
 type Result struct {
 	Schema        int     `json:"schema"`
 	Test          Mode    `json:"test"`
@@ -399,6 +403,9 @@ type PhaseStats struct {
 	// Timeline is the phase's outcomes over time (nil when the phase
 	// measured nothing).
 	Timeline *Timeline `json:"timeline,omitempty"`
+	// Targets is each target's share of the phase in a request mix
+	// (Target.Mix), in mix order; absent without a mix.
+	Targets []TargetStats `json:"targets,omitempty"`
 }
 
 // Timeline is one phase's outcomes span by span, from the phase's start

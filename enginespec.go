@@ -8,6 +8,7 @@ import (
 	"github.com/brk-bench/brk/h1"
 	"github.com/brk-bench/brk/h2"
 	enginerun "github.com/brk-bench/brk/internal/run"
+	"github.com/brk-bench/brk/metrics"
 	"github.com/brk-bench/brk/sched"
 	"github.com/brk-bench/brk/shard"
 )
@@ -49,7 +50,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	}
 	threads := p.Threads
 	if threads == 0 {
-		threads = usableCPUs()
+		threads = metrics.UsableCPUs()
 	}
 	threads = min(threads, rulesOf(m).firstConns(p)) // never more threads than phase 0's connections
 	engConns, connBase := p.Conns, 0
@@ -92,7 +93,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	if obs == nil {
 		obs = nopObserver{}
 	}
-	h := &hooks{obs: obs, res: res, plan: p, servers: newServerSampler(p.ServerPIDs)}
+	h := &hooks{obs: obs, res: res, plan: p, servers: metrics.NewProcessSampler(p.ServerPIDs)}
 	er, ended := enginerun.Open(ctx, spec, h)
 	if ended != nil {
 		res.Baseline = baseline(ended.Baseline)
@@ -196,14 +197,14 @@ type hooks struct {
 	eng  *sched.Engine
 	rep  *reporter
 
-	servers *serverSampler
+	servers *metrics.ProcessSampler
 	shard   *shard.Lockstep // a sharded run: each phase keeps this box's raw measurement
 }
 
 func (h *hooks) WorkersStarted(threads int) { h.obs.WorkersStarted(threads) }
 
 func (h *hooks) PhaseStarted(index, depth, target int, role sched.Role) {
-	h.servers.start()
+	h.servers.Start()
 	h.obs.PhaseStarted(PhaseStart{Index: index, Depth: depth, Target: target, Role: role.String()})
 	if po, ok := h.obs.(ProgressObserver); ok {
 		h.rep = startReporter(h.eng, po, index, target)
@@ -216,7 +217,9 @@ func (h *hooks) PhaseFinished(j *sched.Judged) {
 		h.rep = nil
 	}
 	s := phaseStats(j)
-	s.Server = h.servers.finish(s.Counts.Succeeded)
+	for _, u := range h.servers.Finish(s.Counts.Succeeded) {
+		s.Server = append(s.Server, ServerCPU(u))
+	}
 	if h.shard != nil {
 		s.Raw = rawMeasurement(h.shard.Local())
 	}

@@ -38,7 +38,7 @@ func ExampleRun() {
 	// done, last accepted 12
 }
 
-// runExample is ExampleRun's test of url, the code the README shows.
+// runExample is ExampleRun's test of url, the code docs/library.md shows.
 func runExample(url string) {
 	ctx := context.Background()
 	res, err := brk.Run(ctx, brk.Target{URL: url, ExpectBody: []byte("ok")},
@@ -55,7 +55,7 @@ func runExample(url string) {
 	fmt.Printf("%s, last accepted %d\n", res.Verdict, *res.LastAccepted) // res.Phases[i]: the JSON report's fields
 }
 
-// The README's example against a port where nothing listens: no phase is
+// docs/library.md's example against a port where nothing listens: no phase is
 // accepted (LastAccepted is nil), and the example says why instead of
 // panicking.
 func Example_closedPort() {

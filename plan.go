@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/brk-bench/brk/metrics"
 	"github.com/brk-bench/brk/sched"
 	"github.com/brk-bench/brk/shard"
 )
@@ -283,7 +284,10 @@ func validateSharper(p Plan) error {
 	case p.Repeat > 1 && !p.Refine && p.Search == nil:
 		return refuse("%s %d repeats %s's probes: give %s", fRepeat, p.Repeat, fRefine, fRefine)
 	}
-	return checkServerPIDs(p.ServerPIDs)
+	if err := metrics.CheckProcesses(p.ServerPIDs); err != nil {
+		return refuse("%s %v", fServerPIDs, err)
+	}
+	return nil
 }
 
 // acceptFraction is Plan.Accept as the exact fraction that its shortest

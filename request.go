@@ -6,57 +6,61 @@ import (
 
 	"github.com/brk-bench/brk/h1"
 	"github.com/brk-bench/brk/h2"
+	"github.com/brk-bench/brk/proto"
 )
 
-// encodeRequest encodes t's request to u once, with what every response
-// must carry as its body, and reports whether written followers of a
-// closing response may be replayed (GET and HEAD, RFC 9112 §9.3.2).
+// encodeRequest encodes t's request to u once for HTTP/1.1, with what
+// every response must carry as its body, and reports whether written
+// followers of a closing response may be replayed (GET and HEAD, RFC 9112
+// §9.3.2).
 func encodeRequest(t *Target, u *url.URL) (tmpl *h1.Template, replay bool, err error) {
-	method := strings.ToUpper(t.Method)
-	if method == "" {
-		method = "GET"
-		if t.Body != nil {
-			method = "POST"
-		}
-	}
-	req := h1.Request{Method: method, Host: u.Host, Target: u.RequestURI(), Body: t.Body}
-	for _, h := range t.Headers {
-		req.Headers = append(req.Headers, h1.Header{Name: h.Name, Value: h.Value})
-	}
-	expect, err := expectedBody(t, method == "HEAD")
+	req, expect, err := describeRequest(t, u)
 	if err != nil {
 		return nil, false, err
 	}
 	// Encode once: the request, its closing variant, the repeated buffer.
-	tmpl, err = h1.NewTemplate(req, expect, expect != nil)
-	if err != nil {
-		return nil, false, refuse("%s", strings.TrimPrefix(err.Error(), "h1: "))
+	if tmpl, err = h1.NewTemplate(req, expect, expect != nil); err != nil {
+		return nil, false, encodeRefusal(err)
 	}
-	return tmpl, method == "GET" || method == "HEAD", nil
+	return tmpl, req.Method == "GET" || req.Method == "HEAD", nil
 }
 
 // encodeRequestH2 encodes t's request to u for HTTP/2 once.
 func encodeRequestH2(t *Target, u *url.URL) (*h2.Template, error) {
-	method := strings.ToUpper(t.Method)
-	if method == "" {
-		method = "GET"
-		if t.Body != nil {
-			method = "POST"
-		}
-	}
-	req := h1.Request{Method: method, Host: u.Host, Target: u.RequestURI(), Body: t.Body}
-	for _, h := range t.Headers {
-		req.Headers = append(req.Headers, h1.Header{Name: h.Name, Value: h.Value})
-	}
-	expect, err := expectedBody(t, method == "HEAD")
+	req, expect, err := describeRequest(t, u)
 	if err != nil {
 		return nil, err
 	}
 	tmpl, err := h2.NewTemplate(req, u.Scheme, expect, expect != nil)
 	if err != nil {
-		return nil, refuse("%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "h1: "), "h2: "))
+		return nil, encodeRefusal(err)
 	}
 	return tmpl, nil
+}
+
+// describeRequest is t's request to u as every protocol sends it (its
+// method upper-cased, GET or POST by default), with the exact body every
+// response must carry (nil: any).
+func describeRequest(t *Target, u *url.URL) (req proto.Request, expect []byte, err error) {
+	method := strings.ToUpper(t.Method)
+	if method == "" {
+		method = "GET"
+		if t.Body != nil {
+			method = "POST"
+		}
+	}
+	req = proto.Request{Method: method, Host: u.Host, Target: u.RequestURI(), Body: t.Body}
+	for _, h := range t.Headers {
+		req.Headers = append(req.Headers, proto.Header{Name: h.Name, Value: h.Value})
+	}
+	expect, err = expectedBody(t, method == "HEAD")
+	return req, expect, err
+}
+
+// encodeRefusal is an encoder's error as the user reads it: a refusal,
+// without the package prefix.
+func encodeRefusal(err error) error {
+	return refuse("%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "h1: "), "h2: "))
 }
 
 // expectedBody is the exact body every response must have (nil: any),

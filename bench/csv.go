@@ -10,8 +10,8 @@ import (
 )
 
 // Columns are the CSV columns of a client benchmark, one row per phase.
-// An empty cell is a value that was not measured (never a zero); the
-// README's "Benchmark the client" section documents each.
+// An empty cell is a value that was not measured (never a zero);
+// docs/bench.md ("Benchmark the client") documents each.
 var Columns = []string{
 	"repetition", "protocol", "connections", "depth", "threads", "server_threads",
 	"phase_s", "duration_s",

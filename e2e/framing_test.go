@@ -44,7 +44,7 @@ func expectBody(b string) func(*brk.Target) {
 	return func(t *brk.Target) { t.ExpectBody = []byte(b) }
 }
 
-// TestFramingAccepted: every valid framing of SPEC §4 is parsed to a
+// TestFramingAccepted: every valid framing of docs/semantics.md is parsed to a
 // success, with the body as the server meant it.
 func TestFramingAccepted(t *testing.T) {
 	cases := []framingCase{

@@ -38,8 +38,8 @@ func (s *outageServer) killAfter(d time.Duration) {
 
 // checkOutage asserts that an outage in phase 0, after setups had
 // succeeded and responses were 200, is judged by its counts: rejected with
-// the failures it caused, never "setup impossible" (which the README keeps
-// for a phase 0 in which every setup failed and none succeeded).
+// the failures it caused, never "setup impossible" (which docs/semantics.md
+// keeps for a phase 0 in which every setup failed and none succeeded).
 func checkOutage(t *testing.T, res *brk.Result, wantConnect bool) {
 	t.Helper()
 	t.Log(describe(res))

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/brk-bench/brk/proto"
 )
 
 // splitAt cuts in into pieces at points derived from cuts: each byte of
@@ -48,8 +50,22 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// isToken reports whether s is a non-empty token (RFC 9110 §5.6.2), by
+// the parser's table.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !tchar[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
 // readRequest is a minimal request reader used to check Encode output.
-func readRequest(t *testing.T, raw []byte) (method, target string, hdrs []Header, body []byte) {
+func readRequest(t *testing.T, raw []byte) (method, target string, hdrs []proto.Header, body []byte) {
 	t.Helper()
 	end := bytes.Index(raw, []byte("\r\n\r\n"))
 	if end < 0 {
@@ -65,7 +81,7 @@ func readRequest(t *testing.T, raw []byte) (method, target string, hdrs []Header
 		if !ok || !isToken(name) || strings.ContainsAny(value, "\r\n\x00") {
 			t.Fatalf("bad header line %q", l)
 		}
-		hdrs = append(hdrs, Header{name, strings.Trim(value, " \t")})
+		hdrs = append(hdrs, proto.Header{Name: name, Value: strings.Trim(value, " \t")})
 	}
 	return parts[0], parts[1], hdrs, raw[end+4:]
 }
@@ -81,8 +97,8 @@ func FuzzEncode(f *testing.F) {
 		} else if body == nil {
 			body = []byte{}
 		}
-		r := Request{Method: method, Host: "h:1", Target: target, Headers: []Header{{name, value}}, Body: body, Close: close}
-		raw, err := r.Encode()
+		r := proto.Request{Method: method, Host: "h:1", Target: target, Headers: []proto.Header{{Name: name, Value: value}}, Body: body}
+		raw, err := Encode(&r, close)
 		if err != nil {
 			return
 		}

@@ -33,17 +33,16 @@ const inlineBody = 8 << 10
 
 // NewTemplate prepares req for sessions. expect/check set the exact body
 // every response must carry. req.Body and expect are kept, not copied.
-func NewTemplate(req Request, expect []byte, check bool) (*Template, error) {
+func NewTemplate(req proto.Request, expect []byte, check bool) (*Template, error) {
 	t := &Template{isHead: req.IsHead(), expect: expect, check: check}
 	if len(req.Body) > inlineBody {
 		return t, t.segment(req)
 	}
-	one, err := req.Encode()
+	one, err := Encode(&req, false)
 	if err != nil {
 		return nil, err
 	}
-	req.Close = true
-	closing, err := req.Encode()
+	closing, err := Encode(&req, true)
 	if err != nil {
 		return nil, err
 	}
@@ -60,13 +59,12 @@ func NewTemplate(req Request, expect []byte, check bool) (*Template, error) {
 }
 
 // segment prepares a request with a large body: two heads and the body.
-func (t *Template) segment(req Request) error {
-	head, err := req.EncodeHead()
+func (t *Template) segment(req proto.Request) error {
+	head, err := EncodeHead(&req, false)
 	if err != nil {
 		return err
 	}
-	req.Close = true
-	closeHead, err := req.EncodeHead()
+	closeHead, err := EncodeHead(&req, true)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 
 func testTemplate(t *testing.T) *Template {
 	t.Helper()
-	tpl, err := NewTemplate(Request{Host: "h", Target: "/x"}, []byte("ok"), true)
+	tpl, err := NewTemplate(proto.Request{Host: "h", Target: "/x"}, []byte("ok"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestSessionRefusesUnsolicitedResponses(t *testing.T) {
 // large upload): the response answers the request being written, its
 // writing stops, and the connection ends after it.
 func TestSessionEarlyResponse(t *testing.T) {
-	tpl, err := NewTemplate(Request{Method: "POST", Host: "h", Target: "/up", Body: make([]byte, 1000)}, nil, false)
+	tpl, err := NewTemplate(proto.Request{Method: "POST", Host: "h", Target: "/up", Body: make([]byte, 1000)}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,14 +208,13 @@ func TestSessionZeroAllocs(t *testing.T) {
 // holds a copy of the body.
 func TestSessionLargeBodyFromOneCopy(t *testing.T) {
 	body := []byte(strings.Repeat("0123456789abcdef", 2048)) // 32 KiB
-	req := Request{Method: "PUT", Host: "h", Target: "/up", Body: body}
+	req := proto.Request{Method: "PUT", Host: "h", Target: "/up", Body: body}
 	tpl, err := NewTemplate(req, body, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, _ := req.Encode()
-	req.Close = true
-	closing, _ := req.Encode()
+	one, _ := Encode(&req, false)
+	closing, _ := Encode(&req, true)
 	want := strings.Repeat(string(one), 2) + string(closing)
 	for _, k := range []int{1, 7, 1000, len(one) - 1, len(one), len(one) + 1, 1 << 20} {
 		s := NewSession(tpl)

@@ -1,6 +1,6 @@
 package h1
 
-// Byte classes used by the parser and the request encoder.
+// Byte classes used by the parser.
 var (
 	// tchar marks the token characters of RFC 9110 §5.6.2.
 	tchar [256]bool
@@ -34,17 +34,4 @@ func init() {
 	for _, c := range []byte("!#$%&'*+-.^_`|~") {
 		tchar[c] = true
 	}
-}
-
-// isToken reports whether s is a non-empty token (RFC 9110 §5.6.2).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !tchar[s[i]] {
-			return false
-		}
-	}
-	return true
 }

@@ -12,13 +12,12 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
-	"github.com/brk-bench/brk/h1"
 	"github.com/brk-bench/brk/proto"
 )
 
 func testTemplate(t testing.TB, body []byte) *Template {
 	t.Helper()
-	tm, err := NewTemplate(h1.Request{Host: "127.0.0.1:8080", Target: "/plain", Body: body}, "http", nil, false)
+	tm, err := NewTemplate(proto.Request{Host: "127.0.0.1:8080", Target: "/plain", Body: body}, "http", nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

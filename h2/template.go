@@ -3,13 +3,14 @@ package h2
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
-	"github.com/brk-bench/brk/h1"
+	"github.com/brk-bench/brk/proto"
 )
 
 // Settings this client advertises in its preface.
@@ -55,25 +56,13 @@ type Template struct {
 // NewTemplate encodes req (validated as for HTTP/1.1) for HTTP/2 with
 // scheme "http" or "https". expect/check set the exact body every
 // response must carry.
-func NewTemplate(req h1.Request, scheme string, expect []byte, check bool) (*Template, error) {
-	if _, err := req.Encode(); err != nil {
-		return nil, err
+func NewTemplate(req proto.Request, scheme string, expect []byte, check bool) (*Template, error) {
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("h2: %w", err)
 	}
-	method := req.EffectiveMethod()
-	path := req.Target
-	if path == "" {
-		path = "/"
-	}
-	authority := strings.Trim(req.Host, " \t")
-	var userUA, userCT bool
+	method, path, authority := req.EffectiveMethod(), req.EffectiveTarget(), req.Authority()
 	for _, h := range req.Headers {
 		switch strings.ToLower(h.Name) {
-		case "host":
-			authority = strings.Trim(h.Value, " \t")
-		case "user-agent":
-			userUA = true
-		case "content-type":
-			userCT = true
 		case "keep-alive", "proxy-connection", "upgrade", "te":
 			return nil, errors.New("h2: header " + strconv.Quote(h.Name) + " is connection-specific and not allowed in HTTP/2")
 		}
@@ -84,17 +73,17 @@ func NewTemplate(req h1.Request, scheme string, expect []byte, check bool) (*Tem
 		{Name: ":authority", Value: authority},
 		{Name: ":path", Value: path},
 	}
-	if !userUA {
+	if !req.HasHeader("user-agent") {
 		fields = append(fields, hpack.HeaderField{Name: "user-agent", Value: "brk"})
 	}
 	for _, h := range req.Headers {
 		if strings.EqualFold(h.Name, "host") {
 			continue
 		}
-		fields = append(fields, hpack.HeaderField{Name: strings.ToLower(h.Name), Value: strings.Trim(h.Value, " \t")})
+		fields = append(fields, hpack.HeaderField{Name: strings.ToLower(h.Name), Value: proto.TrimOWS(h.Value)})
 	}
 	if req.Body != nil {
-		if !userCT {
+		if !req.HasHeader("content-type") {
 			fields = append(fields, hpack.HeaderField{Name: "content-type", Value: "application/octet-stream"})
 		}
 		fields = append(fields, hpack.HeaderField{Name: "content-length", Value: strconv.Itoa(len(req.Body))})
@@ -139,9 +128,3 @@ func NewTemplate(req h1.Request, scheme string, expect []byte, check bool) (*Tem
 	t.preface = pre.Bytes()
 	return t, nil
 }
-
-// Block returns the header block of a connection's later requests (tests).
-func (t *Template) Block() []byte { return t.block }
-
-// First returns the header block of a connection's first request (tests).
-func (t *Template) First() []byte { return t.first }

@@ -1,6 +1,17 @@
-//go:build !(linux || darwin || dragonfly || freebsd)
+//go:build !linux
 
 package metrics
 
-// ReadProcessCPU is unavailable on this platform (brk does not run here).
-func ReadProcessCPU() ProcessCPU { return ProcessCPU{} }
+import "errors"
+
+// readProcStat finds no process: /proc/PID/stat is Linux's.
+func readProcStat(int) procStat { return procStat{} }
+
+// CheckProcesses refuses any pids: a ProcessSampler reads /proc, which is
+// Linux's. Its message follows the PIDs' name.
+func CheckProcesses(pids []int) error {
+	if len(pids) == 0 {
+		return nil
+	}
+	return errors.New("reads /proc and works on Linux only")
+}

@@ -6,7 +6,8 @@
 // reads until EAGAIN, writes optimistically until EAGAIN, and waits for the
 // next edge. Level-triggered registration would need an epoll_ctl call every
 // time a connection's write path fills or empties (as wrk does per request);
-// edge-triggered needs none.
+// edge-triggered needs none. A socket leaves the poller when it is closed:
+// there is no call to remove one.
 //
 // Event user data carries the file descriptor, never a Go pointer.
 package poller

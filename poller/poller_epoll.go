@@ -47,11 +47,6 @@ func (p *Poller) Add(fd int) error {
 	return os.NewSyscallError("epoll_ctl", unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev))
 }
 
-// Del removes fd. Closing a descriptor removes it as well.
-func (p *Poller) Del(fd int) error {
-	return os.NewSyscallError("epoll_ctl", unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil))
-}
-
 // Wait blocks up to timeoutMs (-1: forever) and fills events. Wake-ups are
 // consumed here and reported as a zero-length result when nothing else is
 // ready. EINTR is reported as zero events.

@@ -43,16 +43,6 @@ func (p *Poller) Add(fd int) error {
 	return os.NewSyscallError("kevent", err)
 }
 
-// Del removes fd. Closing a descriptor removes it as well.
-func (p *Poller) Del(fd int) error {
-	ev := []unix.Kevent_t{
-		{Ident: uint64(fd), Filter: unix.EVFILT_READ, Flags: unix.EV_DELETE},
-		{Ident: uint64(fd), Filter: unix.EVFILT_WRITE, Flags: unix.EV_DELETE},
-	}
-	_, err := unix.Kevent(p.kq, ev, nil, nil)
-	return os.NewSyscallError("kevent", err)
-}
-
 // Wait blocks up to timeoutMs (-1: forever) and fills events. A descriptor
 // ready for both directions yields two events. EINTR is zero events.
 func (p *Poller) Wait(events []Event, timeoutMs int) (int, error) {

@@ -16,9 +16,6 @@ func New() (*Poller, error) { return nil, ErrUnsupported }
 // Add reports ErrUnsupported.
 func (p *Poller) Add(fd int) error { return ErrUnsupported }
 
-// Del reports ErrUnsupported.
-func (p *Poller) Del(fd int) error { return ErrUnsupported }
-
 // Wait reports ErrUnsupported.
 func (p *Poller) Wait(events []Event, timeoutMs int) (int, error) { return 0, ErrUnsupported }
 

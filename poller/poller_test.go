@@ -105,21 +105,3 @@ func TestWakeInterruptsWait(t *testing.T) {
 		t.Fatal("Wake did not interrupt Wait")
 	}
 }
-
-func TestDelStopsEvents(t *testing.T) {
-	p, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	a, b := socketpair(t)
-	p.Add(a)
-	collect(t, p, a, 1000)
-	if err := p.Del(a); err != nil {
-		t.Fatal(err)
-	}
-	unix.Write(b, []byte("x"))
-	if _, n := collect(t, p, a, 20); n != 0 {
-		t.Fatalf("%d events after Del", n)
-	}
-}

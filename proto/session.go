@@ -1,7 +1,9 @@
 // Package proto is the contract between brk's engine (sched) and a
-// protocol's session (h1, later h2): the interface a session implements
-// and the completion it reports. It holds no code, so that protocol
-// packages depend on it and not on the engine.
+// protocol's session (h1.Session, h2.Session): the interface a session implements, the
+// completion it reports, and the request description (Request) that each
+// protocol's encoder renders once. It holds only these types and the
+// request's validation, so that protocol packages depend on it and not on
+// the engine or on each other.
 package proto
 
 // Session is one connection's protocol as sched's worker drives it. The worker

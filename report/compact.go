@@ -104,13 +104,15 @@ func nonSuccessCodes(m map[string]uint64) string {
 }
 
 // WriteHeld writes the summary sentence: what the service held and where
-// it broke, and a note when accepted phases were client-bound.
+// it broke, a request mix's targets at the break (BrokeFirst), and a note
+// when accepted phases were client-bound.
 func WriteHeld(w io.Writer, r *brk.Result) {
 	if r.Baseline != nil {
 		WriteBaseline(w, r.Baseline)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, Held(r))
+	writeBrokeFirst(w, r)
 	writeClientBoundNote(w, r)
 }
 

@@ -54,6 +54,17 @@ func conditions(r *brk.Result, c HTMLConditions, baseline string) []htmlCond {
 	if p.PhaseS > 0 && finite(p.PhaseS) {
 		add("Phase length", fmtMs(p.PhaseS*1000)+" of admission, then the drain")
 	}
+	out = append(out, judgeConditions(r)...)
+	return append(out, machineConditions(r, c, baseline)...)
+}
+
+// judgeConditions are the rules a phase was judged by: the timeout, the
+// success needed, the latency limits, the search or the refinement, the
+// budget.
+func judgeConditions(r *brk.Result) []htmlCond {
+	p := r.Plan
+	var out []htmlCond
+	add := func(k, v string) { out = append(out, htmlCond{K: k, V: v}) }
 	timeout := p.TimeoutMs
 	if !(timeout > 0) {
 		timeout = r.TimeoutMs
@@ -96,10 +107,18 @@ func conditions(r *brk.Result, c HTMLConditions, baseline string) []htmlCond {
 		}
 		add("Refinement", fmt.Sprintf("after the break, bisect down to adjacent levels; each probe runs %s", times(rep)))
 	}
+	return out
+}
+
+// machineConditions are the idle baseline, the load machine, the start
+// and the versions.
+func machineConditions(r *brk.Result, c HTMLConditions, baseline string) []htmlCond {
+	var out []htmlCond
+	add := func(k, v string) { out = append(out, htmlCond{K: k, V: v}) }
 	if baseline != "" {
 		add("Idle baseline", baseline)
 	}
-	add("Load machine", unknown(c.Host))
+	add("Load machine", cmp.Or(c.Host, "unknown"))
 	if c.CPUs > 0 {
 		add("CPUs on the load machine", strconv.Itoa(c.CPUs))
 	}

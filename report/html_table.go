@@ -43,11 +43,6 @@ type htmlGroup struct {
 	Items []htmlKV
 }
 
-// HasNotes reports whether the row has notes to show under it.
-func (r htmlRow) HasNotes() bool {
-	return r.Reason != "" || r.Fault != "" || r.SetupEr != "" || r.Server != "" || r.Statuses != "" || r.BodySample != ""
-}
-
 func phaseRow(test brk.Mode, p *brk.PhaseStats) htmlRow {
 	l := p.LatencyMs
 	row := htmlRow{

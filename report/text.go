@@ -217,6 +217,7 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	if s.SetupError != "" {
 		fmt.Fprintf(w, "  setup       first error: %s\n", s.SetupError)
 	}
+	WritePhaseTargets(w, s) // a request mix's targets (targets.go)
 }
 
 // writeRate writes a rate test phase's schedule, latency from the
@@ -245,7 +246,8 @@ func figures(l brk.Latency) string {
 	return fmt.Sprintf("mean %.3f ms, p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms", l.Mean, l.P50, l.P90, l.P99, l.P999, l.Max)
 }
 
-// FinalLine is the last stdout line of a run (SPEC §5).
+// FinalLine is the last stdout line of a run: Done (N unit), Broken (N
+// unit), Inconclusive: reason or Interrupted (README.md's exit codes table).
 func FinalLine(r *brk.Result) string {
 	unit := r.Test.Noun()
 	switch r.Verdict {
@@ -270,7 +272,8 @@ func FinalLine(r *brk.Result) string {
 	return "Inconclusive: " + strings.ReplaceAll(r.Reason, "\n", " ")
 }
 
-// WriteSummary writes the bracket and the reason before the final line.
+// WriteSummary writes the bracket and the reason before the final line,
+// and a request mix's targets at the break (BrokeFirst).
 func WriteSummary(w io.Writer, r *brk.Result) {
 	if r.Baseline != nil {
 		WriteBaseline(w, r.Baseline)
@@ -288,6 +291,7 @@ func WriteSummary(w io.Writer, r *brk.Result) {
 	if r.Reason != "" && r.Verdict != brk.VerdictInconclusive {
 		fmt.Fprintf(w, "reason: %s\n", r.Reason)
 	}
+	writeBrokeFirst(w, r)
 	writeClientBoundNote(w, r)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/brk-bench/brk/conn"
 	"github.com/brk-bench/brk/h1"
+	"github.com/brk-bench/brk/proto"
 )
 
 const (
@@ -87,7 +88,7 @@ func serveCycle(c net.Conn) {
 
 func cycleEngine(tb testing.TB, addr conn.Addr, conns int) *Engine {
 	tb.Helper()
-	tpl, err := h1.NewTemplate(h1.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
+	tpl, err := h1.NewTemplate(proto.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
 	if err != nil {
 		tb.Fatal(err)
 	}

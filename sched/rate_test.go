@@ -14,6 +14,7 @@ import (
 	"github.com/brk-bench/brk/conn"
 	"github.com/brk-bench/brk/h1"
 	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/proto"
 )
 
 // schedAll lists the instants of n workers' shares of one phase's
@@ -80,7 +81,7 @@ func TestScheduleSplit(t *testing.T) {
 
 func rateEngine(tb testing.TB, addr conn.Addr, conns, threads, depth int, timeout time.Duration) *Engine {
 	tb.Helper()
-	tpl, err := h1.NewTemplate(h1.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
+	tpl, err := h1.NewTemplate(proto.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/brk-bench/brk/conn"
 	"github.com/brk-bench/brk/h1"
 	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/proto"
 )
 
 // TestTimeoutFollowersAttributed: an HTTP/1.1 timeout abandons the
@@ -49,7 +50,7 @@ func TestTimeoutFollowersAttributed(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := addrs[0]
-	tpl, err := h1.NewTemplate(h1.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
+	tpl, err := h1.NewTemplate(proto.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,10 @@ import (
 // "verdict": done, broken, inconclusive or interrupted.
 type Verdict string
 
-// The verdicts.
+// The verdicts: the run ends done (the --max level accepted), broken (a
+// level rejected), inconclusive (the run could not judge the server:
+// setup impossible, the client the limit, …) or interrupted; each has an
+// exit code (ExitCode).
 const (
 	Done         Verdict = "done"
 	Broken       Verdict = "broken"

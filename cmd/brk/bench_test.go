@@ -249,19 +249,15 @@ func TestBenchRefused(t *testing.T) {
 	}
 }
 
-// TestBenchHelpReadme: `brk bench --help` and the README's "Benchmark the
-// client" section name the same flags, and the README documents every CSV
-// column.
+// TestBenchHelpReadme: `brk bench --help` and the page that documents it,
+// docs/bench.md ("Benchmark the client"), name the same flags, and the
+// page documents every CSV column.
 func TestBenchHelpReadme(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, sec, ok := strings.Cut(string(readme), "\n## Benchmark the client\n")
+	page := docPageNamed(t, "docs/bench.md")
+	sec, ok := strings.CutPrefix(page.text, "# Benchmark the client\n")
 	if !ok {
-		t.Fatal("README has no ## Benchmark the client section")
+		t.Fatal("docs/bench.md does not start with # Benchmark the client")
 	}
-	sec, _, _ = strings.Cut(sec, "\n## ")
 	r := runBrk(t, "bench", "--help")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r)
@@ -274,7 +270,7 @@ func TestBenchHelpReadme(t *testing.T) {
 	}
 	delete(help, "--help")
 	delete(help, "--version") // global: every command lists it
-	// The README's flag table: lines "| `--flag …` | … |".
+	// The page's flag table: lines "| `--flag …` | … |".
 	table := map[string]bool{}
 	for _, l := range strings.Split(sec, "\n") {
 		if m := regexp.MustCompile("^\\| `(--[a-z][a-z0-9-]*)").FindStringSubmatch(l); m != nil {
@@ -283,17 +279,17 @@ func TestBenchHelpReadme(t *testing.T) {
 	}
 	for f := range help {
 		if !table[f] {
-			t.Errorf("brk bench --help has %s; the README's bench flag table does not", f)
+			t.Errorf("brk bench --help has %s; the bench flag table of docs/bench.md does not", f)
 		}
 	}
 	for f := range table {
 		if !help[f] {
-			t.Errorf("the README's bench flag table has %s; brk bench --help does not", f)
+			t.Errorf("the bench flag table of docs/bench.md has %s; brk bench --help does not", f)
 		}
 	}
 	for _, c := range bench.Columns {
 		if !strings.Contains(sec, "| `"+c+"` |") {
-			t.Errorf("the README's bench section does not document column %s", c)
+			t.Errorf("docs/bench.md does not document column %s", c)
 		}
 	}
 	if t.Failed() {
@@ -353,12 +349,13 @@ done
 	if rows := benchCSV(t, r); len(rows) != 0 {
 		t.Errorf("%d rows, want none", len(rows))
 	}
-	// The README says which protocols the built-in child serves.
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	// The docs (README.md and docs/*.md) say which protocols the built-in
+	// child serves.
+	var docs strings.Builder
+	for _, p := range docPages(t) {
+		docs.WriteString(p.text)
 	}
-	if strings.Contains(string(readme), "serving `h1` only") || !strings.Contains(string(readme), "serving `h1`, `h2c` and `h2-tls`") {
-		t.Errorf("the README says brk fixture --child serves h1 only; it serves the h2c and h2-tls rows too (TestBenchHTTP2)")
+	if strings.Contains(docs.String(), "serving `h1` only") || !strings.Contains(docs.String(), "serving `h1`, `h2c` and `h2-tls`") {
+		t.Errorf("the docs say brk fixture --child serves h1 only; it serves the h2c and h2-tls rows too (TestBenchHTTP2)")
 	}
 }

@@ -40,10 +40,10 @@ type demoCmd struct {
 	HTTP2   bool          `name:"http2" help:"Run the demo over HTTP/2 (h2c): the level counts concurrent streams."`
 }
 
-// Run starts a fixture with capacity K=4 and service D=20ms and drives 8
-// connections against it: with C requests outstanding the latency is
-// C·D/K, so level 8·d has latency 40·d ms. With a 140 ms timeout, 3 per
-// connection (120 ms) passes and 4 (160 ms) breaks.
+// Run starts the fixture of bench.Demo (capacity K=4, service D=50ms) and
+// drives 8 connections against it: with C requests outstanding the latency
+// is C·D/K, so level 8·d has latency 100·d ms. With a 380 ms timeout, 3 per
+// connection (300 ms) passes and 4 (400 ms) breaks.
 func (c *demoCmd) Run(e *env) error {
 	d := bench.Demo()
 	// The fixture runs as a child process: in this process it would share

@@ -25,7 +25,7 @@ import (
 	"github.com/brk-bench/brk"
 )
 
-// Exit codes of SPEC §5.
+// Exit codes: README.md's exit codes table (docs/cli.md has the details).
 const (
 	exitDone         = 0
 	exitBroken       = 1

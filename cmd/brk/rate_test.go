@@ -92,7 +92,7 @@ func TestRateCommand(t *testing.T) {
 }
 
 // TestRateRefineRequestsPerSecond: --refine in the rate test bisects in
-// requests/s down to adjacent rates, as the README's --refine row says. A
+// requests/s down to adjacent rates, as the --refine row of docs/cli.md says. A
 // server that answers 200 for 1.5 s from its first request and 500 from
 // then on: phase 0 at 10 requests/s (1 s) is accepted, phase 1 at 30
 // rejected, and the probes are 20, 15, 12 and 11 requests/s: Broken
@@ -152,13 +152,18 @@ func TestRateRefineRequestsPerSecond(t *testing.T) {
 	if got, want := strings.Join(levels, " "), "10 30 20p 15p 12p 11p"; got != want || rep.LastAccepted != 10 || rep.FirstRejected != 11 {
 		t.Errorf("levels %s (p: probe), last accepted %d, first rejected %d; want %s, 10 and 11\n%s", got, rep.LastAccepted, rep.FirstRejected, want, r)
 	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(readme), "\n") {
-		if strings.HasPrefix(l, "| `--refine` |") && !strings.Contains(l, "requests/s in the rate test") {
-			t.Errorf("the README's --refine row does not say that the rate test bisects in requests/s:\n%s", l)
+	rows := 0
+	for _, p := range docPages(t) {
+		for _, l := range strings.Split(p.text, "\n") {
+			if strings.HasPrefix(l, "| `--refine` |") {
+				rows++
+				if !strings.Contains(l, "requests/s in the rate test") {
+					t.Errorf("the --refine row of %s does not say that the rate test bisects in requests/s:\n%s", p.name, l)
+				}
+			}
 		}
+	}
+	if rows == 0 {
+		t.Errorf("no page of README.md and docs/*.md has a --refine row")
 	}
 }

@@ -15,40 +15,81 @@ import (
 	"github.com/brk-bench/brk/internal/testenv"
 )
 
-// readmeCommands returns the brk command lines of the README's shell
-// blocks (continuations joined, comments and the shell's redirections
-// cut), each as its arguments after "brk", and the other commands of
-// those blocks as they are.
-func readmeCommands(t *testing.T) (brkArgs [][]string, lines []string, other []string) {
+// docPage is one page of the documentation: README.md or a docs/*.md.
+type docPage struct {
+	name string // as the repository names it: README.md, docs/cli.md
+	text string
+}
+
+// docPages returns README.md, then every docs/*.md in name order: the
+// pages whose commands the README tests parse and run, in that order (the
+// README's quick start starts the fixture the docs' commands use).
+func docPages(t *testing.T) []docPage {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
+	names, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
-	for _, b := range blocks {
-		text := strings.ReplaceAll(b[1], "\\\n", " ")
-		for _, line := range strings.Split(text, "\n") {
-			line, _, _ = strings.Cut(line, "#")
-			for _, shell := range []string{" > ", " | ", " 2>"} { // the shell's part
-				line, _, _ = strings.Cut(line, shell)
-			}
-			line = strings.TrimSuffix(strings.TrimSpace(line), "&")
-			switch f := strings.Fields(line); {
-			case len(f) > 0 && f[0] == "brk":
-				brkArgs, lines = append(brkArgs, f[1:]), append(lines, line)
-			case len(f) > 2 && f[0] == "go" && f[1] == "run" && f[2] == "./cmd/brk":
-				brkArgs, lines = append(brkArgs, f[3:]), append(lines, line)
-			case len(f) > 0:
-				other = append(other, line)
+	slices.Sort(names)
+	var pages []docPage
+	for _, n := range append([]string{"../../README.md"}, names...) {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, docPage{name: strings.TrimPrefix(n, "../../"), text: string(b)})
+	}
+	if len(pages) < 2 {
+		t.Fatalf("no docs/*.md beside README.md")
+	}
+	return pages
+}
+
+// docPageNamed returns the page of docPages with that name.
+func docPageNamed(t *testing.T, name string) docPage {
+	t.Helper()
+	for _, p := range docPages(t) {
+		if p.name == name {
+			return p
+		}
+	}
+	t.Fatalf("no page %s", name)
+	return docPage{}
+}
+
+// readmeCommands returns the brk command lines of the shell blocks of
+// README.md and of every docs/*.md page, in docPages' order (continuations
+// joined, comments and the shell's redirections cut), each as its
+// arguments after "brk", each line prefixed with its page ("docs/cli.md:
+// brk …") in lines, and the other commands of those blocks as they are.
+func readmeCommands(t *testing.T) (brkArgs [][]string, lines []string, other []string) {
+	t.Helper()
+	for _, page := range docPages(t) {
+		blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(page.text, -1)
+		for _, b := range blocks {
+			text := strings.ReplaceAll(b[1], "\\\n", " ")
+			for _, line := range strings.Split(text, "\n") {
+				line, _, _ = strings.Cut(line, "#")
+				for _, shell := range []string{" > ", " | ", " 2>"} { // the shell's part
+					line, _, _ = strings.Cut(line, shell)
+				}
+				line = strings.TrimSuffix(strings.TrimSpace(line), "&")
+				switch f := strings.Fields(line); {
+				case len(f) > 0 && f[0] == "brk":
+					brkArgs, lines = append(brkArgs, f[1:]), append(lines, page.name+": "+line)
+				case len(f) > 2 && f[0] == "go" && f[1] == "run" && f[2] == "./cmd/brk":
+					brkArgs, lines = append(brkArgs, f[3:]), append(lines, page.name+": "+line)
+				case len(f) > 0:
+					other = append(other, line)
+				}
 			}
 		}
 	}
 	return brkArgs, lines, other
 }
 
-// TestReadmeCommandsParse: every brk command line in the README's shell
-// blocks is a command line brk accepts as written (its flags, values and
+// TestReadmeCommandsParse: every brk command line in the shell blocks of
+// README.md and docs/*.md is a command line brk accepts as written (its flags, values and
 // arguments parse); TestReadmeCommandsRun runs them.
 func TestReadmeCommandsParse(t *testing.T) {
 	cmds, lines, _ := readmeCommands(t)
@@ -60,16 +101,17 @@ func TestReadmeCommandsParse(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := parseArgs(p, args); err != nil || exited >= 0 {
-			t.Errorf("README command %q does not parse: %v", lines[i], err)
+			t.Errorf("command %q does not parse: %v", lines[i], err)
 		}
 	}
 	if len(cmds) < 5 {
-		t.Fatalf("found %d brk commands in the README's shell blocks", len(cmds))
+		t.Fatalf("found %d brk commands in the shell blocks of README.md and docs/", len(cmds))
 	}
 }
 
-// TestReadmeCommandsRun runs every brk command of the README's shell
-// blocks, in order, and checks it does what the README says. They run as
+// TestReadmeCommandsRun runs every brk command of the shell blocks of
+// README.md and docs/*.md (docPages' order), in order, and checks it does
+// what the page says. They run as
 // written but for these substitutions, so that each is short and stays on
 // this machine: every --phase is 400ms (the demo's 1s) and --repeat 1;
 // the addresses of the README's servers (127.0.0.1:8080, svc:8080, the
@@ -77,8 +119,8 @@ func TestReadmeCommandsParse(t *testing.T) {
 // the fixture's that the README's `brk fixture` line started (on a free
 // port), the coordinator box0:7070 a free loopback port, and
 // /tmp/fixture-nethttp the example built by the README's `go build` line
-// into a temporary directory. A README command this test does not know
-// fails it: add its case here.
+// into a temporary directory. A command this test does not know fails
+// it: add its case here.
 func TestReadmeCommandsRun(t *testing.T) {
 	cmds, lines, other := readmeCommands(t)
 	exampleBin := filepath.Join(t.TempDir(), "fixture-nethttp")
@@ -119,7 +161,7 @@ func TestReadmeCommandsRun(t *testing.T) {
 			fixture = base
 		case a[0] == "bench":
 			if slices.Contains(a, exampleBin) && !built {
-				t.Fatalf("%s: the README builds no /tmp/fixture-nethttp before it", line)
+				t.Fatalf("%s: no page builds /tmp/fixture-nethttp before it", line)
 			}
 			r := runBrk(t, a...)
 			rows := benchCSV(t, r)
@@ -133,9 +175,20 @@ func TestReadmeCommandsRun(t *testing.T) {
 				t.Errorf("%s: exit %d with %d CSV rows for %d repetitions, want 0 with one per depth (2) and repetition\n%s",
 					line, r.code, len(rows), reps, r)
 			}
+		case a[0] == "rate" && len(a) > 1 && strings.HasPrefix(a[1], "http"):
+			if fixture == "" {
+				t.Fatalf("%s: no page starts a fixture before it", line)
+			}
+			if !slices.Contains(a, "--pace") || !slices.Contains(a, "--max") {
+				t.Fatalf("%s: a rate command here is a ramp to --max (its case checks no search)", line)
+			}
+			r := runBrk(t, a...)
+			if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) || !strings.Contains(lastLine(r.stdout), "requests/s)") {
+				t.Errorf("%s: ended %d, want a verdict in requests/s (done or broken)\n%s", line, r.code, r)
+			}
 		case strings.HasPrefix(a[0], "http"):
 			if fixture == "" {
-				t.Fatalf("%s: the README starts no fixture before it", line)
+				t.Fatalf("%s: no page starts a fixture before it", line)
 			}
 			if slices.Contains(a, "--shard") {
 				shards = append(shards, startBrk(t, nil, a...))
@@ -155,12 +208,12 @@ func TestReadmeCommandsRun(t *testing.T) {
 				}
 			}
 		default:
-			t.Errorf("README command %q: TestReadmeCommandsRun has no case for it", line)
+			t.Errorf("command %q: TestReadmeCommandsRun has no case for it", line)
 		}
 	}
 	// The shards run together and end with the same verdict.
 	if len(shards) != 3 {
-		t.Fatalf("%d shard commands in the README, want 3", len(shards))
+		t.Fatalf("%d shard commands in README.md and docs/, want 3", len(shards))
 	}
 	var first result
 	for i, p := range shards {

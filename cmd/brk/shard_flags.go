@@ -11,7 +11,7 @@ import (
 )
 
 // shardFlags run one plan on several load boxes (the requests,
-// connections and rate tests): see "Beyond one box" in the README.
+// connections and rate tests): see docs/shards.md ("Beyond one box").
 type shardFlags struct {
 	Shard             string        `help:"Run shard I of N of the plan: the shards split the connections (and the rate test's arrivals), phases run in step, one verdict on the merged measurements." placeholder:"I/N"`
 	Shards            int           `help:"Shard count N, the index I from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)." placeholder:"N"`

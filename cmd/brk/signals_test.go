@@ -1,7 +1,7 @@
 package main
 
 // SIGINT and SIGTERM in the middle of a phase's admission and in the
-// middle of its drain (SPEC §5: exit 130, `Interrupted`, completed phases
+// middle of its drain (README.md's exit codes table: exit 130, `Interrupted`, completed phases
 // reported, the cut-short phase marked and not judged, no traffic after
 // the signal). Reuses main_test.go's harness.
 

@@ -83,9 +83,10 @@ func helpExamples(t *testing.T, cmd ...string) [][]string {
 }
 
 // TestHelpExamples: every command's --help ends with examples; each
-// parses as written (as TestReadmeCommandsParse checks the README's), and
+// parses as written (as TestReadmeCommandsParse checks those of
+// README.md and docs/), and
 // those that end on their own (a fixed load, a ramp to --max, brk demo's
-// own test aside) run against the fixture like the README's, with
+// own test aside) run against the fixture like those of the docs, with
 // 400ms phases.
 func TestHelpExamples(t *testing.T) {
 	fx := startBrk(t, nil, "fixture", "--listen", "127.0.0.1:0")

@@ -1,6 +1,6 @@
 //go:build linux
 
-package brk
+package metrics
 
 import (
 	"os"
@@ -11,9 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// usableCPUs counts the CPUs the process may use: its affinity mask,
+// UsableCPUs counts the CPUs the process may use: its affinity mask,
 // lowered by a cgroup v2 CPU quota (cpu.max) when one is set.
-func usableCPUs() int {
+func UsableCPUs() int {
 	n := runtime.NumCPU()
 	var set unix.CPUSet
 	if unix.SchedGetaffinity(0, &set) == nil {

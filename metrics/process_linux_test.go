@@ -1,6 +1,6 @@
 //go:build linux
 
-package brk
+package metrics
 
 import (
 	"bytes"
@@ -41,8 +41,8 @@ func TestServerPIDZombieIsGone(t *testing.T) {
 			cmd.Wait()
 		}
 	}()
-	s := newServerSampler([]int{pid})
-	s.start()
+	s := NewProcessSampler([]int{pid})
+	s.Start()
 	if !s.before[0].ok {
 		t.Fatalf("a running child (pid %d, state %s) reads as not there", pid, procState(t, pid))
 	}
@@ -59,16 +59,16 @@ func TestServerPIDZombieIsGone(t *testing.T) {
 	if st := readProcStat(pid); st.ok {
 		t.Errorf("a zombie reads as a live process: %+v", st)
 	}
-	out := s.finish(1)
+	out := s.Finish(1)
 	if len(out) != 1 || !out[0].Gone || out[0].RSSBytes != 0 {
 		t.Fatalf("zombie server reported %+v, want gone", out)
 	}
-	if err := checkServerPIDs([]int{pid}); err == nil {
+	if err := CheckProcesses([]int{pid}); err == nil {
 		t.Errorf("--server-pid %d of a zombie accepted", pid)
 	}
 	cmd.Wait()
 	reaped = true
-	if out := s.finish(1); !out[0].Gone {
+	if out := s.Finish(1); !out[0].Gone {
 		t.Fatalf("reaped server reported %+v, want gone", out)
 	}
 }

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package metrics
+
+import "runtime"
+
+// UsableCPUs counts the CPUs the process may use.
+func UsableCPUs() int { return runtime.NumCPU() }

@@ -1,0 +1,284 @@
+package metrics
+
+import (
+	"sync/atomic"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Live holds the counters a progress reporter may read while a phase runs.
+type Live struct {
+	Succeeded   atomic.Uint64
+	Failed      [NumCategories]atomic.Uint64
+	Established atomic.Uint64
+	SetupFailed atomic.Uint64
+	// Reached counts connections that reached their phase's target (once
+	// per connection and phase).
+	Reached atomic.Uint64
+	// OutstandingNs mirrors the worker's outstanding-requests integral
+	// (request·ns, never reset), published once per loop iteration.
+	OutstandingNs atomic.Uint64
+	// Scheduled counts the rate test's arrivals taken up; Written counts
+	// requests completely written for the first time.
+	Scheduled atomic.Uint64
+	Written   atomic.Uint64
+	// Latency counts complete responses by coarse latency bucket, so that
+	// a reader can tell the p99 so far (LiveP99Us).
+	Latency [CoarseBuckets]atomic.Uint64
+}
+
+// Recorder is one worker's measurements for the current phase.
+type Recorder struct {
+	Succeeded uint64
+	Failed    [NumCategories]uint64
+
+	Latency      *hdrhistogram.Histogram // µs, complete responses
+	LatencySumNs uint64
+	LatencyCount uint64
+	SetupLatency *hdrhistogram.Histogram // µs, connect through handshake
+
+	Setups Setups
+
+	// OutstandingNs is the time integral of written-but-unanswered
+	// requests over the admission window, in request·nanoseconds.
+	OutstandingNs uint64
+	// ActiveNs is this worker's admission window.
+	ActiveNs uint64
+	// AtTargetNs is the summed connection time at full target depth.
+	AtTargetNs uint64
+	// ReachedOnce counts connections that reached their target at least once.
+	ReachedOnce uint64
+	// BlockedWrites counts writes that stopped on a full socket.
+	BlockedWrites uint64
+	// MaxSendDelayNs is the longest time from admission to fully written.
+	MaxSendDelayNs int64
+	// MaxLatenessNs is the longest delay between a deadline and its
+	// observation by the worker.
+	MaxLatenessNs int64
+
+	// ProtocolReason is the first protocol fault seen in the phase.
+	ProtocolReason string
+	// SetupError is the first setup failure's message in the phase.
+	SetupError string
+	// ClientError is set when the client ran out of a local resource.
+	ClientError string
+
+	// TLS is the first negotiation seen in the phase.
+	TLS TLSInfo
+
+	// ProtocolUnattributed counts protocol faults on connections that had
+	// no request to charge them to.
+	ProtocolUnattributed uint64
+	// TimeoutFollowers counts the abandoned requests that a timeout
+	// abandoned (the followers of an expired HTTP/1.1 request, whose
+	// connection is retired with it); they are counted as Abandoned too.
+	TimeoutFollowers uint64
+	// Heard counts connections that read at least one byte from the
+	// server.
+	Heard uint64
+
+	// Statuses counts complete responses by status code (100..599; other
+	// codes in slot 0).
+	Statuses StatusCounts
+	// BodySamples are the first few bodies that failed their check (their
+	// first bytes).
+	BodySamples []string
+	// HTTP/2: streams reset after their deadline, GOAWAYs received,
+	// written requests replayed on a new connection (any protocol), and
+	// the lowest stream limit a peer set (when PeerMaxKnown).
+	ResetsSent      uint64
+	GoAwaysReceived uint64
+	Replayed        uint64
+	PeerMaxStreams  int64
+	PeerMaxKnown    bool
+	// StreamLimit: the connection whose peer stream limit stayed below
+	// its target the largest share of its time in the phase (HTTP/2).
+	StreamLimit StreamLimit
+	// Written counts requests completely written (a replay counts once).
+	Written uint64
+	// Scheduled counts the rate test's arrivals that came due in the
+	// admission window; ExpiredUnsent those whose deadline passed before
+	// they were completely written (also counted as timeout).
+	Scheduled     uint64
+	ExpiredUnsent uint64
+	// LateNs sums how late the worker took up each scheduled arrival
+	// (its clock against the schedule: CPU, timer lateness).
+	LateNs uint64
+	// The rate test's histograms (µs; nil in the other tests): send lag
+	// (scheduled → completely written), service time (written → response
+	// complete) and client lag (scheduled → taken up by its worker, the
+	// part of the send lag no slot wait explains).
+	SendLag, Service, ClientLag *hdrhistogram.Histogram
+
+	tl   recTimeline
+	live *Live
+}
+
+// NewRecorder allocates a recorder; histograms are sized once here. Its
+// outcomes are also added to live, which outlives phases.
+func NewRecorder(live *Live) *Recorder {
+	return &Recorder{Latency: NewHistogram(), SetupLatency: NewHistogram(), live: live}
+}
+
+// EnableRate gives the recorder the rate test's histograms.
+func (r *Recorder) EnableRate() {
+	if r.SendLag == nil {
+		r.SendLag, r.Service, r.ClientLag = NewHistogram(), NewHistogram(), NewHistogram()
+	}
+}
+
+// Reset clears the recorder for a new phase.
+func (r *Recorder) Reset() {
+	lat, setup, live := r.Latency, r.SetupLatency, r.live
+	lag, svc, cl := r.SendLag, r.Service, r.ClientLag
+	lat.Reset()
+	setup.Reset()
+	for _, h := range []*hdrhistogram.Histogram{lag, svc, cl} {
+		if h != nil {
+			h.Reset()
+		}
+	}
+	spans := r.tl.spans
+	*r = Recorder{Latency: lat, SetupLatency: setup, SendLag: lag, Service: svc, ClientLag: cl, live: live}
+	r.tl.spans = spans // reused by the next StartTimeline
+}
+
+// Wrote records a request completely written for the first time, lagNs
+// after its admission (its scheduled instant in the rate test).
+func (r *Recorder) Wrote(lagNs int64) {
+	r.Written++
+	r.live.Written.Add(1)
+	if r.SendLag != nil {
+		recordUs(r.SendLag, lagNs)
+	}
+}
+
+// Served records the service time of a written request's response.
+func (r *Recorder) Served(ns int64) {
+	if r.Service != nil {
+		recordUs(r.Service, ns)
+	}
+}
+
+// Arrived records n scheduled arrivals taken up by the worker.
+func (r *Recorder) Arrived(n uint64) {
+	r.Scheduled += n
+	r.live.Scheduled.Add(n)
+}
+
+// Late records how late one arrival was taken up.
+func (r *Recorder) Late(ns int64) {
+	if ns < 0 {
+		ns = 0
+	}
+	r.LateNs += uint64(ns)
+	if r.ClientLag != nil {
+		recordUs(r.ClientLag, ns)
+	}
+}
+
+// ResetKeepingSetups is Reset that keeps the setup counts and times: for
+// setups made before a run's first phase, counted in it.
+func (r *Recorder) ResetKeepingSetups() {
+	setups, errMsg, setupLat := r.Setups, r.SetupError, r.SetupLatency
+	r.SetupLatency = NewHistogram() // Reset clears this one; the kept one returns below
+	r.Reset()
+	r.Setups, r.SetupError, r.SetupLatency = setups, errMsg, setupLat
+}
+
+// Success records a successful request.
+func (r *Recorder) Success() {
+	r.Succeeded++
+	r.live.Succeeded.Add(1)
+	if r.tl.cur != nil {
+		r.tl.cur.ok++
+	}
+}
+
+// Response records the latency of a complete response (successful or not).
+func (r *Recorder) Response(latencyNs int64) {
+	if latencyNs < 0 {
+		latencyNs = 0
+	}
+	r.LatencySumNs += uint64(latencyNs)
+	r.LatencyCount++
+	recordUs(r.Latency, latencyNs)
+	b := CoarseIndex(latencyNs / 1000)
+	r.live.Latency[b].Add(1)
+	if r.tl.cur != nil {
+		r.tl.cur.lat[b]++
+	}
+}
+
+// Status records a complete response's status code: in the phase's
+// counts and in the current span's status class.
+func (r *Recorder) Status(code int) {
+	r.Statuses.Add(code)
+	if r.tl.cur != nil {
+		r.tl.cur.status[StatusClass(code)]++
+	}
+}
+
+// MaxBodySamples is how many failed bodies a phase keeps.
+const MaxBodySamples = 3
+
+// BodySample keeps the first bytes of a failed body, for the first few of
+// a phase (no allocation after those).
+func (r *Recorder) BodySample(b []byte) {
+	if len(r.BodySamples) < MaxBodySamples {
+		r.BodySamples = append(r.BodySamples, string(b))
+	}
+}
+
+// Fail records n failed requests of category c.
+func (r *Recorder) Fail(c Category, n uint64) {
+	if n == 0 {
+		return
+	}
+	r.Failed[c] += n
+	r.live.Failed[c].Add(n)
+	if r.tl.cur != nil {
+		r.tl.cur.failed += n
+	}
+}
+
+// SetupStarted records a setup attempt as it starts (TCP connect): a
+// setup belongs to the phase it started in, whenever it ends.
+func (r *Recorder) SetupStarted() { r.Setups.Attempted++ }
+
+// SetupAbandoned records a setup the client gave up on (an interrupt).
+func (r *Recorder) SetupAbandoned() { r.Setups.Abandoned++ }
+
+// SetupRejected takes back a setup recorded as established, for SetupDone
+// to record it again as failed: the server refused the connection right
+// after the client's side of the handshake ended (a TLS 1.3 alert on the
+// first read). Its setup time was not recorded (SetupDone with a negative
+// latency).
+func (r *Recorder) SetupRejected() {
+	r.Setups.Established--
+	r.live.Established.Add(^uint64(0))
+}
+
+// SetupTime records an established setup's duration, when SetupDone did
+// not.
+func (r *Recorder) SetupTime(latencyNs int64) { recordUs(r.SetupLatency, latencyNs) }
+
+// SetupDone records how a started setup ended. An established setup's
+// duration is recorded too, unless latencyNs is negative (SetupTime
+// records it once the connection has proved itself).
+func (r *Recorder) SetupDone(ok bool, timedOut bool, latencyNs int64) {
+	switch {
+	case ok:
+		r.Setups.Established++
+		r.live.Established.Add(1)
+		if latencyNs >= 0 {
+			recordUs(r.SetupLatency, latencyNs)
+		}
+	case timedOut:
+		r.Setups.TimedOut++
+		r.live.SetupFailed.Add(1)
+	default:
+		r.Setups.Failed++
+		r.live.SetupFailed.Add(1)
+	}
+}

@@ -1,0 +1,89 @@
+package report
+
+// box is a text's extent in SVG user units.
+type box struct{ x0, y0, x1, y1 float64 }
+
+// textW estimates the width of s at font size size: DejaVu Sans, the
+// widest usual system-ui font, is about 0.64 em per character (digits
+// 0.636, lower case less), so that the estimate errs wide.
+func textW(s string, size float64) float64 {
+	return 0.64 * size * float64(len([]rune(s)))
+}
+
+// textBox is the box of s drawn at (x, y), y its baseline, anchored
+// "start", "middle" or "end".
+func textBox(x, y, size float64, anchor, s string) box {
+	w := textW(s, size)
+	switch anchor {
+	case "middle":
+		x -= w / 2
+	case "end":
+		x -= w
+	}
+	return box{x, y - 0.8*size, x + w, y + 0.25*size}
+}
+
+func (a box) overlaps(b box) bool {
+	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+}
+
+// labels are the text boxes drawn so far in one chart, so that a label
+// can be put where it runs into none of them.
+type labels struct{ boxes []box }
+
+func (l *labels) add(b box) { l.boxes = append(l.boxes, b) }
+
+// free reports whether b overlaps no text drawn so far.
+func (l *labels) free(b box) bool {
+	for _, o := range l.boxes {
+		if o.overlaps(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// above returns the baseline for s at x: y, or a line higher for each
+// text already there or nearly (a point's label stays over its point),
+// never higher than the legend's row; and takes the place. Where no line
+// up to there is free, the label goes under its point instead.
+func (l *labels) above(x, y, size float64, anchor, s string) float64 {
+	const margin = 1.5 // keeps neighbouring labels apart as well as off each other
+	fits := func(y float64) bool {
+		b := textBox(x, y, size, anchor, s)
+		b.x0, b.x1 = b.x0-margin, b.x1+margin
+		return l.free(b)
+	}
+	pick := y + 2*size + 4 // under the point
+	for ly := y; ly-0.8*size >= legendBottom; ly -= size + 2 {
+		if fits(ly) {
+			pick = ly
+			break
+		}
+	}
+	l.add(textBox(x, pick, size, anchor, s))
+	return pick
+}
+
+// legendBottom is where the legend's row ends, in a chart's user units.
+const legendBottom = 47
+
+// spot is a candidate place for a label.
+type spot struct {
+	x, y   float64
+	anchor string
+}
+
+// place returns the first of spots where s runs into no text drawn so
+// far (the first one when none is free), and takes the place.
+func (l *labels) place(s string, size float64, spots []spot) (x, y float64, anchor string) {
+	pick := spots[0]
+	for _, sp := range spots {
+		if l.free(textBox(sp.x, sp.y, size, sp.anchor, s)) {
+			pick = sp
+			break
+		}
+	}
+	l.add(textBox(pick.x, pick.y, size, pick.anchor, s))
+	return pick.x, pick.y, pick.anchor
+}
