@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/proto"
 )
 
 // Plan is the load schedule and the SLA.
@@ -130,8 +131,9 @@ const DefaultAccept = 99.99
 // value (the default) cannot say.
 const AcceptAny = -1.0
 
-// Header is one request header.
-type Header struct{ Name, Value string }
+// Header is one request header: proto.Header, the protocols' own, defined
+// once where the encoders read it.
+type Header = proto.Header
 
 // Target is what every request asks and what every response must be.
 type Target struct {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 
@@ -143,23 +144,11 @@ func connsOpenedOnce(add func(k, v string), _ *brk.Result, _ brk.ResultPlan, con
 
 // rateConditions are the rate test's slots and arrivals.
 func rateConditions(add func(k, v string), r *brk.Result, p brk.ResultPlan) {
-	depth := r.RateDepth
-	if depth == 0 {
-		depth = p.RateDepth
-	}
-	if depth > 0 {
+	if depth := cmp.Or(r.RateDepth, p.RateDepth); depth > 0 {
 		add("Outstanding requests per connection, at most", strconv.Itoa(depth))
 	}
-	arr := r.Arrivals
-	if arr == "" {
-		arr = p.Arrivals
-	}
-	if arr != "" {
-		seed := r.Seed
-		if seed == 0 {
-			seed = p.Seed
-		}
-		if seed != 0 {
+	if arr := cmp.Or(r.Arrivals, p.Arrivals); arr != "" {
+		if seed := cmp.Or(r.Seed, p.Seed); seed != 0 {
 			arr += fmt.Sprintf(" (seed %d)", seed)
 		}
 		add("Arrivals", arr)
