@@ -35,6 +35,13 @@ type Progress struct {
 // atomics only, so nothing on the request path is locked for it.
 type ProgressObserver interface {
 	Observer
+	Progresser
+}
+
+// Progresser receives a live reading once a second while a phase runs,
+// from the engine's reporter goroutine: what a ProgressObserver adds to an
+// Observer, and what brk bench's observer may add (bench.MatrixObserver).
+type Progresser interface {
 	Progress(p Progress)
 }
 

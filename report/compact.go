@@ -36,7 +36,7 @@ func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats, conns int, ht
 		state = "REJECTED"
 	}
 	level := fmt.Sprintf("%d %s", s.Level, test.Unit())
-	if test == brk.ModeRequests {
+	if test.PerConnPlan() {
 		if made := LevelMadeOf(s.Level, conns, http2); made != "" && DepthAgrees(s.Level, conns, s.Depth) {
 			level += " (" + made + ")"
 		} else {

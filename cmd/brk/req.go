@@ -12,7 +12,6 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/report"
-	"github.com/brk-bench/brk/sched"
 )
 
 // levelFlags are the requests and connections tests' level flags (the
@@ -204,14 +203,11 @@ func parseResolution(v string) (n int, pct float64, err error) {
 // spells, whose shortest form the library reads back as that same
 // fraction; 0 is brk.AcceptAny.
 func (f *loadFlags) accept() (float64, error) {
-	acc, err := sched.ParseAccept(f.Accept)
+	acc, err := brk.ParseAccept(f.Accept)
 	if err != nil {
 		return 0, refuse("--accept %v", err)
 	}
-	if acc.Num == 0 {
-		return brk.AcceptAny, nil
-	}
-	return acc.Pct(), nil
+	return acc, nil
 }
 
 func (f *loadFlags) target(url string, stdin io.Reader) (brk.Target, error) {
