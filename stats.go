@@ -45,17 +45,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		Index: j.Index, Role: j.Role.String(), Level: j.Target, Depth: j.Depth, Probe: j.Probe,
 		Accepted: j.Accepted, Interrupted: r.Interrupted, Inconclusive: j.Inconclusive, NotJudged: j.NotJudged, Reason: j.Reason,
 		DurationS: r.Elapsed.Seconds(), ActiveS: r.Active.Seconds(),
-		Counts: Counts{
-			Attempted: c.Attempted, Succeeded: c.Succeeded,
-			Timeout:        c.Failed[metrics.Timeout],
-			Transport:      c.Failed[metrics.Transport],
-			Abandoned:      c.Failed[metrics.Abandoned],
-			Connect:        c.Failed[metrics.Connect],
-			ConnectTimeout: c.Failed[metrics.ConnectTimeout],
-			Status:         c.Failed[metrics.Status],
-			Body:           c.Failed[metrics.Body],
-			Protocol:       c.Failed[metrics.Protocol],
-		},
+		Counts:              countsOf(c),
 		StatusCodes:         m.Statuses.Map(),
 		BodySamples:         m.BodySamples,
 		LatencyMs:           latency(m.Latency.TotalCount(), m.LatencySumNs, m),
@@ -117,6 +107,45 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 	}
 	s.Timeline = timeline(r)
 	return s
+}
+
+// countsOf is the engine's counts as the results' Counts.
+func countsOf(c *metrics.Counts) Counts {
+	return Counts{
+		Attempted: c.Attempted, Succeeded: c.Succeeded,
+		Timeout:        c.Failed[metrics.Timeout],
+		Transport:      c.Failed[metrics.Transport],
+		Abandoned:      c.Failed[metrics.Abandoned],
+		Connect:        c.Failed[metrics.Connect],
+		ConnectTimeout: c.Failed[metrics.ConnectTimeout],
+		Status:         c.Failed[metrics.Status],
+		Body:           c.Failed[metrics.Body],
+		Protocol:       c.Failed[metrics.Protocol],
+	}
+}
+
+// Own is what this load box itself measured of the phase: in a sharded
+// run, whose PhaseStats are the merged run's, the box's own counts,
+// status codes and latency (from Raw); otherwise, or when the phase
+// carries no raw measurement, ps itself. Only Index, Level, Counts,
+// SuccessPct, StatusCodes, LatencyMs and LatencyHdr are filled from Raw.
+func (ps *PhaseStats) Own() *PhaseStats {
+	m := measurementOf(ps.Raw)
+	if m == nil {
+		return ps
+	}
+	st := m.Stats
+	own := &PhaseStats{
+		Index: ps.Index, Level: ps.Level,
+		Counts:      countsOf(&st.Counts),
+		StatusCodes: st.Statuses.Map(),
+		LatencyMs:   latency(st.Latency.TotalCount(), st.LatencySumNs, st),
+		LatencyHdr:  encodeHist(st),
+	}
+	if own.Counts.Attempted > 0 {
+		own.SuccessPct = 100 * float64(own.Counts.Succeeded) / float64(own.Counts.Attempted)
+	}
+	return own
 }
 
 // timeline is a phase's outcomes over time: its spans through the end of

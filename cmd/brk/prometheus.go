@@ -239,7 +239,7 @@ func (o *promObserver) WorkersStarted(threads int) {
 	fmt.Fprintf(o.f.text, "  pushing to Prometheus remote write once a second and at each phase end (docs/prometheus.md)\n")
 }
 
-func (o *promObserver) PhaseStarted(p brk.Phase) {
+func (o *promObserver) PhaseStarted(p brk.PhaseStart) {
 	o.inner.PhaseStarted(p)
 	f := o.f
 	f.mu.Lock()
@@ -349,18 +349,9 @@ func addFailures(base map[string]uint64, n func(name string) uint64) map[string]
 // target's outcomes are added too, from the phase's targets (not in a
 // coordinated shard, whose targets are the merged run's).
 func (f *promFeed) addPhase(ps *brk.PhaseStats) {
-	if raw := ps.Raw; raw != nil && raw.Stats != nil {
-		st := raw.Stats
-		byName := map[string]uint64{}
-		for _, c := range metrics.Categories() {
-			byName[c.String()] = st.Counts.Failed[c]
-		}
-		f.add(&f.done, &f.sumS, st.Counts.Succeeded, func(name string) uint64 { return byName[name] },
-			st.Statuses.Map(), st.Latency, float64(st.LatencySumNs)/1e9)
-	} else {
-		f.add(&f.done, &f.sumS, ps.Counts.Succeeded, ps.Counts.Failure, ps.StatusCodes,
-			decodeHist(ps.LatencyHdr), ps.LatencyMs.Mean*float64(ps.LatencyMs.Count)/1e3)
-	}
+	own := ps.Own()
+	f.add(&f.done, &f.sumS, own.Counts.Succeeded, own.Counts.Failure, own.StatusCodes,
+		decodeHist(own.LatencyHdr), own.LatencyMs.Mean*float64(own.LatencyMs.Count)/1e3)
 	if !f.mix {
 		return
 	}
