@@ -539,10 +539,10 @@ func shardSucceeded(t *testing.T, res *brk.Result) uint64 {
 	t.Helper()
 	var n uint64
 	for _, ph := range res.Phases {
-		if ph.Raw == nil || ph.Raw.Stats == nil {
+		if len(ph.Raw) == 0 {
 			t.Fatalf("phase %d has no raw measurement", ph.Index)
 		}
-		n += ph.Raw.Stats.Counts.Succeeded
+		n += ph.Own().Counts.Succeeded
 	}
 	return n
 }
