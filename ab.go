@@ -1,6 +1,10 @@
 package brk
 
-import "context"
+import (
+	"context"
+
+	enginerun "github.com/brk-bench/brk/internal/run"
+)
 
 // ABResult is an A/B run: one plan against two targets, phases taken in
 // turns (A0, B0, A1, B1, …) so that both see the same machine conditions,
@@ -50,14 +54,7 @@ func RunAB(ctx context.Context, m Mode, a, b Target, p Plan, obsA, obsB Observer
 	if rb != nil {
 		defer rb.close()
 	}
-	for stepping(ra) || stepping(rb) {
-		if stepping(ra) {
-			ra.ramp.Step(ctx)
-		}
-		if stepping(rb) {
-			rb.ramp.Step(ctx)
-		}
-	}
+	enginerun.Turns(ctx, engineRun(ra), engineRun(rb))
 	if ra != nil {
 		resA = ra.finish()
 	}
@@ -67,4 +64,10 @@ func RunAB(ctx context.Context, m Mode, a, b Target, p Plan, obsA, obsB Observer
 	return &ABResult{A: resA, B: resB}, nil
 }
 
-func stepping(r *running) bool { return r != nil && !r.ramp.Done() }
+// engineRun is r's engine run (nil: r ended before its first phase).
+func engineRun(r *running) *enginerun.Run {
+	if r == nil {
+		return nil
+	}
+	return r.run
+}

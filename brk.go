@@ -15,10 +15,11 @@
 package brk
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/proto"
 )
 
 // Plan is the load schedule and the SLA.
@@ -114,15 +115,7 @@ type Search struct {
 // DefaultSearchStart is the search's first level when Plan.Start is 0:
 // per connection in the requests test (Conns × 1 concurrent requests),
 // concurrent connections, or requests/s.
-func DefaultSearchStart(m Mode) int {
-	switch m {
-	case ModeConnections:
-		return 16
-	case ModeRate:
-		return 100
-	}
-	return 1
-}
+func DefaultSearchStart(m Mode) int { return m.DefaultSearchStart() }
 
 // MaxSeed is the largest Plan.Seed, 2^53−1, and every seed the library
 // picks is in 1..MaxSeed: the JSON report writes the seed as a number,
@@ -138,8 +131,9 @@ const DefaultAccept = 99.99
 // value (the default) cannot say.
 const AcceptAny = -1.0
 
-// Header is one request header.
-type Header struct{ Name, Value string }
+// Header is one request header: proto.Header, the protocols' own, defined
+// once where the encoders read it.
+type Header = proto.Header
 
 // Target is what every request asks and what every response must be.
 type Target struct {
@@ -166,8 +160,8 @@ type Target struct {
 	Mix []Request
 }
 
-// Phase identifies a phase as it starts.
-type Phase struct {
+// PhaseStart identifies a phase as it starts (Observer.PhaseStarted).
+type PhaseStart struct {
 	Index  int    // 0-based
 	Depth  int    // the most outstanding requests a connection holds (⌈Target/Conns⌉)
 	Target int    // the level
@@ -178,33 +172,8 @@ type Phase struct {
 // Observer is fine: the run is then observed by nothing.
 type Observer interface {
 	WorkersStarted(threads int)
-	PhaseStarted(p Phase)
+	PhaseStarted(p PhaseStart)
 	PhaseFinished(s *PhaseStats)
-}
-
-// Verdict names how a run ended.
-type Verdict string
-
-// The verdicts a run ends with, one per exit code of README.md's exit codes
-// table (done 0, broken 1, inconclusive 3, interrupted 130).
-const (
-	VerdictDone         Verdict = "done"
-	VerdictBroken       Verdict = "broken"
-	VerdictInconclusive Verdict = "inconclusive"
-	VerdictInterrupted  Verdict = "interrupted"
-)
-
-// ExitCode maps a verdict to the CLI's exit status.
-func (v Verdict) ExitCode() int {
-	switch v {
-	case VerdictDone:
-		return 0
-	case VerdictBroken:
-		return 1
-	case VerdictInterrupted:
-		return 130
-	}
-	return 3
 }
 
 // Result is a run's verdict and every phase's stats. Its JSON form is the
@@ -247,9 +216,26 @@ type Result struct {
 	// every shard of a merged or coordinated report.
 	Shard  *ShardInfo     `json:"shard,omitempty"`
 	Shards []ShardSummary `json:"shards,omitempty"`
+	// RunID names the run, the same on every shard of a sharded run (set
+	// by the CLI; docs/prometheus.md): the run_id label of its Prometheus
+	// series.
+	RunID string `json:"run_id,omitempty"`
+	// Prometheus is what the CLI's --prometheus-remote-write push sent
+	// and dropped (nil: no push).
+	Prometheus *PushStats `json:"prometheus,omitempty"`
 	// HMAC authenticates a shard's report under the shared token
 	// (Result.Sign, VerifyReport); brk merge with BRK_TOKEN checks it.
 	HMAC string `json:"hmac,omitempty"`
+}
+
+// PushStats counts the samples a run pushed to a Prometheus remote-write
+// receiver: accepted by it (Sent) and dropped unsent (Dropped: a full
+// queue, a failed request, or still queued when the flush at exit ended).
+type PushStats struct {
+	Sent    uint64 `json:"sent"`
+	Dropped uint64 `json:"dropped"`
+	// Error is the last send error ("" when none).
+	Error string `json:"error,omitempty"`
 }
 
 // FinalPair is a run's last accepted and lowest rejected level with the
@@ -335,15 +321,9 @@ type LatencyPoint struct {
 	Count      uint64  `json:"count"`    // responses at or below Ms (its histogram bucket)
 }
 
-// Setups counts connection setups.
-type Setups struct {
-	Attempted   uint64 `json:"attempted"`
-	Established uint64 `json:"established"`
-	Failed      uint64 `json:"failed"`
-	TimedOut    uint64 `json:"timed_out"`
-	Abandoned   uint64 `json:"abandoned"` // in progress when an interrupt ended the phase
-	Resumed     uint64 `json:"resumed"`
-}
+// Setups counts connection setups: the engine's own counts
+// (metrics.Setups), defined once where they are counted.
+type Setups = metrics.Setups
 
 // TLSStats is what the phase's TLS setups negotiated (one of them) and how
 // many resumed a session.
@@ -431,9 +411,10 @@ type PhaseStats struct {
 	// phase.
 	Server []ServerCPU `json:"server,omitempty"`
 	// Raw is this load box's own measurement of the phase in a sharded
-	// run (counts, integrals, encoded histograms, CPU): what brk merge
-	// merges and judges again.
-	Raw *sched.Measurement `json:"raw,omitempty"`
+	// run (counts, integrals, encoded histograms, CPU), in the engine's
+	// JSON form: what brk merge merges and judges again. It is opaque to a
+	// library user: its fields are the engine's, not the API's.
+	Raw json.RawMessage `json:"raw,omitempty"`
 	// Rate is the rate test's schedule accounting (nil in the other
 	// tests). There latency_ms counts from each request's scheduled
 	// instant: backlog is latency.

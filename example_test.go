@@ -14,8 +14,8 @@ import (
 // accepted.
 type levels struct{}
 
-func (levels) WorkersStarted(threads int) {}
-func (levels) PhaseStarted(p brk.Phase)   {}
+func (levels) WorkersStarted(threads int)    {}
+func (levels) PhaseStarted(p brk.PhaseStart) {}
 func (levels) PhaseFinished(s *brk.PhaseStats) {
 	fmt.Printf("level %d accepted %v\n", s.Level, s.Accepted)
 }

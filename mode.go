@@ -1,46 +1,140 @@
 package brk
 
-import "github.com/brk-bench/brk/sched"
+import (
+	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/shard"
+)
 
-// Mode is a test mode: what a phase's level counts. Its text is the
-// report's "test" field.
-type Mode string
+// Mode is a test mode: what a phase's level counts. It is the engine's
+// type (sched.Mode): one table holds what each mode decides (its noun and
+// unit, how many connections a level needs, its admission policy), and
+// callers read it through Mode's methods (Unit, Noun, PerConnPlan,
+// LevelIsConns, Clocked, ...) rather than compare modes. Its text
+// (MarshalText) is the report's "test" field: requests, connections or
+// rate.
+type Mode = sched.Mode
 
 // The test modes.
 const (
 	// ModeRequests raises concurrent requests over connections opened once.
-	ModeRequests Mode = "requests"
+	ModeRequests = sched.Requests
 	// ModeConnections raises concurrent connections, each set up, used for
 	// a few requests and closed by the server.
-	ModeConnections Mode = "connections"
+	ModeConnections = sched.Connections
 	// ModeRate raises an arrival rate (requests/s) scheduled against the
 	// clock over connections opened once: an open model.
-	ModeRate Mode = "rate"
+	ModeRate = sched.Rate
 )
 
-// Unit names what a level counts ("concurrent requests").
-func (m Mode) Unit() string { return m.engine().Unit() }
+// Verdict names how a run ended: the engine's type (sched.Verdict), whose
+// text (MarshalText) is the report's "verdict" and whose ExitCode is the
+// CLI's exit status.
+type Verdict = sched.Verdict
 
-// Noun is the unit of a level in a sentence's end ("concurrent
-// requests", "connections").
-func (m Mode) Noun() string {
-	switch m {
-	case ModeConnections:
-		return "connections"
-	case ModeRate:
-		return "requests/s"
-	}
-	return "concurrent requests"
+// The verdicts.
+const (
+	VerdictDone         = sched.Done
+	VerdictBroken       = sched.Broken
+	VerdictInconclusive = sched.Inconclusive
+	VerdictInterrupted  = sched.Interrupted
+)
+
+// modeRules is what the API decides per test mode, beside the engine's
+// entry (sched/mode.go, read through Mode's methods): the plan's defaults
+// and refusals, its validation and the report's mode fields. One entry
+// per mode; callers read it through rulesOf and never compare modes.
+type modeRules struct {
+	// fill fills the mode's defaults into p and refuses what does not
+	// apply to the mode, before the plan is validated.
+	fill func(t *Target, p *Plan) error
+	// checks are the plan's refusals in the order they are tried (a plan
+	// with its defaults filled in): the first that refuses names the plan's
+	// error.
+	checks []planCheck
+	// report fills the mode's fields of res and of its plan.
+	report func(res *Result, p Plan)
+	// firstConns is how many connections phase 0 opens (a plan checked:
+	// its Conns the run's connections); threads never outnumber them.
+	firstConns func(p Plan) int
+	// splitsConns: the plan's Conns connections are opened once and split
+	// over the shards of a sharded run (each shard needs one).
+	splitsConns bool
+	// shardLevel is shard index of count's part of a phase's level (the
+	// engine splits the rest by its connection base and arrivals).
+	shardLevel func(level, index, count int) int
 }
 
-func (m Mode) engine() sched.Mode {
-	switch m {
-	case ModeConnections:
-		return sched.Connections
-	case ModeRate:
-		return sched.Rate
-	}
-	return sched.Requests
+func allConns(p Plan) int { return p.Conns }
+
+func wholeLevel(level, _, _ int) int { return level }
+
+// planCheck refuses a plan (nil: it passes).
+type planCheck func(p Plan) *PlanError
+
+var modeTable = map[Mode]*modeRules{
+	ModeRequests: {
+		fill: fillOpenModel,
+		checks: []planCheck{noRateFields, connsAtLeast1, startPaceAtLeast1(""), maxNotNegative, startNotAboveMax,
+			phaseAtLeast1ms, timeoutAtLeast1ms, threadsNotNegative, threadsWithinConns, levelsWithinEngine,
+			connsWithinEngine, outstandingWithinEngine},
+		report:     func(res *Result, p Plan) { res.Plan.Connections = p.Conns },
+		firstConns: allConns, splitsConns: true, shardLevel: wholeLevel,
+	},
+	ModeConnections: {
+		fill: fillConnections,
+		// The level is the connection count: Conns does not apply, and the
+		// threads are capped at the level.
+		checks: levelIsConns(noRateFields, connsAtLeast1, startPaceAtLeast1(""), maxNotNegative, startNotAboveMax,
+			phaseAtLeast1ms, timeoutAtLeast1ms, threadsNotNegative, threadsWithinConns, levelsWithinEngine,
+			connsWithinEngine, outstandingWithinEngine),
+		report: func(res *Result, p Plan) {
+			res.Conns = 0
+			res.Requests, res.KeepAlive = p.Requests, p.KeepAlive
+			res.Plan.Requests, res.Plan.KeepAlive = p.Requests, p.KeepAlive
+		},
+		firstConns: func(p Plan) int { return p.Start },
+		shardLevel: shard.Share,
+	},
+	ModeRate: {
+		fill: fillRate,
+		checks: []planCheck{connsAtLeast1, startPaceAtLeast1(" (requests/s)"), maxNotNegative, startNotAboveMax,
+			rateWithinEngine, phaseAtLeast1ms, timeoutAtLeast1ms, threadsNotNegative, threadsWithinConns,
+			connsWithinEngine, rateDepthAtLeast1, slotsWithinEngine, arrivalsKnown, seedWithinJSON, noRequests},
+		report: func(res *Result, p Plan) {
+			res.Plan.Connections = p.Conns
+			res.RateDepth, res.Arrivals = p.RateDepth, p.Arrivals
+			if p.Arrivals == "poisson" {
+				res.Seed = p.Seed
+			}
+		},
+		firstConns: allConns, splitsConns: true, shardLevel: wholeLevel,
+	},
 }
 
-func (m Mode) valid() bool { return m == ModeRequests || m == ModeConnections || m == ModeRate }
+// rulesOf is m's entry of the table, or nil for an unknown mode.
+func rulesOf(m Mode) *modeRules { return modeTable[m] }
+
+// levelConns is the run's connections where the level is the connection
+// count (the highest level: Max, or Start without one); Conns otherwise.
+func levelConns(p Plan, m Mode) int {
+	if !m.LevelIsConns() {
+		return p.Conns
+	}
+	if p.Max > 0 {
+		return p.Max
+	}
+	return p.Start
+}
+
+// levelIsConns wraps checks for a mode whose level is the connection
+// count: they see one connection and automatic threads.
+func levelIsConns(checks ...planCheck) []planCheck {
+	out := make([]planCheck, len(checks))
+	for i, c := range checks {
+		out[i] = func(p Plan) *PlanError {
+			p.Conns, p.Threads = 1, 0
+			return c(p)
+		}
+	}
+	return out
+}

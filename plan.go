@@ -83,9 +83,9 @@ func validateRamp(p Plan) error {
 }
 
 // validatePlan checks a plan with its defaults filled in against the
-// engine's bounds and turns its acceptance threshold into a fraction. In
-// the connections test the level is the connection count: Conns does not
-// apply, and the threads are capped at the level.
+// engine's bounds and turns its acceptance threshold into a fraction: the
+// checks every test shares, then the test's own (its entry's checks, in
+// order).
 func validatePlan(p Plan, m Mode) (sched.Accept, error) {
 	if err := validateSharper(p); err != nil {
 		return sched.Accept{}, err
@@ -93,39 +93,184 @@ func validatePlan(p Plan, m Mode) (sched.Accept, error) {
 	if err := validateRamp(p); err != nil {
 		return sched.Accept{}, err
 	}
-	if m == ModeRate {
-		return validateRatePlan(p)
-	}
-	if m == ModeConnections {
-		p.Conns, p.Threads = 1, 0
-	}
-	switch {
-	case p.RateDepth != 0 || p.Arrivals != "" || p.Seed != 0:
-		return sched.Accept{}, refuse("%s, %s and %s apply to the rate test only", fRateDepth, fArrivals, fSeed)
-	case p.Conns < 1:
-		return sched.Accept{}, refuse("%s must be at least 1", fConns)
-	case p.Start < 1 || p.Pace < 1 && p.Search == nil:
-		return sched.Accept{}, refuse("%s and %s must be at least 1", fStart, fPace)
-	case p.Max < 0:
-		return sched.Accept{}, refuse("%s must not be negative", fMax)
-	case p.Max > 0 && p.Start > p.Max:
-		return sched.Accept{}, refuse("%s (%d) is above %s (%d)", fStart, p.Start, fMax, p.Max)
-	case p.Phase < time.Millisecond:
-		return sched.Accept{}, refuse("%s must be at least 1ms", fPhase)
-	case p.Timeout < time.Millisecond:
-		return sched.Accept{}, refuse("%s must be at least 1ms", fTimeout)
-	case p.Threads < 0:
-		return sched.Accept{}, refuse("%s must not be negative", fThreads)
-	case p.Threads > p.Conns:
-		return sched.Accept{}, refuse("%s (%d) is more than %s (%d): a thread needs a connection", fThreads, p.Threads, fConns, p.Conns)
-	case p.Max > sched.MaxLevel || p.Start > sched.MaxLevel:
-		return sched.Accept{}, refuse("%s/%s above %d are not supported", fStart, fMax, sched.MaxLevel)
-	case p.Conns > sched.MaxLevel:
-		return sched.Accept{}, refuse("%s above %d is not supported", fConns, sched.MaxLevel)
-	case p.Conns*max(p.Start, p.Max) > sched.MaxOutstanding:
-		return sched.Accept{}, refuse("%s × %s/%s above %d outstanding requests is not supported", fConns, fStart, fMax, sched.MaxOutstanding)
+	for _, c := range rulesOf(m).checks {
+		if err := c(p); err != nil {
+			return sched.Accept{}, err
+		}
 	}
 	return acceptFraction(p.Accept)
+}
+
+// The plan's checks, each refusing one thing; a mode's entry lists those
+// that apply to it (mode.go).
+
+func noRateFields(p Plan) *PlanError {
+	if p.RateDepth != 0 || p.Arrivals != "" || p.Seed != 0 {
+		return refuse("%s, %s and %s apply to the rate test only", fRateDepth, fArrivals, fSeed)
+	}
+	return nil
+}
+
+func noRequests(p Plan) *PlanError {
+	if p.Requests != 0 {
+		return refuse("%s applies to the connections test", fRequests)
+	}
+	return nil
+}
+
+func connsAtLeast1(p Plan) *PlanError {
+	if p.Conns < 1 {
+		return refuse("%s must be at least 1", fConns)
+	}
+	return nil
+}
+
+// startPaceAtLeast1 refuses a first level or step below 1; unit follows
+// the words (" (requests/s)").
+func startPaceAtLeast1(unit string) planCheck {
+	return func(p Plan) *PlanError {
+		if p.Start < 1 || p.Pace < 1 && p.Search == nil {
+			return refuse("%s and %s must be at least 1"+unit, fStart, fPace)
+		}
+		return nil
+	}
+}
+
+func maxNotNegative(p Plan) *PlanError {
+	if p.Max < 0 {
+		return refuse("%s must not be negative", fMax)
+	}
+	return nil
+}
+
+func startNotAboveMax(p Plan) *PlanError {
+	if p.Max > 0 && p.Start > p.Max {
+		return refuse("%s (%d) is above %s (%d)", fStart, p.Start, fMax, p.Max)
+	}
+	return nil
+}
+
+func phaseAtLeast1ms(p Plan) *PlanError {
+	if p.Phase < time.Millisecond {
+		return refuse("%s must be at least 1ms", fPhase)
+	}
+	return nil
+}
+
+func timeoutAtLeast1ms(p Plan) *PlanError {
+	if p.Timeout < time.Millisecond {
+		return refuse("%s must be at least 1ms", fTimeout)
+	}
+	return nil
+}
+
+func threadsNotNegative(p Plan) *PlanError {
+	if p.Threads < 0 {
+		return refuse("%s must not be negative", fThreads)
+	}
+	return nil
+}
+
+func threadsWithinConns(p Plan) *PlanError {
+	if p.Threads > p.Conns {
+		return refuse("%s (%d) is more than %s (%d): a thread needs a connection", fThreads, p.Threads, fConns, p.Conns)
+	}
+	return nil
+}
+
+func levelsWithinEngine(p Plan) *PlanError {
+	if p.Max > sched.MaxLevel || p.Start > sched.MaxLevel {
+		return refuse("%s/%s above %d are not supported", fStart, fMax, sched.MaxLevel)
+	}
+	return nil
+}
+
+func connsWithinEngine(p Plan) *PlanError {
+	if p.Conns > sched.MaxLevel {
+		return refuse("%s above %d is not supported", fConns, sched.MaxLevel)
+	}
+	return nil
+}
+
+func outstandingWithinEngine(p Plan) *PlanError {
+	if p.Conns*max(p.Start, p.Max) > sched.MaxOutstanding {
+		return refuse("%s × %s/%s above %d outstanding requests is not supported", fConns, fStart, fMax, sched.MaxOutstanding)
+	}
+	return nil
+}
+
+func rateWithinEngine(p Plan) *PlanError {
+	if p.Max > sched.MaxRate || p.Start > sched.MaxRate {
+		return refuse("%s/%s above %d requests/s are not supported", fStart, fMax, sched.MaxRate)
+	}
+	return nil
+}
+
+func rateDepthAtLeast1(p Plan) *PlanError {
+	if p.RateDepth < 1 {
+		return refuse("%s must be at least 1", fRateDepth)
+	}
+	return nil
+}
+
+func slotsWithinEngine(p Plan) *PlanError {
+	if p.RateDepth > sched.MaxLevel || p.Conns*p.RateDepth > sched.MaxOutstanding {
+		return refuse("%s × %s above %d outstanding requests is not supported", fConns, fRateDepth, sched.MaxOutstanding)
+	}
+	return nil
+}
+
+func arrivalsKnown(p Plan) *PlanError {
+	if p.Arrivals != "uniform" && p.Arrivals != "poisson" {
+		return refuse("%s %q: want uniform or poisson", fArrivals, p.Arrivals)
+	}
+	return nil
+}
+
+func seedWithinJSON(p Plan) *PlanError {
+	if p.Seed > MaxSeed {
+		return refuse("%s %d is above %d (2^53−1): the JSON report could not carry it exactly (jq and JavaScript read its numbers as doubles)", fSeed, p.Seed, uint64(MaxSeed))
+	}
+	return nil
+}
+
+// fillOpenModel is the requests test's fill: it refuses what applies to
+// the connections test only.
+func fillOpenModel(t *Target, p *Plan) error {
+	switch {
+	case t.TLS.NoResume:
+		return refuse("%s applies to the connections test", fNoResume)
+	case p.KeepAlive:
+		return refuse("%s applies to the connections test", fKeepAlive)
+	}
+	return nil
+}
+
+// fillConnections is the connections test's fill: one request per
+// connection by default.
+func fillConnections(_ *Target, p *Plan) error {
+	if p.Requests == 0 {
+		p.Requests = 1
+	}
+	switch {
+	case p.Requests < 0:
+		return refuse("%s must be at least 1", fRequests)
+	case p.KeepAlive && p.Requests > 1:
+		return refuse("%s and %s cannot be combined: a kept-alive connection carries requests until the phase ends", fKeepAlive, fRequests)
+	}
+	return nil
+}
+
+// fillRate is the rate test's fill: its depth per connection and its
+// arrivals by default.
+func fillRate(t *Target, p *Plan) error {
+	if p.RateDepth == 0 {
+		p.RateDepth = DefaultRateDepth(t.HTTP2)
+	}
+	if p.Arrivals == "" {
+		p.Arrivals = "uniform"
+	}
+	return fillOpenModel(t, p)
 }
 
 // validateSharper checks what every test shares: the latency limits,
@@ -165,44 +310,6 @@ func acceptFraction(v float64) (sched.Accept, error) {
 		return sched.Accept{}, refuse("%s %s: at most 9 decimals", fAccept, s)
 	}
 	return acc, nil
-}
-
-// validateRatePlan is validatePlan for the rate test: Start, Pace and Max
-// are requests/s.
-func validateRatePlan(p Plan) (sched.Accept, error) {
-	switch {
-	case p.Conns < 1:
-		return sched.Accept{}, refuse("%s must be at least 1", fConns)
-	case p.Start < 1 || p.Pace < 1 && p.Search == nil:
-		return sched.Accept{}, refuse("%s and %s must be at least 1 (requests/s)", fStart, fPace)
-	case p.Max < 0:
-		return sched.Accept{}, refuse("%s must not be negative", fMax)
-	case p.Max > 0 && p.Start > p.Max:
-		return sched.Accept{}, refuse("%s (%d) is above %s (%d)", fStart, p.Start, fMax, p.Max)
-	case p.Max > sched.MaxRate || p.Start > sched.MaxRate:
-		return sched.Accept{}, refuse("%s/%s above %d requests/s are not supported", fStart, fMax, sched.MaxRate)
-	case p.Phase < time.Millisecond:
-		return sched.Accept{}, refuse("%s must be at least 1ms", fPhase)
-	case p.Timeout < time.Millisecond:
-		return sched.Accept{}, refuse("%s must be at least 1ms", fTimeout)
-	case p.Threads < 0:
-		return sched.Accept{}, refuse("%s must not be negative", fThreads)
-	case p.Threads > p.Conns:
-		return sched.Accept{}, refuse("%s (%d) is more than %s (%d): a thread needs a connection", fThreads, p.Threads, fConns, p.Conns)
-	case p.Conns > sched.MaxLevel:
-		return sched.Accept{}, refuse("%s above %d is not supported", fConns, sched.MaxLevel)
-	case p.RateDepth < 1:
-		return sched.Accept{}, refuse("%s must be at least 1", fRateDepth)
-	case p.RateDepth > sched.MaxLevel || p.Conns*p.RateDepth > sched.MaxOutstanding:
-		return sched.Accept{}, refuse("%s × %s above %d outstanding requests is not supported", fConns, fRateDepth, sched.MaxOutstanding)
-	case p.Arrivals != "uniform" && p.Arrivals != "poisson":
-		return sched.Accept{}, refuse("%s %q: want uniform or poisson", fArrivals, p.Arrivals)
-	case p.Seed > MaxSeed:
-		return sched.Accept{}, refuse("%s %d is above %d (2^53−1): the JSON report could not carry it exactly (jq and JavaScript read its numbers as doubles)", fSeed, p.Seed, uint64(MaxSeed))
-	case p.Requests != 0:
-		return sched.Accept{}, refuse("%s applies to the connections test", fRequests)
-	}
-	return acceptFraction(p.Accept)
 }
 
 // DefaultRateDepth is the rate test's most outstanding requests per
@@ -266,4 +373,19 @@ func RateSlotWarning(p Plan) *PlanError {
 	}
 	return refuse("%s %d × %s %d = %d slots is below %s %d requests/s × %s %s = %.0f outstanding (Little's law): from %.0f requests/s on, a slow response can fail the run from a lack of slots alone",
 		fConns, p.Conns, fRateDepth, p.RateDepth, slots, which, rate, fTimeout, p.Timeout, need, float64(slots)/p.Timeout.Seconds())
+}
+
+// ParseAccept reads an acceptance threshold's text ("99.99", "99.99%",
+// "0") as Plan.Accept: the float64 nearest to the exact fraction the text
+// spells, whose shortest form Check reads back as that same fraction; 0
+// is AcceptAny.
+func ParseAccept(text string) (float64, error) {
+	acc, err := sched.ParseAccept(text)
+	if err != nil {
+		return 0, err
+	}
+	if acc.Num == 0 {
+		return AcceptAny, nil
+	}
+	return acc.Pct(), nil
 }

@@ -23,6 +23,10 @@ type Progress struct {
 	// The rate test (zero in the others): arrivals taken up and requests
 	// completely written so far in this phase.
 	Scheduled, Written uint64
+	// Latency counts the complete responses so far in this phase by the
+	// coarse histogram's bucket (P99's): bucket i holds latencies up to
+	// metrics.CoarseUpper(i) µs, above bucket i-1's.
+	Latency [metrics.CoarseBuckets]uint64
 }
 
 // ProgressObserver is an Observer that also wants a live reading once a
@@ -31,6 +35,13 @@ type Progress struct {
 // atomics only, so nothing on the request path is locked for it.
 type ProgressObserver interface {
 	Observer
+	Progresser
+}
+
+// Progresser receives a live reading once a second while a phase runs,
+// from the engine's reporter goroutine: what a ProgressObserver adds to an
+// Observer, and what brk bench's observer may add (bench.MatrixObserver).
+type Progresser interface {
 	Progress(p Progress)
 }
 
@@ -76,6 +87,9 @@ func (r *reporter) run(phase, level int) {
 			p.Failed.setFailures(func(c metrics.Category) uint64 { return s.Failed[c] - base.Failed[c] })
 			r.eng.LiveLatency(&lat)
 			p.P99 = time.Duration(metrics.LiveP99Us(&lat, &lat0)) * time.Microsecond
+			for i := range lat {
+				p.Latency[i] = lat[i] - lat0[i]
+			}
 			r.obs.Progress(p)
 			prev, prevAt = s, now
 		}

@@ -50,9 +50,7 @@ func describeRequest(t *Target, u *url.URL) (req proto.Request, expect []byte, e
 		}
 	}
 	req = proto.Request{Method: method, Host: u.Host, Target: u.RequestURI(), Body: t.Body}
-	for _, h := range t.Headers {
-		req.Headers = append(req.Headers, proto.Header{Name: h.Name, Value: h.Value})
-	}
+	req.Headers = append(req.Headers, t.Headers...) // brk.Header is proto.Header
 	expect, err = expectedBody(t, method == "HEAD")
 	return req, expect, err
 }

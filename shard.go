@@ -1,7 +1,6 @@
 package brk
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -113,9 +112,9 @@ func (s *Sharding) check(p Plan, m Mode) error {
 		return refuse("%s without %s runs every phase of the plan: it needs %s", fShardStartAt, fShardCoordinator, fMax)
 	case p.Baseline:
 		return refuse("%s is not supported with %s", fBaseline, fShard)
-	case m == ModeRate && p.Arrivals == "poisson" && p.Seed == 0:
+	case p.Arrivals == "poisson" && p.Seed == 0:
 		return refuse("%s with %s poisson needs %s: every shard replays the same gaps", fShard, fArrivals, fSeed)
-	case m != ModeConnections && p.Conns < s.Count:
+	case rulesOf(m).splitsConns && p.Conns < s.Count:
 		return refuse("%s %d cannot be split over %d shards: every shard needs a connection", fConns, p.Conns, s.Count)
 	case s.Tolerance < 0 || s.Allowance < 0 || s.JoinTimeout < 0:
 		return refuse("%s, %s and %s must not be negative", fShardTolerance, fShardAllowance, fShardJoinTimeout)
@@ -148,10 +147,7 @@ func (s *Sharding) localConns(p Plan, m Mode, threads int) (conns, base, thr int
 	for i := range s.Index {
 		base += shard.Share(p.Conns, i, s.Count)
 	}
-	limit := conns
-	if m == ModeConnections {
-		limit = max(1, shard.Share(p.Start, s.Index, s.Count))
-	}
+	limit := max(1, shard.Share(rulesOf(m).firstConns(p), s.Index, s.Count)) // phase 0's share of the connections
 	return conns, base, max(1, min(threads, limit))
 }
 
@@ -179,6 +175,16 @@ func shardPlan(s *Sharding, p Plan, splan sched.Plan) ShardPlan {
 	return ShardPlan{Start: p.Start, Pace: p.Pace, Max: p.Max, PhaseMs: ms(p.Phase), AllowanceMs: ms(s.allowance(p)),
 		MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, Repeat: p.Repeat, Addr: splan.Addr,
 		Search: p.Search, BudgetMs: ms(p.Budget)}
+}
+
+// plan is the Plan that sp embeds (shardPlan's inverse), with the report's
+// conns and timeout: what brk merge judges the merged phases by.
+func (sp ShardPlan) plan(conns int, timeoutMs float64) Plan {
+	d := func(ms float64) time.Duration { return time.Duration(ms * 1e6) }
+	return Plan{Conns: conns, Start: sp.Start, Pace: sp.Pace, Max: sp.Max, Search: sp.Search,
+		Budget: d(sp.BudgetMs), Phase: d(sp.PhaseMs), Timeout: d(timeoutMs),
+		MaxP99: d(sp.MaxP99Ms), MaxP999: d(sp.MaxP999Ms), Refine: sp.Refine, Repeat: sp.Repeat,
+		Shard: &Sharding{Allowance: d(sp.AllowanceMs)}}
 }
 
 // reportPlanHash names everything every shard must agree on, from the
@@ -213,29 +219,28 @@ func planHash(t *Target, p Plan, s *Sharding, splan sched.Plan, res *Result) str
 	return reportPlanHash(targetHash(t), res, s.Count, shardPlan(s, p, splan))
 }
 
-// joinShard joins the coordinated run with the local engine as this
-// shard's part of every phase.
-func joinShard(ctx context.Context, s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, eng sched.Phaser, res *Result) (*shard.Phaser, error) {
+// shardConfig is the coordinated run's configuration of this shard
+// (internal/run joins it with the engine as this shard's part of every
+// phase and the engine's plan).
+func shardConfig(s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, res *Result) *shard.Config {
 	spec := s.spec()
 	local := func(ps sched.PhaseSpec) sched.PhaseSpec {
-		if m == ModeConnections {
-			ps.Level = shard.Share(ps.Level, spec.Index, spec.Count)
-			if ps.Level == 0 {
-				ps.FailFast = false // nothing to set up on this shard in this phase
-			}
+		ps.Level = rulesOf(m).shardLevel(ps.Level, spec.Index, spec.Count)
+		if ps.Level == 0 {
+			ps.FailFast = false // nothing to set up on this shard in this phase
 		}
 		return ps
 	}
-	return shard.Join(ctx, shard.Config{
+	return &shard.Config{
 		Spec: spec, Addr: s.Coordinator, Listen: s.Listen, Token: s.Token,
 		PlanHash: planHash(t, p, s, splan, res), StartAt: s.StartAt,
 		Tolerance: s.Tolerance, Allowance: s.allowance(p), JoinTimeout: s.JoinTimeout,
-		Plan: splan, Local: eng, LocalSpec: local,
-	})
+		LocalSpec: local,
+	}
 }
 
 // shardInfo is this shard's report section at the end of the run.
-func shardInfo(s *Sharding, t *Target, p Plan, splan sched.Plan, ph *shard.Phaser, res *Result) *ShardInfo {
+func shardInfo(s *Sharding, t *Target, p Plan, splan sched.Plan, ph *shard.Lockstep, res *Result) *ShardInfo {
 	info := &ShardInfo{Index: s.Index, Count: s.Count, PlanHash: planHash(t, p, s, splan, res), TargetHash: targetHash(t),
 		Plan: shardPlan(s, p, splan)}
 	if st := ph.StartAt(); !st.IsZero() {
@@ -250,7 +255,7 @@ func shardInfo(s *Sharding, t *Target, p Plan, splan sched.Plan, ph *shard.Phase
 // shardSummaries is shard 0's "shards": every shard's lateness and
 // worker threads (its own: threads; another's: as its measurements
 // counted them), as brk merge gives them from the reports.
-func shardSummaries(ph *shard.Phaser, threads int) []ShardSummary {
+func shardSummaries(ph *shard.Lockstep, threads int) []ShardSummary {
 	var out []ShardSummary
 	for _, l := range ph.Shards() {
 		s := ShardSummary{Index: l.Index, StartLatenessMs: ms(l.Start), MaxLatenessMs: ms(l.Max), Threads: l.Threads}
@@ -317,18 +322,9 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		}
 		byIndex[s.Index] = i
 	}
-	var missing []string
-	for k := 0; k < first.Count; k++ {
-		if _, ok := byIndex[k]; !ok {
-			missing = append(missing, fmt.Sprint(k))
-		}
-	}
-	if len(missing) > 0 {
-		return bad("missing shard index %s of %d shards", strings.Join(missing, ", "), first.Count)
-	}
-	ordered := make([]*Result, first.Count)
-	for k, i := range byIndex {
-		ordered[k] = reports[i]
+	ordered, err := orderShards(reports, byIndex, first.Count)
+	if err != nil {
+		return nil, err
 	}
 	r0 := ordered[0]
 	acc, err := sched.ParseAccept(r0.Accept)
@@ -336,21 +332,13 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		return bad("%s: accept_pct %v", name(byIndex[0]), err)
 	}
 	mode := r0.Test
-	if !mode.valid() {
+	if !mode.Valid() {
 		return bad("%s: unknown test %q", name(byIndex[0]), mode)
 	}
 	sp := first.Plan
-	conns := r0.Conns
-	if mode == ModeConnections {
-		conns = sp.Start
-		if sp.Max > 0 {
-			conns = sp.Max
-		}
-	}
-	splan := enginePlan(Plan{Conns: conns, Start: sp.Start, Pace: sp.Pace, Max: sp.Max, Search: sp.Search,
-		Budget: time.Duration(sp.BudgetMs * 1e6), Phase: time.Duration(sp.PhaseMs * 1e6), Timeout: time.Duration(r0.TimeoutMs * 1e6),
-		MaxP99: time.Duration(sp.MaxP99Ms * 1e6), MaxP999: time.Duration(sp.MaxP999Ms * 1e6), Refine: sp.Refine, Repeat: sp.Repeat,
-		Shard: &Sharding{Allowance: time.Duration(sp.AllowanceMs * 1e6)}}, mode, acc, sp.Addr)
+	p := sp.plan(r0.Conns, r0.TimeoutMs)
+	p.Conns = levelConns(p, mode)
+	splan := enginePlan(p, mode, acc, sp.Addr)
 	res := &Result{Schema: 1, Test: mode, URL: r0.URL, Protocol: r0.Protocol, TLS: r0.TLS, Conns: r0.Conns,
 		Requests: r0.Requests, TimeoutMs: r0.TimeoutMs, Accept: r0.Accept, Phases: []*PhaseStats{},
 		Plan: r0.Plan, Version: Version(), Command: r0.Command, StartedAt: r0.StartedAt}
@@ -361,21 +349,21 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		res.Shards = append(res.Shards, ShardSummary{Index: k, StartLatenessMs: r.Shard.StartLatenessMs,
 			MaxLatenessMs: r.Shard.MaxLatenessMs, Threads: r.Threads})
 	}
-	rp := &replay{reports: ordered, plan: splan}
-	ramp := sched.NewRamp(rp, splan, &replayHooks{res: res})
-	for !ramp.Done() {
-		ramp.Step(context.Background())
+	recs := make([]shard.Report, len(ordered))
+	for k, r := range ordered {
+		recs[k] = shardReport(r)
 	}
-	out := (&running{res: res, ramp: ramp}).finish()
+	rh := &replayHooks{res: res}
+	out := (&running{res: res}).finishOutcome(shard.Replay(splan, recs, rh))
 	// Shards without a coordinator ran every phase of the plan: those past
 	// the merged run's end are reported, merged, as run but not judged.
 	end := len(out.Phases)
 	for n := end; ; n++ {
-		m, ps := rp.recorded(n)
+		m, ps := shard.Unjudged(recs, n)
 		if m == nil {
 			break
 		}
-		st := phaseStats(&sched.Judged{Judgement: sched.Judgement{NotJudged: true, Reason: fmt.Sprintf("run but not judged: the merged run ended at phase %d", end-1)},
+		st := phaseStats(&sched.Judged{Judgement: sched.Judgement{Verdict: sched.Done, NotJudged: true, Reason: fmt.Sprintf("run but not judged: the merged run ended at phase %d", end-1)},
 			Index: n, Depth: ps.Depth, Target: ps.Level, Run: m})
 		st.Role = ps.Role
 		out.Phases = append(out.Phases, st)
@@ -384,64 +372,37 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 	return out, nil
 }
 
-// recorded is the merge of every shard's raw measurement of phase n and
-// shard 0's phase, or nil when a shard did not run it.
-func (rp *replay) recorded(n int) (*sched.Measurement, *PhaseStats) {
-	var first *PhaseStats
-	ms := make([]*sched.Measurement, 0, len(rp.reports))
-	for _, r := range rp.reports {
-		var ps *PhaseStats
-		for _, q := range r.Phases {
-			if q.Index == n {
-				ps = q
-			}
+// orderShards is the reports in shard order (byIndex: a report's index
+// in reports by its shard index), or a *MergeError naming the missing
+// shard indexes of count.
+func orderShards(reports []*Result, byIndex map[int]int, count int) ([]*Result, error) {
+	var missing []string
+	for k := 0; k < count; k++ {
+		if _, ok := byIndex[k]; !ok {
+			missing = append(missing, fmt.Sprint(k))
 		}
-		if ps == nil || ps.Raw == nil || ps.Raw.Stats == nil || first != nil && ps.Level != first.Level {
-			return nil, nil
-		}
-		if first == nil {
-			first = ps
-		}
-		ms = append(ms, ps.Raw)
 	}
-	return shard.Merge(ms), first
+	if len(missing) > 0 {
+		return nil, &MergeError{Msg: fmt.Sprintf("missing shard index %s of %d shards", strings.Join(missing, ", "), count)}
+	}
+	ordered := make([]*Result, count)
+	for k, i := range byIndex {
+		ordered[k] = reports[i]
+	}
+	return ordered, nil
 }
 
-// replay is a Phaser over recorded shard reports: phase n is the merge of
-// every shard's raw measurement of phase n.
-type replay struct {
-	reports []*Result
-	plan    sched.Plan
-	n       int
-}
-
-func (rp *replay) RunPhase(_ context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
-	n := rp.n
-	rp.n++
-	level := spec.Level
-	ms := make([]*sched.Measurement, 0, len(rp.reports))
-	for k, r := range rp.reports {
-		var ps *PhaseStats
-		for _, q := range r.Phases {
-			if q.Index == n {
-				ps = q
-			}
-		}
-		switch {
-		case ps == nil:
-			why := ""
-			if r.Reason != "" {
-				why = ": it ended " + string(r.Verdict) + ", " + r.Reason
-			}
-			return nil, fmt.Errorf("shard %d's report ends before phase %d%s", k, n, why)
-		case ps.Raw == nil || ps.Raw.Stats == nil:
-			return nil, fmt.Errorf("shard %d's report has no raw measurement for phase %d", k, n)
-		case ps.Level != level:
-			return nil, fmt.Errorf("shard %d's phase %d ran level %d, the merged ramp expects %d", k, n, ps.Level, level)
-		}
-		ms = append(ms, ps.Raw)
+// shardReport is a shard report's phases as shard.Replay reads them.
+func shardReport(r *Result) shard.Report {
+	rep := shard.Report{}
+	if r.Reason != "" {
+		rep.Ended = string(r.Verdict) + ", " + r.Reason
 	}
-	return shard.Merge(ms), nil
+	for _, ps := range r.Phases {
+		rep.Phases = append(rep.Phases, shard.Recorded{Index: ps.Index, Level: ps.Level, Depth: ps.Depth, Role: ps.Role,
+			M: measurementOf(ps.Raw)})
+	}
+	return rep
 }
 
 type replayHooks struct{ res *Result }
@@ -458,7 +419,7 @@ type shardRun struct {
 	p     Plan
 	m     Mode
 	splan sched.Plan
-	ph    *shard.Phaser
+	ph    *shard.Lockstep
 }
 
 func (r *shardRun) report(res *Result) {
@@ -477,3 +438,21 @@ func (r *shardRun) report(res *Result) {
 		res.Shards = shardSummaries(r.ph, res.Threads)
 	}
 }
+
+// ParseShard reads a shard's place, "I/N" (shard I of N, e.g. 0/3), as
+// Sharding's Index and Count.
+func ParseShard(v string) (index, count int, err error) {
+	s, err := shard.ParseSpec(v)
+	return s.Index, s.Count, err
+}
+
+// ShardFromEnv is shard I of count, I read from JOB_COMPLETION_INDEX (set
+// by a Kubernetes Indexed Job).
+func ShardFromEnv(count int) (index, n int, err error) {
+	s, err := shard.FromEnv(count)
+	return s.Index, s.Count, err
+}
+
+// ParseStartAt reads Sharding.StartAt: a Unix time in milliseconds or an
+// RFC 3339 time.
+func ParseStartAt(v string) (time.Time, error) { return shard.ParseStartAt(v) }

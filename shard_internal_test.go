@@ -108,7 +108,7 @@ func TestMergedReportIsOneBox(t *testing.T) {
 			Plan: ShardPlan{Start: 1, Pace: 1, Max: 5, PhaseMs: 1000, MaxP999Ms: ms(time.Hour), Addr: "127.0.0.1:1"}}
 		seal(&r)
 		for n, m := range shards[k][:len(want.Phases)] {
-			r.Phases = append(r.Phases, &PhaseStats{Index: n, Level: 6 * (n + 1), Raw: m})
+			r.Phases = append(r.Phases, &PhaseStats{Index: n, Level: 6 * (n + 1), Raw: rawMeasurement(m)})
 		}
 		b, err := json.Marshal(&r)
 		if err != nil {

@@ -70,18 +70,12 @@ type Row struct {
 	Implementation string // the responder's name; "external" with a URL
 }
 
-// Observer follows a matrix run. RowStarted and RowFinished run on the
-// caller's goroutine; if the Observer is also a brk.ProgressObserver-like
-// Progress receiver (Progresser), it gets the engine's live readings.
-type Observer interface {
+// MatrixObserver follows a matrix run. RowStarted and RowFinished run on
+// the caller's goroutine; if the MatrixObserver is also a brk.Progresser,
+// it gets the engine's live readings.
+type MatrixObserver interface {
 	RowStarted(index, total int, rep int, c Combo)
 	RowFinished(r *Row)
-}
-
-// Progresser receives a live reading once a second while a phase runs,
-// from the engine's reporter goroutine.
-type Progresser interface {
-	Progress(p brk.Progress)
 }
 
 // Order returns the combinations of repetition rep (1-based).
@@ -174,7 +168,7 @@ func (m Matrix) Check() error {
 // finish: a bad matrix (as Check), a responder that failed, a phase that
 // could not run (nothing listening), or ctx ending (ctx.Err()); the rows
 // measured until then are returned with it.
-func Run(ctx context.Context, m Matrix, obs Observer) (rows []*Row, err error) {
+func Run(ctx context.Context, m Matrix, obs MatrixObserver) (rows []*Row, err error) {
 	if err := m.Check(); err != nil {
 		return nil, err
 	}
@@ -231,7 +225,7 @@ func Run(ctx context.Context, m Matrix, obs Observer) (rows []*Row, err error) {
 // rowObserver samples the responder at the phase's boundaries.
 type rowObserver struct {
 	child  *contract.Child
-	prog   Progresser
+	prog   brk.Progresser
 	s0, s1 contract.Sample
 	stats  *brk.PhaseStats
 	err    error
@@ -239,7 +233,7 @@ type rowObserver struct {
 
 func (o *rowObserver) WorkersStarted(int) {}
 
-func (o *rowObserver) PhaseStarted(brk.Phase) {
+func (o *rowObserver) PhaseStarted(brk.PhaseStart) {
 	if o.child != nil {
 		o.s0, o.err = o.child.Sample()
 	}
@@ -256,7 +250,7 @@ type progressRowObserver struct{ *rowObserver }
 
 func (o progressRowObserver) Progress(p brk.Progress) { o.prog.Progress(p) }
 
-func (m Matrix) runRow(ctx context.Context, rep int, c Combo, child *contract.Child, obs Observer) (*Row, error) {
+func (m Matrix) runRow(ctx context.Context, rep int, c Combo, child *contract.Child, obs MatrixObserver) (*Row, error) {
 	t := target(m.URL, c.Protocol)
 	impl := "external"
 	if child != nil {
@@ -282,7 +276,7 @@ func (m Matrix) runRow(ctx context.Context, rep int, c Combo, child *contract.Ch
 	}
 	ro := &rowObserver{child: child}
 	var bo brk.Observer = ro
-	if p, ok := obs.(Progresser); ok {
+	if p, ok := obs.(brk.Progresser); ok {
 		ro.prog = p
 		bo = progressRowObserver{ro}
 	}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"runtime"
 	"time"
+
+	"github.com/brk-bench/brk/proto"
 )
 
 // This file lets brk compile on platforms it does not support (Windows,
@@ -80,13 +82,7 @@ func IsTimeout(err error) bool { return false }
 type TLS struct{ Info TLSInfo }
 
 // TLSInfo is what a handshake negotiated.
-type TLSInfo struct {
-	Version     uint16
-	CipherSuite uint16
-	Group       tls.CurveID
-	Resumed     bool
-	ALPN        string // the protocol the server selected ("" for none)
-}
+type TLSInfo = proto.TLSInfo
 
 // Handshake reports ErrUnsupported.
 func Handshake(fd int, cfg *tls.Config, deadline time.Time) (*TLS, error) {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/brk-bench/brk/proto"
 )
 
 // TLS design. crypto/tls drives a net.Conn, and two of its behaviours
@@ -182,13 +184,7 @@ type TLS struct {
 }
 
 // TLSInfo is what a handshake negotiated.
-type TLSInfo struct {
-	Version     uint16
-	CipherSuite uint16
-	Group       tls.CurveID
-	Resumed     bool
-	ALPN        string // the protocol the server selected ("" for none)
-}
+type TLSInfo = proto.TLSInfo
 
 // Handshake runs a TLS client handshake on the connected nonblocking
 // socket fd, blocking the calling goroutine (poll(2)) until it completes or
@@ -207,7 +203,7 @@ func Handshake(fd int, cfg *tls.Config, deadline time.Time) (*TLS, error) {
 		return nil, err
 	}
 	st := t.c.ConnectionState()
-	t.Info = TLSInfo{Version: st.Version, CipherSuite: st.CipherSuite, Group: st.CurveID, Resumed: st.DidResume, ALPN: st.NegotiatedProtocol}
+	t.Info = TLSInfo{Version: st.Version, CipherSuite: st.CipherSuite, Group: uint16(st.CurveID), Resumed: st.DidResume, ALPN: st.NegotiatedProtocol}
 	t.s.blocking = false
 	t.s.deadline = time.Time{}
 	return t, nil

@@ -102,6 +102,6 @@ func TestRunLeavesNothingBehind(t *testing.T) {
 type countingProgress struct{ n int }
 
 func (c *countingProgress) WorkersStarted(int)            {}
-func (c *countingProgress) PhaseStarted(brk.Phase)        {}
+func (c *countingProgress) PhaseStarted(brk.PhaseStart)   {}
 func (c *countingProgress) PhaseFinished(*brk.PhaseStats) {}
 func (c *countingProgress) Progress(brk.Progress)         { c.n++ }

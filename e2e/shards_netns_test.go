@@ -25,6 +25,7 @@ import (
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
 	"github.com/brk-bench/brk/internal/testenv"
+	"github.com/brk-bench/brk/sched"
 )
 
 // netLab is the namespaces of one test.
@@ -167,7 +168,7 @@ func attemptedOf(r *brk.Result, raw bool) uint64 {
 	var n uint64
 	for _, p := range r.Phases {
 		if raw {
-			n += p.Raw.Stats.Counts.Attempted
+			n += rawOf(nil, p).Stats.Counts.Attempted
 		} else {
 			n += p.Counts.Attempted
 		}
@@ -279,8 +280,8 @@ func TestShardsAgainstNginxAcrossNamespaces(t *testing.T) {
 			t.Fatalf("shard %d: exit %d, %s %q\n%s", i, code, r.Verdict, r.Reason, s.out.String())
 		}
 		for _, p := range r.Phases {
-			attempted += p.Raw.Stats.Counts.Attempted
-			succeeded += p.Raw.Stats.Counts.Succeeded
+			attempted += rawOf(t, p).Stats.Counts.Attempted
+			succeeded += rawOf(t, p).Stats.Counts.Succeeded
 		}
 	}
 	if attempted == 0 || attempted != succeeded {
@@ -323,7 +324,7 @@ func TestShardsRateAcrossNamespaces(t *testing.T) {
 			coord = r
 		}
 		for _, p := range r.Phases {
-			written += p.Raw.Stats.Written
+			written += rawOf(t, p).Stats.Written
 		}
 	}
 	for _, p := range coord.Phases {
@@ -336,4 +337,17 @@ func TestShardsRateAcrossNamespaces(t *testing.T) {
 	if got := ng.WaitRequests(t, int(written), 5*time.Second); uint64(got) != written {
 		t.Errorf("nginx logged %d requests, the shards wrote %d", got, written)
 	}
+}
+
+// rawOf is a shard phase's raw measurement, read from its opaque JSON (t
+// nil: a missing one panics).
+func rawOf(t *testing.T, ps *brk.PhaseStats) *sched.Measurement {
+	var m sched.Measurement
+	if err := json.Unmarshal(ps.Raw, &m); err != nil || m.Stats == nil {
+		if t == nil {
+			panic(fmt.Sprintf("phase %d: no raw measurement (%v)", ps.Index, err))
+		}
+		t.Fatalf("phase %d: no raw measurement (%v)", ps.Index, err)
+	}
+	return &m
 }

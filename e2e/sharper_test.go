@@ -180,7 +180,7 @@ type orderObserver struct {
 }
 
 func (o orderObserver) WorkersStarted(int) {}
-func (o orderObserver) PhaseStarted(p brk.Phase) {
+func (o orderObserver) PhaseStarted(p brk.PhaseStart) {
 	*o.order = append(*o.order, o.side+strconv.Itoa(p.Index))
 }
 func (o orderObserver) PhaseFinished(*brk.PhaseStats) {}

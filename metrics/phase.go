@@ -1,6 +1,10 @@
 package metrics
 
-import "github.com/HdrHistogram/hdrhistogram-go"
+import (
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/brk-bench/brk/proto"
+)
 
 // Setups counts connection setups (connect through end of handshake).
 // Attempted counts setups started in the phase; each ends established,
@@ -157,12 +161,7 @@ func (p *Phase) peerMax(v int64, known bool) {
 }
 
 // TLSInfo is what a TLS handshake negotiated (zero for plain TCP).
-type TLSInfo struct {
-	Version     uint16 `json:"version"`
-	CipherSuite uint16 `json:"cipher_suite"`
-	Group       uint16 `json:"group"`
-	Resumed     bool   `json:"resumed"`
-}
+type TLSInfo = proto.TLSInfo
 
 // NewPhase returns an empty merge target.
 func NewPhase() *Phase {

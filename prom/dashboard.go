@@ -119,72 +119,83 @@ var labelListWords = map[string]bool{
 	"by": true, "without": true, "on": true, "ignoring": true, "group_left": true, "group_right": true,
 }
 
+// isWordStart and isWord are PromQL identifier bytes.
+func isWordStart(c byte) bool { return c == '_' || c == ':' || 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isWord(c byte) bool      { return isWordStart(c) || '0' <= c && c <= '9' }
+
+// skipString returns the index after the string literal at expr[i] (the
+// quote).
+func skipString(expr string, i int) (int, error) {
+	q := expr[i]
+	for j := i + 1; j < len(expr); j++ {
+		if expr[j] == '\\' && q != '`' {
+			j++
+			continue
+		}
+		if expr[j] == q {
+			return j + 1, nil
+		}
+	}
+	return 0, fmt.Errorf("unterminated string at %d", i)
+}
+
+// closing returns the index after the bracket that closes expr[i] (open),
+// skipping string literals.
+func closing(expr string, i int, open, close byte) (int, error) {
+	depth := 0
+	for j := i; j < len(expr); j++ {
+		switch c := expr[j]; {
+		case c == '"' || c == '\'' || c == '`':
+			k, err := skipString(expr, j)
+			if err != nil {
+				return 0, err
+			}
+			j = k - 1
+		case c == open:
+			depth++
+		case c == close:
+			depth--
+			if depth == 0 {
+				return j + 1, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("unbalanced %q at %d", open, i)
+}
+
+// nextNonSpace returns the first index at or after i that is not white
+// space.
+func nextNonSpace(expr string, i int) int {
+	for i < len(expr) && (expr[i] == ' ' || expr[i] == '\t' || expr[i] == '\n' || expr[i] == '\r') {
+		i++
+	}
+	return i
+}
+
 // seriesInPromQL returns the series names expr selects: bare metric names
 // and {__name__="…"} matchers. It scans rather than parses: strings,
 // label matchers, ranges and label lists are skipped; a word followed by
 // "(" is a function; Grafana's $variables are skipped.
 func seriesInPromQL(expr string) ([]string, error) {
 	var names []string
-	isWordStart := func(c byte) bool { return c == '_' || c == ':' || 'a' <= c|0x20 && c|0x20 <= 'z' }
-	isWord := func(c byte) bool { return isWordStart(c) || '0' <= c && c <= '9' }
-	skipString := func(i int) (int, error) { // expr[i] is the quote
-		q := expr[i]
-		for j := i + 1; j < len(expr); j++ {
-			if expr[j] == '\\' && q != '`' {
-				j++
-				continue
-			}
-			if expr[j] == q {
-				return j + 1, nil
-			}
-		}
-		return 0, fmt.Errorf("unterminated string at %d", i)
-	}
-	closing := func(i int, open, close byte) (int, error) { // expr[i] is open
-		depth := 0
-		for j := i; j < len(expr); j++ {
-			switch c := expr[j]; {
-			case c == '"' || c == '\'' || c == '`':
-				k, err := skipString(j)
-				if err != nil {
-					return 0, err
-				}
-				j = k - 1
-			case c == open:
-				depth++
-			case c == close:
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
-			}
-		}
-		return 0, fmt.Errorf("unbalanced %q at %d", open, i)
-	}
-	nextNonSpace := func(i int) int {
-		for i < len(expr) && (expr[i] == ' ' || expr[i] == '\t' || expr[i] == '\n' || expr[i] == '\r') {
-			i++
-		}
-		return i
-	}
 	depth := 0
 	for i := 0; i < len(expr); {
 		c := expr[i]
 		switch {
 		case c == '"' || c == '\'' || c == '`':
-			j, err := skipString(i)
+			j, err := skipString(expr, i)
 			if err != nil {
 				return nil, err
 			}
 			i = j
 		case c == '[':
-			j, err := closing(i, '[', ']')
+			j, err := closing(expr, i, '[', ']')
 			if err != nil {
 				return nil, err
 			}
 			i = j
 		case c == '{':
-			j, err := closing(i, '{', '}')
+			j, err := closing(expr, i, '{', '}')
 			if err != nil {
 				return nil, err
 			}
@@ -193,7 +204,7 @@ func seriesInPromQL(expr string) ([]string, error) {
 		case c == '$':
 			i++
 			if i < len(expr) && expr[i] == '{' {
-				j, err := closing(i, '{', '}')
+				j, err := closing(expr, i, '{', '}')
 				if err != nil {
 					return nil, err
 				}
@@ -213,10 +224,10 @@ func seriesInPromQL(expr string) ([]string, error) {
 				j++
 			}
 			word := expr[i:j]
-			k := nextNonSpace(j)
+			k := nextNonSpace(expr, j)
 			switch {
 			case labelListWords[strings.ToLower(word)] && k < len(expr) && expr[k] == '(':
-				end, err := closing(k, '(', ')')
+				end, err := closing(expr, k, '(', ')')
 				if err != nil {
 					return nil, err
 				}

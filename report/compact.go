@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
-	"github.com/brk-bench/brk/sched"
 )
 
 // The default text: one line per phase and a summary sentence. The full
@@ -36,7 +35,7 @@ func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats, conns int, ht
 		state = "REJECTED"
 	}
 	level := fmt.Sprintf("%d %s", s.Level, test.Unit())
-	if test == brk.ModeRequests {
+	if test.PerConnPlan() {
 		if made := LevelMadeOf(s.Level, conns, http2); made != "" && DepthAgrees(s.Level, conns, s.Depth) {
 			level += " (" + made + ")"
 		} else {
@@ -304,7 +303,7 @@ func MsOf(l brk.Latency, v float64) string {
 // LevelMadeOf says what a requests-test level of conns connections is
 // made of: "64 connections × 3 pipelined requests", "64 connections × 1
 // request", "8 connections × 4 + 56 × 3" when the level is not a multiple
-// of conns (sched.PerConnText's words), "5 connections × 1, 3 idle" below
+// of conns (the engine's words for it), "5 connections × 1, 3 idle" below
 // conns; streams over HTTP/2. "" when conns is unknown (0).
 func LevelMadeOf(level, conns int, http2 bool) string {
 	if conns < 1 {
@@ -315,7 +314,7 @@ func LevelMadeOf(level, conns int, http2 bool) string {
 		return fmt.Sprintf("%s × %d + %d × %d", plural(hi, "connection"), d+1, conns-hi, d)
 	}
 	if hi != 0 {
-		return sched.PerConnText(level, conns)
+		return fmt.Sprintf("%d connections × 1, %d idle", hi, conns-hi)
 	}
 	unit := "pipelined request"
 	switch {

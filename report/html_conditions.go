@@ -45,44 +45,12 @@ func conditions(r *brk.Result, c HTMLConditions, baseline string) []htmlCond {
 	if conns == 0 {
 		conns = p.Connections
 	}
-	if r.Test != brk.ModeConnections && conns > 0 {
-		add("Connections", fmt.Sprintf("%d, opened once", conns))
-	}
-	if r.Test == brk.ModeConnections {
-		n := r.Requests
-		if n == 0 {
-			n = p.Requests
-		}
-		if n > 0 {
-			add("Requests per connection", strconv.Itoa(n))
-		}
-	}
+	words := wordsOf(r.Test)
+	words.conditions(add, r, p, conns)
 	if v := levels(r.Test, p, conns); v != "" {
-		add(levelsLabel(r.Test), v)
+		add(words.levelsLabel, v)
 	}
-	if r.Test == brk.ModeRate {
-		depth := r.RateDepth
-		if depth == 0 {
-			depth = p.RateDepth
-		}
-		if depth > 0 {
-			add("Outstanding requests per connection, at most", strconv.Itoa(depth))
-		}
-		arr := r.Arrivals
-		if arr == "" {
-			arr = p.Arrivals
-		}
-		if arr != "" {
-			seed := r.Seed
-			if seed == 0 {
-				seed = p.Seed
-			}
-			if seed != 0 {
-				arr += fmt.Sprintf(" (seed %d)", seed)
-			}
-			add("Arrivals", arr)
-		}
-	}
+	words.slots(add, r, p)
 	if p.PhaseS > 0 && finite(p.PhaseS) {
 		add("Phase length", fmtMs(p.PhaseS*1000)+" of admission, then the drain")
 	}
@@ -177,13 +145,8 @@ func times(n int) string {
 }
 
 func testName(m brk.Mode) string {
-	switch m {
-	case brk.ModeConnections:
-		return "connections: raises concurrent connections phase by phase"
-	case brk.ModeRate:
-		return "rate: raises the offered requests/s phase by phase (an open model)"
-	case brk.ModeRequests, "":
-		return "requests: raises concurrent requests phase by phase"
+	if w, ok := modeTable[cmp.Or(m, brk.ModeRequests)]; ok {
+		return w.title
 	}
 	return string(m)
 }
@@ -204,28 +167,12 @@ func httpVersion(r *brk.Result) string {
 	return v
 }
 
-func levelsLabel(m brk.Mode) string {
-	switch m {
-	case brk.ModeConnections:
-		return "Concurrent connections"
-	case brk.ModeRate:
-		return "Offered rate"
-	}
-	return "Outstanding requests per connection"
-}
-
 // levels describes the schedule: where it starts, the step, the ceiling.
 func levels(m brk.Mode, p brk.ResultPlan, conns int) string {
 	if p.Start <= 0 && p.Pace <= 0 {
 		return ""
 	}
-	unit, top := "", "no maximum: until a phase is rejected"
-	switch m {
-	case brk.ModeConnections:
-		unit = " connections"
-	case brk.ModeRate:
-		unit = " requests/s"
-	}
+	unit, top := wordsOf(m).levelUnit, "no maximum: until a phase is rejected"
 	if p.Max > 0 {
 		top = fmt.Sprintf("up to %d%s", p.Max, unit)
 	}
@@ -233,7 +180,7 @@ func levels(m brk.Mode, p brk.ResultPlan, conns int) string {
 	if p.Ramp == "search" {
 		s = fmt.Sprintf("from %d%s, searched (below); %s", p.Start, unit, top)
 	}
-	if (m == brk.ModeRequests || m == "") && conns > 0 {
+	if m.PerConnPlan() && conns > 0 {
 		s += fmt.Sprintf(" (level = %d connections × this)", conns)
 	}
 	return s

@@ -53,7 +53,7 @@ func phaseRow(test brk.Mode, p *brk.PhaseStats) htmlRow {
 		P50: msCell(l.P50), P90: msCell(l.P90), P99: msCell(l.P99), P999: msCell(l.P999), Max: msCell(l.Max),
 		Reason: p.Reason, Fault: p.ProtocolFault, SetupEr: p.SetupError,
 	}
-	if test == brk.ModeRequests || test == "" {
+	if test.PerConnPlan() { // the per-connection column
 		row.Per = fmt.Sprintf("%d/conn", p.Depth)
 	}
 	if p.Role != "ramp" {

@@ -27,7 +27,7 @@ type Text struct {
 func (x *Text) WorkersStarted(threads int) { WriteHeader(x.W, x.Test, x.Target, x.Plan, threads) }
 
 // PhaseStarted writes nothing: a phase's block follows its end.
-func (x *Text) PhaseStarted(brk.Phase) {}
+func (x *Text) PhaseStarted(brk.PhaseStart) {}
 
 // PhaseFinished writes the phase's line, or its block when Verbose.
 func (x *Text) PhaseFinished(s *brk.PhaseStats) {

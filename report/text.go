@@ -32,51 +32,14 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 		writeOneLevelHeader(w, test, t, p, threads)
 		return
 	}
-	if test == brk.ModeRate {
-		depth, arrivals := p.RateDepth, p.Arrivals
-		if depth == 0 {
-			depth = 1
-		}
-		if arrivals == "" {
-			arrivals = "uniform"
-		}
-		fmt.Fprintf(w, "  offered rate: start %d, pace %d, max %s requests/s, %s arrivals; %d connections × %d outstanding at most; phase %s, timeout %s, accept %s %%; %s\n",
-			p.Start, p.Pace, maxs, arrivals, p.Conns, depth, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
-		return
-	}
-	if test == brk.ModeConnections {
-		if p.Requests == 0 {
-			p.Requests = 1
-		}
-		fmt.Fprintf(w, "  concurrent connections: start %d, pace %d, max %s; %s; phase %s, timeout %s, accept %s %%; %s\n",
-			p.Start, p.Pace, maxs, perConnection(p), p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
-		return
-	}
-	fmt.Fprintf(w, "  %s, start %d, pace %d, max %s per connection; phase %s, timeout %s, accept %s %%; %s\n",
-		plural(p.Conns, "connection"), p.Start, p.Pace, maxs, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
+	fmt.Fprint(w, wordsOf(test).rampLine(p, maxs, threads))
 }
 
 // writeOneLevelHeader says what a run of one level (a first level equal
 // to --max, or --duration) holds: "one level, no ramp: 192 concurrent
 // requests (64 connections × 3 pipelined requests); phase 30s, …".
 func writeOneLevelHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads int) {
-	var level string
-	switch test {
-	case brk.ModeRequests:
-		n := p.Start * p.Conns
-		level = fmt.Sprintf("%d %s (%s)", n, test.Noun(), LevelMadeOf(n, p.Conns, t.HTTP2))
-	case brk.ModeConnections:
-		level = fmt.Sprintf("%d %s, %s per connection", p.Start, test.Noun(), plural(max(p.Requests, 1), "request"))
-		if p.KeepAlive {
-			level = fmt.Sprintf("%d %s, each kept open carrying requests one at a time", p.Start, test.Noun())
-		}
-	default:
-		depth, arrivals := max(p.RateDepth, 1), p.Arrivals
-		if arrivals == "" {
-			arrivals = "uniform"
-		}
-		level = fmt.Sprintf("%d requests/s offered, %s arrivals, over %d connections × %d outstanding at most", p.Start, arrivals, p.Conns, depth)
-	}
+	level := wordsOf(test).oneLevel(t, p)
 	fmt.Fprintf(w, "  one level, no ramp: %s; phase %s, timeout %s, accept %s %%; %s\n",
 		level, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
 }
@@ -85,17 +48,14 @@ func writeOneLevelHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, t
 // "searching for the break from 64 concurrent requests, ×2 per phase, to
 // a resolution of 1 %; at most 5m".
 func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int, http2 bool) {
-	unit := 1
-	if test == brk.ModeRequests {
-		unit = p.Conns
-	}
+	unit := test.PlanUnit(p.Conns)
 	s := p.Search
 	res := fmt.Sprintf("%s %% of the last accepted level (at least 1)", strconv.FormatFloat(s.ResolutionPct, 'f', -1, 64))
 	if s.Resolution > 0 {
 		res = fmt.Sprint(s.Resolution)
 	}
 	first := fmt.Sprintf("%d %s", p.Start*unit, test.Noun())
-	if test == brk.ModeRequests {
+	if test.PerConnPlan() {
 		first += " (" + LevelMadeOf(p.Start*unit, p.Conns, http2) + ")"
 	}
 	fmt.Fprintf(w, "  searching for the break from %s, ×%s per phase, to a resolution of %s", first,
@@ -107,22 +67,7 @@ func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int, http
 		fmt.Fprintf(w, "; at most %s", shortDuration(p.Budget))
 	}
 	fmt.Fprintln(w)
-	var over string
-	switch test {
-	case brk.ModeRate:
-		depth, arrivals := p.RateDepth, p.Arrivals
-		if depth == 0 {
-			depth = 1
-		}
-		if arrivals == "" {
-			arrivals = "uniform"
-		}
-		over = fmt.Sprintf("%s arrivals; %d connections × %d outstanding at most; ", arrivals, p.Conns, depth)
-	case brk.ModeConnections:
-		over = perConnection(p) + "; "
-	default:
-		over = plural(p.Conns, "connection") + "; "
-	}
+	over := wordsOf(test).searchOver(p)
 	fmt.Fprintf(w, "  %sphase %s, timeout %s, accept %s %%", over, p.Phase, p.Timeout, acceptText(p.Accept))
 	if p.Repeat > 1 {
 		fmt.Fprintf(w, ", each bisection probe %d times", p.Repeat)
@@ -181,7 +126,6 @@ func WriteBaseline(w io.Writer, b *brk.Baseline) {
 // WritePhase writes one phase's block: every number with its unit. test is
 // the test mode: it says what a level counts.
 func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
-	conns := test == brk.ModeConnections
 	state := "accepted"
 	switch {
 	case s.Interrupted:
@@ -196,16 +140,7 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	if s.Role != "" && s.Role != "ramp" {
 		state += " (" + s.Role + ")"
 	}
-	switch {
-	case test == brk.ModeRate:
-		fmt.Fprintf(w, "\nphase %d  level %d requests/s  %s\n", s.Index, s.Level, state)
-	case conns:
-		fmt.Fprintf(w, "\nphase %d  level %d concurrent connections  %s\n", s.Index, s.Level, state)
-	case s.Level%max(s.Depth, 1) == 0:
-		fmt.Fprintf(w, "\nphase %d  level %d concurrent requests (%d per connection)  %s\n", s.Index, s.Level, s.Depth, state)
-	default:
-		fmt.Fprintf(w, "\nphase %d  level %d concurrent requests (at most %d per connection)  %s\n", s.Index, s.Level, s.Depth, state)
-	}
+	fmt.Fprintf(w, "\nphase %d  %s  %s\n", s.Index, wordsOf(test).phaseLevel(s), state)
 	if s.Reason != "" {
 		fmt.Fprintf(w, "  reason      %s\n", s.Reason)
 	}
@@ -236,7 +171,7 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 		fmt.Fprintf(w, "  load        mean outstanding %.1f (target coverage %.1f %%), target reached once on %d connections, time at target %.1f %%\n",
 			s.MeanOutstanding, s.TargetCoveragePct, s.TargetReachedOnce, s.TimeAtTargetPct)
 	}
-	if conns {
+	if wordsOf(test).setupLines {
 		su, sl := s.Setups, s.SetupLatencyMs
 		pct := 0.0
 		if su.Attempted > 0 {

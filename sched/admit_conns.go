@@ -81,3 +81,7 @@ func (p *connsPolicy) answered(w *worker, o *owner, closing bool, now int64) boo
 func (*connsPolicy) pump(*worker, int64) int64 { return -1 }
 
 func (*connsPolicy) abort(*worker) {}
+
+func (*connsPolicy) clocked() bool { return false }
+
+func (*connsPolicy) followsLimit() bool { return false }

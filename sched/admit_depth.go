@@ -35,3 +35,7 @@ func (depthPolicy) answered(w *worker, o *owner, closing bool, now int64) bool {
 func (depthPolicy) pump(*worker, int64) int64 { return -1 }
 
 func (depthPolicy) abort(*worker) {}
+
+func (depthPolicy) clocked() bool { return false }
+
+func (depthPolicy) followsLimit() bool { return true }

@@ -164,6 +164,10 @@ func (p *ratePolicy) chargeSetup(w *worker, cat metrics.Category, now int64) {
 }
 
 // abort abandons the waiting arrivals.
+func (*ratePolicy) clocked() bool { return true }
+
+func (*ratePolicy) followsLimit() bool { return false }
+
 func (p *ratePolicy) abort(w *worker) {
 	w.rec.Fail(metrics.Abandoned, uint64(p.qn))
 	for i := 0; i < p.qn && w.mix != nil; i++ {

@@ -93,15 +93,7 @@ func (c *Config) levelConns() int {
 
 // ownersInUse is how many of this engine's owners carry a phase at level
 // (the connections test's level is this engine's share already).
-func (c *Config) ownersInUse(level int) int {
-	switch c.Mode {
-	case Requests:
-		return min(max(level-c.ConnBase, 0), c.Conns)
-	case Connections:
-		return level
-	}
-	return c.Conns
-}
+func (c *Config) ownersInUse(level int) int { return c.Mode.spec().inUse(c, level) }
 
 func (c *Config) validate() error {
 	switch {
@@ -113,14 +105,13 @@ func (c *Config) validate() error {
 		return errors.New("sched: timeout must be positive")
 	case c.NewSession == nil:
 		return errors.New("sched: no protocol session")
-	case c.Mode == Connections && c.PerConn < 1 && !c.KeepAlive:
-		return errors.New("sched: the connections test needs requests per connection")
-	case c.Mode == Rate && c.RateDepth < 1:
-		return errors.New("sched: the rate test needs a depth per connection")
 	case c.Shards < 0 || c.ShardIndex < 0 || c.ShardIndex >= max(c.Shards, 1):
 		return errors.New("sched: the shard index must be in 0..Shards-1")
 	}
-	return c.validateMix()
+	if err := c.validateMix(); err != nil {
+		return err
+	}
+	return c.Mode.spec().check(c)
 }
 
 // statusTable turns the StatusOK predicate into a lookup table.

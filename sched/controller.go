@@ -86,11 +86,10 @@ type Outcome struct {
 	Phases  []*Judged
 }
 
-// Drive runs phases on ph until the plan's choice of levels ends the run
-// (a break bracketed, the max reached, the budget spent), the run turns
-// inconclusive, or ctx ends.
-func Drive(ctx context.Context, ph Phaser, plan Plan, hooks Hooks) *Outcome {
-	r := NewRamp(ph, plan, hooks)
+// Run steps the ramp until the plan's choice of levels ends the run (a
+// break bracketed, the max reached, the budget spent), the run turns
+// inconclusive, or ctx ends, and returns its outcome.
+func (r *Ramp) Run(ctx context.Context) *Outcome {
 	for !r.Done() {
 		r.Step(ctx)
 	}
@@ -114,7 +113,7 @@ func NewRamp(ph Phaser, plan Plan, hooks Hooks) *Ramp {
 		plan.Repeat = 1
 	}
 	b := Bracket{Held: -1, Broke: -1, HeldPhase: -1, BrokePhase: -1}
-	return &Ramp{ph: ph, plan: plan, hooks: hooks, out: &Outcome{LastAccepted: -1, FirstRejected: -1, Bracket: b}}
+	return &Ramp{ph: ph, plan: plan, hooks: hooks, out: &Outcome{Verdict: Done, LastAccepted: -1, FirstRejected: -1, Bracket: b}}
 }
 
 // Done reports whether the run has ended.
@@ -174,10 +173,7 @@ func (r *Ramp) decide() (Next, bool) {
 func (r *Ramp) phase(ctx context.Context, level int, role Role) bool {
 	plan := r.plan
 	n := len(r.out.Phases)
-	per := plan.Mode.perConn(level, plan.Conns)
-	if plan.Mode == Rate {
-		per = plan.RateDepth
-	}
+	per := plan.depth(level)
 	r.hooks.PhaseStarted(n, per, level, role)
 	m, err := r.ph.RunPhase(ctx, PhaseSpec{Level: level, Duration: plan.Phase, FailFast: n == 0})
 	if err != nil {
@@ -186,7 +182,7 @@ func (r *Ramp) phase(ctx context.Context, level int, role Role) bool {
 	}
 	jg := Judge(m, plan, n, level)
 	if plan.Unjudged && (!jg.Stop || jg.Verdict != Interrupted) {
-		jg = Judgement{NotJudged: true, Reason: NotJudged} // not stopped: the plan goes on
+		jg = Judgement{Verdict: Done, NotJudged: true, Reason: NotJudged} // not stopped: the plan goes on
 	}
 	j := &Judged{Judgement: jg, Index: n, Depth: per, Target: level,
 		Owners: plan.Mode.owners(level, plan.Conns), Role: role, Probe: role.Probe(), Run: m}

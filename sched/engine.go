@@ -215,7 +215,7 @@ func (mw *machineWindow) finish() (float64, bool) {
 func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, live0 Snapshot) *machineWindow {
 	owners := e.cfg.ownersInUse(spec.Level)
 	mw := &machineWindow{}
-	if e.cfg.Mode == Rate {
+	if e.cfg.Mode.Clocked() {
 		// The schedule loads the machine from its first instant.
 		mw.loaded, mw.start = true, metrics.ReadMachineCPU()
 	}

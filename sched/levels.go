@@ -130,24 +130,14 @@ func newLevelState(p Plan) *levelState {
 
 // bound is the highest level the engine supports in the plan's mode.
 func (p Plan) bound() int {
-	switch p.Mode {
-	case Rate:
-		return MaxRate
-	case Connections:
-		return MaxLevel
-	}
-	return min(MaxOutstanding, p.Conns*MaxLevel)
+	b, _ := p.Mode.spec().bound(p.Conns)
+	return b
 }
 
 // boundText names the engine's bound.
 func (p Plan) boundText() string {
-	switch p.Mode {
-	case Rate:
-		return fmt.Sprintf("%d requests/s", MaxRate)
-	case Connections:
-		return fmt.Sprintf("%d connections", MaxLevel)
-	}
-	return fmt.Sprintf("%d outstanding requests (%d per connection)", p.bound(), MaxLevel)
+	_, s := p.Mode.spec().bound(p.Conns)
+	return s
 }
 
 // resolution is the bracket at which the bisection stops.
@@ -212,10 +202,7 @@ func (s *levelState) propose() Next {
 }
 
 func (s *levelState) doneReason() string {
-	if s.p.Mode == Requests {
-		return fmt.Sprintf("max level %d %s (%s) completed and accepted", s.b.Held, s.p.Mode.Unit(), s.p.perConnText(s.b.Held))
-	}
-	return fmt.Sprintf("max level %d %s completed and accepted", s.b.Held, s.p.Mode.Unit())
+	return fmt.Sprintf("max level %s completed and accepted", s.p.levelText(s.b.Held))
 }
 
 // mid is the bisection's next probe.

@@ -15,7 +15,7 @@ import (
 // limitStart begins o's connection's time in the phase: it is open and
 // the phase admits.
 func (w *worker) limitStart(o *owner, now int64) {
-	if w.cfg.Mode != Requests || !w.admitting || o.state != stOpen || o.sess.Counters() == nil {
+	if !w.pol.followsLimit() || !w.admitting || o.state != stOpen || o.sess.Counters() == nil {
 		return
 	}
 	o.limCounting, o.limSince, o.limBelowAt, o.limBelowNs, o.limKnown = true, now, -1, 0, false
@@ -67,9 +67,9 @@ const MaxLimitShare = 0.01
 // none did.
 func streamLimitRule(s *metrics.Phase, plan Plan, level int) string {
 	l := &s.StreamLimit
-	if plan.Mode != Requests || !l.Known || l.Share() <= MaxLimitShare {
+	if !plan.Mode.spec().perConnPlan || !l.Known || l.Share() <= MaxLimitShare {
 		return ""
 	}
 	return fmt.Sprintf("target unfulfilled: a connection's stream limit stayed below %d for %.3g %% of its time in the phase (the server's SETTINGS_MAX_CONCURRENT_STREAMS fell to %d)",
-		plan.Mode.perConn(level, plan.Conns), 100*l.Share(), l.Lowest)
+		plan.depth(level), 100*l.Share(), l.Lowest)
 }

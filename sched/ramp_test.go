@@ -57,7 +57,7 @@ func TestRefineBisectsToAdjacentLevels(t *testing.T) {
 			hooks := &nopHooks{}
 			plan := linear
 			plan.Levels.Refine, plan.Repeat = true, c.repeat
-			out := Drive(context.Background(), ph, plan, hooks)
+			out := NewRamp(ph, plan, hooks).Run(context.Background())
 			if !equalInts(ph.levels, c.wantLevels) {
 				t.Fatalf("phases at levels %v, want %v", ph.levels, c.wantLevels)
 			}
@@ -85,7 +85,7 @@ func TestRefineBisectsToAdjacentLevels(t *testing.T) {
 
 func TestNoRefineStopsAtFirstRejection(t *testing.T) {
 	ph := &capacityPhaser{capacity: 52, runs: map[int]int{}}
-	out := Drive(context.Background(), ph, linear, &nopHooks{})
+	out := NewRamp(ph, linear, &nopHooks{}).Run(context.Background())
 	if !equalInts(ph.levels, []int{4, 36, 68}) || out.LastAccepted != 36 || out.FirstRejected != 68 || out.Bracket.BrokePhase != 2 || out.Bracket.HeldPhase != 1 {
 		t.Fatalf("levels %v outcome %+v", ph.levels, out)
 	}
@@ -96,7 +96,7 @@ func TestNoRefineStopsAtFirstRejection(t *testing.T) {
 func TestLinearMax(t *testing.T) {
 	plan := Plan{Mode: Rate, Conns: 1, Levels: Levels{Start: 2, Pace: 3, Max: 10}, Phase: time.Second, Accept: p9999}
 	ph := &capacityPhaser{capacity: 100, runs: map[int]int{}}
-	out := Drive(context.Background(), ph, plan, &nopHooks{})
+	out := NewRamp(ph, plan, &nopHooks{}).Run(context.Background())
 	if !equalInts(ph.levels, []int{2, 5, 8, 10}) || out.Verdict != Done || out.LastAccepted != 10 {
 		t.Fatalf("levels %v outcome %+v", ph.levels, out)
 	}

@@ -158,8 +158,7 @@ func (w *worker) handshakeDone(r hsResult) {
 	if r.t.Info.Resumed {
 		w.rec.Setups.Resumed++
 	}
-	i := r.t.Info
-	w.lastTLS = metrics.TLSInfo{Version: i.Version, CipherSuite: i.CipherSuite, Group: uint16(i.Group), Resumed: i.Resumed}
+	w.lastTLS = r.t.Info
 	if !w.tlsSeen {
 		// The phase reports a negotiation of its own setups when it has
 		// some, else the one its connections carry over.

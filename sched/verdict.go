@@ -9,19 +9,44 @@ import (
 	"github.com/brk-bench/brk/metrics"
 )
 
-// Verdict is how a run ended.
-type Verdict int
+// Verdict is how a run ended. Its text (MarshalText) is the report's
+// "verdict": done, broken, inconclusive or interrupted.
+type Verdict string
 
-// Verdicts: the run ends done (the --max level accepted), broken (a level
-// rejected), inconclusive (the run could not judge the server: setup impossible, the
-// client the limit, …) or
-// interrupted; README.md's exit codes table maps each to its exit code.
+// The verdicts: the run ends done (the --max level accepted), broken (a
+// level rejected), inconclusive (the run could not judge the server:
+// setup impossible, the client the limit, …) or interrupted; each has an
+// exit code (ExitCode).
 const (
-	Done Verdict = iota
-	Broken
-	Inconclusive
-	Interrupted
+	Done         Verdict = "done"
+	Broken       Verdict = "broken"
+	Inconclusive Verdict = "inconclusive"
+	Interrupted  Verdict = "interrupted"
 )
+
+// exitCodes is the CLI's exit status of each verdict; any other is 3.
+var exitCodes = map[Verdict]int{Done: 0, Broken: 1, Inconclusive: 3, Interrupted: 130}
+
+// String is the verdict's name ("done").
+func (v Verdict) String() string { return string(v) }
+
+// ExitCode maps a verdict to the CLI's exit status: 0 done, 1 broken, 130
+// interrupted, 3 otherwise.
+func (v Verdict) ExitCode() int {
+	if c, ok := exitCodes[v]; ok {
+		return c
+	}
+	return 3
+}
+
+// MarshalText is the verdict's name.
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v), nil }
+
+// UnmarshalText reads a verdict's name as it is.
+func (v *Verdict) UnmarshalText(b []byte) error {
+	*v = Verdict(b)
+	return nil
+}
 
 // Judgement is the verdict on one phase.
 type Judgement struct {
@@ -38,6 +63,32 @@ type Judgement struct {
 	// (a shard without a coordinator), or one a merge reports past its end.
 	NotJudged bool
 	Reason    string // why it was rejected or inconclusive
+}
+
+// unreachedDepth is the requests test's rule that every connection in use
+// held its depth at least once ("" : every one did).
+func unreachedDepth(s *metrics.Phase, plan Plan, level int) string {
+	owners := uint64(plan.Mode.owners(level, plan.Conns))
+	if s.ReachedOnce >= owners {
+		return ""
+	}
+	limit := ""
+	if s.PeerMaxKnown && s.PeerMaxStreams < int64(plan.depth(level)) {
+		limit = fmt.Sprintf(" (the server's SETTINGS_MAX_CONCURRENT_STREAMS is %d)", s.PeerMaxStreams)
+	}
+	return fmt.Sprintf("target unfulfilled: %d of %d connections never held %s%s",
+		owners-s.ReachedOnce, owners, heldText(level, plan.Conns), limit)
+}
+
+// unreachedConns is the connections test's rule that every concurrent
+// connection carried a request.
+func unreachedConns(s *metrics.Phase, plan Plan, level int) string {
+	owners := uint64(plan.Mode.owners(level, plan.Conns))
+	if s.ReachedOnce >= owners {
+		return ""
+	}
+	return fmt.Sprintf("target unfulfilled: %d of %d concurrent connections never carried a request",
+		owners-s.ReachedOnce, owners)
 }
 
 // Judge decides phase index at level from its measurement alone: a pure
@@ -67,12 +118,12 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 	case c.Failed[metrics.Protocol] > 0 || s.ProtocolUnattributed > 0:
 		return broken(fmt.Sprintf("invalid protocol data from the server: %d protocol faults (first: %s)",
 			c.Failed[metrics.Protocol]+s.ProtocolUnattributed, s.ProtocolReason))
-	case plan.Mode == Rate && m.Shortfall() > MaxShortfall:
+	case plan.Mode.Clocked() && m.Shortfall() > MaxShortfall:
 		// The client did not keep its schedule: what the server did
 		// under a lower offered rate is no verdict on this level.
 		return inconclusive(fmt.Sprintf("target unfulfilled: the client fell behind its arrival schedule at %d requests/s (arrivals taken up %.3g ms late on average over a %.3g s window: the offered rate fell %.3g %% short)%s; give it more CPU or --threads",
 			target, float64(s.LateNs)/float64(max(s.Scheduled, 1))/1e6, m.Active.Seconds(), 100*m.Shortfall(), behindText(m.Behind)))
-	case plan.Mode == Connections && !plan.Accept.Met(s.Setups.Established, s.Setups.Attempted):
+	case plan.Mode.spec().judgeSetups && !plan.Accept.Met(s.Setups.Established, s.Setups.Attempted):
 		return broken(fmt.Sprintf("setups: %.4g%% established (%d of %d; %d failed, %d timed out) is below --accept %s%% at %d %s",
 			pct(s.Setups.Established, s.Setups.Attempted), s.Setups.Established, s.Setups.Attempted,
 			s.Setups.Failed, s.Setups.TimedOut, plan.Accept, target, plan.Mode.Unit()))
@@ -80,7 +131,7 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 		return inconclusive(saturatedReason(m))
 	case !plan.Accept.Met(c.Succeeded, c.Attempted):
 		prefix := ""
-		if plan.Mode == Connections {
+		if plan.Mode.spec().judgeSetups {
 			prefix = "requests: "
 		}
 		return broken(fmt.Sprintf("%ssuccess %.4g%% (%d of %d) is below --accept %s%% at %d %s",
@@ -92,23 +143,13 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 		}
 		return broken(reason)
 	}
-	if owners := uint64(plan.Mode.owners(level, plan.Conns)); plan.Mode != Rate && s.ReachedOnce < owners {
-		if plan.Mode == Connections {
-			return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d concurrent connections never carried a request",
-				owners-s.ReachedOnce, owners))
-		}
-		limit := ""
-		per := plan.Mode.perConn(level, plan.Conns)
-		if s.PeerMaxKnown && s.PeerMaxStreams < int64(per) {
-			limit = fmt.Sprintf(" (the server's SETTINGS_MAX_CONCURRENT_STREAMS is %d)", s.PeerMaxStreams)
-		}
-		return inconclusive(fmt.Sprintf("target unfulfilled: %d of %d connections never held %s%s",
-			owners-s.ReachedOnce, owners, heldText(level, plan.Conns), limit))
+	if reason := plan.Mode.spec().unreached(s, plan, level); reason != "" {
+		return inconclusive(reason)
 	}
 	if reason := streamLimitRule(s, plan, level); reason != "" {
 		return inconclusive(reason)
 	}
-	return Judgement{Accepted: true, Judged: true}
+	return Judgement{Verdict: Done, Accepted: true, Judged: true}
 }
 
 // heldText is what a requests-test connection was to hold at level: "3

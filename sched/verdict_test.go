@@ -106,7 +106,7 @@ func TestJudgeEveryBranch(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			j := Judge(c.m, c.plan, c.index, levelOf(c.plan, c.depth))
 			if j.Verdict != c.verdict || j.Stop != c.stop || !strings.Contains(j.Reason, c.reason) {
-				t.Fatalf("got %+v, want verdict %d stop %v reason containing %q", j, c.verdict, c.stop, c.reason)
+				t.Fatalf("got %+v, want verdict %v stop %v reason containing %q", j, c.verdict, c.stop, c.reason)
 			}
 			if j.Accepted != !c.stop {
 				t.Fatalf("accepted %v for stop %v", j.Accepted, c.stop)

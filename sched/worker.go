@@ -191,7 +191,7 @@ func newWorker(id int, cfg *Config, epoch time.Time, base, owners int, reports c
 // newRecorder makes a recorder with what the test mode measures.
 func (w *worker) newRecorder() *metrics.Recorder {
 	r := metrics.NewRecorder(&w.live)
-	if w.cfg.Mode == Rate {
+	if w.pol.clocked() {
 		r.EnableRate()
 	}
 	return w.mixRecorder(r)
@@ -235,7 +235,7 @@ func (w *worker) run(ready chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	w.tid.Store(int32(gettid()))
-	if w.cfg.Mode == Rate {
+	if w.pol.clocked() {
 		preciseTimers()
 	}
 	p, err := poller.New()

@@ -10,7 +10,7 @@ import (
 )
 
 // accept (shard 0) takes shards until the run starts.
-func (p *Phaser) accept() {
+func (p *Lockstep) accept() {
 	for {
 		c, err := p.ln.Accept()
 		if err != nil {
@@ -22,7 +22,7 @@ func (p *Phaser) accept() {
 
 // admit authenticates one shard's connection and registers it; a refused
 // shard is told why and closed.
-func (p *Phaser) admit(c net.Conn) {
+func (p *Lockstep) admit(c net.Conn) {
 	c.SetDeadline(time.Now().Add(handshakeTimeout))
 	cn := nonce()
 	if writeFrame(c, &message{Type: msgChallenge, Nonce: cn}, 0) != nil {
@@ -104,7 +104,7 @@ func short(h string) string {
 // dial (shards 1..N-1) connects to the coordinator, retrying until the
 // join deadline (the coordinator may start after this shard), and
 // authenticates both ways.
-func (p *Phaser) dial(ctx context.Context) error {
+func (p *Lockstep) dial(ctx context.Context) error {
 	deadline := time.Now().Add(p.cfg.JoinTimeout)
 	if !p.cfg.StartAt.IsZero() {
 		deadline = p.cfg.StartAt.Add(p.cfg.Tolerance)
@@ -150,7 +150,7 @@ func (p *Phaser) dial(ctx context.Context) error {
 
 // handshake answers the challenge; refused is set when the coordinator
 // refused this shard (not worth retrying).
-func (p *Phaser) handshake(c net.Conn) (refused bool, err error) {
+func (p *Lockstep) handshake(c net.Conn) (refused bool, err error) {
 	c.SetDeadline(time.Now().Add(handshakeTimeout))
 	defer c.SetDeadline(time.Time{})
 	ch, err := readFrame(c, helloLimit)
@@ -196,7 +196,7 @@ func (p *Phaser) handshake(c net.Conn) (refused bool, err error) {
 }
 
 // read (shards 1..N-1) turns the coordinator's frames into events.
-func (p *Phaser) read() {
+func (p *Lockstep) read() {
 	for {
 		m, err := readSealed(p.conn, p.in, maxFrame)
 		if err != nil {
@@ -210,7 +210,7 @@ func (p *Phaser) read() {
 // begin starts phase 0's clock. Shard 0 waits for every shard to join
 // (until StartAt + Tolerance, or JoinTimeout), picks the start when none
 // was given and announces it; another shard waits for that announcement.
-func (p *Phaser) begin(ctx context.Context) error {
+func (p *Lockstep) begin(ctx context.Context) error {
 	if p.ln == nil {
 		deadline := time.Now().Add(p.cfg.JoinTimeout + p.cfg.Lead + p.cfg.Tolerance)
 		if !p.cfg.StartAt.IsZero() {

@@ -59,12 +59,12 @@ type Lateness struct {
 	Threads int           // its worker threads, as its last measurement counted them (0: none yet)
 }
 
-// Phaser is a sched.Phaser for one shard of a coordinated run: it runs the
+// Lockstep is a sched.Phaser for one shard of a coordinated run: it runs the
 // local phase at its absolute boundary, exchanges measurements with the
 // coordinator and returns the merged measurement of every shard. Any
 // failure of the exchange (a shard lost, late or silent) is an error, so
 // the Ramp ends the run inconclusive, never with a server verdict.
-type Phaser struct {
+type Lockstep struct {
 	cfg    Config
 	n      int
 	start  time.Time // zero until known
@@ -120,7 +120,7 @@ const (
 // shard dials the coordinator (retrying until the join deadline) and
 // authenticates. It returns once shard 0 listens or the shard is
 // welcomed.
-func Join(ctx context.Context, cfg Config) (*Phaser, error) {
+func Join(ctx context.Context, cfg Config) (*Lockstep, error) {
 	if err := cfg.Spec.Valid(); err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func Join(ctx context.Context, cfg Config) (*Phaser, error) {
 	if !cfg.StartAt.IsZero() {
 		cfg.StartAt = time.UnixMilli(cfg.StartAt.UnixMilli()) // the wire's precision, no monotonic reading
 	}
-	p := &Phaser{cfg: cfg, events: make(chan event, 4*cfg.Spec.Count+16), done: make(chan struct{})}
+	p := &Lockstep{cfg: cfg, events: make(chan event, 4*cfg.Spec.Count+16), done: make(chan struct{})}
 	if cfg.Addr == "" && cfg.Listen == "" {
 		if cfg.StartAt.IsZero() {
 			return nil, errors.New("a shard without a coordinator needs the start time (--start-at)")
@@ -173,7 +173,7 @@ func Join(ctx context.Context, cfg Config) (*Phaser, error) {
 }
 
 // Addr is the coordinator's listening address (shard 0).
-func (p *Phaser) Addr() string {
+func (p *Lockstep) Addr() string {
 	if p.ln == nil {
 		return ""
 	}
@@ -181,17 +181,17 @@ func (p *Phaser) Addr() string {
 }
 
 // StartAt is when phase 0 started (zero before it is known).
-func (p *Phaser) StartAt() time.Time { return p.start }
+func (p *Lockstep) StartAt() time.Time { return p.start }
 
 // Local is this shard's own measurement of the last phase it ran.
-func (p *Phaser) Local() *sched.Measurement { return p.local }
+func (p *Lockstep) Local() *sched.Measurement { return p.local }
 
 // Lateness is this shard's start lateness of each phase it started.
-func (p *Phaser) Lateness() []time.Duration { return p.late }
+func (p *Lockstep) Lateness() []time.Duration { return p.late }
 
 // Shards is every shard's start lateness as shard 0 knows it (shard 0
 // only; others: their own).
-func (p *Phaser) Shards() []Lateness {
+func (p *Lockstep) Shards() []Lateness {
 	own := summarize(p.cfg.Spec.Index, p.late)
 	if p.local != nil && p.local.Stats != nil {
 		own.Threads = p.local.Stats.Workers
@@ -220,7 +220,7 @@ func summarize(i int, ls []time.Duration) Lateness {
 
 // Close ends the connections (a shard that leaves mid-run makes the
 // coordinator stop the others).
-func (p *Phaser) Close() {
+func (p *Lockstep) Close() {
 	if p.closed {
 		return
 	}
@@ -240,12 +240,12 @@ func (p *Phaser) Close() {
 	}
 }
 
-func (p *Phaser) slot() time.Duration { return p.cfg.Plan.Phase + p.cfg.Allowance }
+func (p *Lockstep) slot() time.Duration { return p.cfg.Plan.Phase + p.cfg.Allowance }
 
-func (p *Phaser) boundary(n int) time.Time { return p.start.Add(time.Duration(n) * p.slot()) }
+func (p *Lockstep) boundary(n int) time.Time { return p.start.Add(time.Duration(n) * p.slot()) }
 
 // RunPhase runs phase n of the whole plan in step with every shard.
-func (p *Phaser) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
+func (p *Lockstep) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
 	n := p.n
 	p.n++
 	if p.failed != nil {
@@ -303,7 +303,7 @@ func (p *Phaser) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Mea
 // that it is judged inconclusive with err's reason naming the shard,
 // rather than an error that leaves the phase out of the report. Nothing
 // ran here (local nil): the error.
-func (p *Phaser) cut(ctx context.Context, local *sched.Measurement, err error) (*sched.Measurement, error) {
+func (p *Lockstep) cut(ctx context.Context, local *sched.Measurement, err error) (*sched.Measurement, error) {
 	if local == nil || local.Stats == nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func (p *Phaser) cut(ctx context.Context, local *sched.Measurement, err error) (
 
 // fail ends the coordinated run: shard 0 tells every shard to stop,
 // another shard tells the coordinator it cannot go on (when notify).
-func (p *Phaser) fail(err error, notify bool) error {
+func (p *Lockstep) fail(err error, notify bool) error {
 	if p.failed != nil {
 		return p.failed
 	}
@@ -337,7 +337,7 @@ func (p *Phaser) fail(err error, notify bool) error {
 
 // sleepUntil waits for the phase boundary, watching the other shards. An
 // interrupt ends the wait: the local phase then ends at once, interrupted.
-func (p *Phaser) sleepUntil(ctx context.Context, at time.Time, n, depth int) error {
+func (p *Lockstep) sleepUntil(ctx context.Context, at time.Time, n, depth int) error {
 	t := time.NewTimer(time.Until(at))
 	defer t.Stop()
 	for {
@@ -356,7 +356,7 @@ func (p *Phaser) sleepUntil(ctx context.Context, at time.Time, n, depth int) err
 
 // runLocal runs this shard's part of the phase; a stop from the
 // coordinator (or a lost shard, at the coordinator) cuts it short.
-func (p *Phaser) runLocal(ctx context.Context, spec sched.PhaseSpec, n int) (*sched.Measurement, error) {
+func (p *Lockstep) runLocal(ctx context.Context, spec sched.PhaseSpec, n int) (*sched.Measurement, error) {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type done struct {
@@ -390,7 +390,7 @@ func (p *Phaser) runLocal(ctx context.Context, spec sched.PhaseSpec, n int) (*sc
 
 // handle takes one event outside the exchange: a report for the current
 // phase is kept (shard 0); anything else ends the run.
-func (p *Phaser) handle(ev event, n, depth int) error {
+func (p *Lockstep) handle(ev event, n, depth int) error {
 	if p.ln == nil {
 		var fe *FrameError
 		switch {
@@ -471,7 +471,7 @@ func Merge(ms []*sched.Measurement) *sched.Measurement {
 
 // merge (shard 0) waits for every shard's report of phase n until the
 // exchange deadline, merges, judges and tells every shard.
-func (p *Phaser) merge(n, depth int, local *sched.Measurement, late time.Duration) (*sched.Measurement, error) {
+func (p *Lockstep) merge(n, depth int, local *sched.Measurement, late time.Duration) (*sched.Measurement, error) {
 	margin := min(p.cfg.Allowance/4, 250*time.Millisecond)
 	deadline := p.boundary(n + 1).Add(-margin)
 	t := time.NewTimer(max(time.Until(deadline), 0))
@@ -512,13 +512,13 @@ func (p *Phaser) merge(n, depth int, local *sched.Measurement, late time.Duratio
 	}
 	merged := Merge(ms)
 	j := sched.Judge(merged, p.cfg.Plan, n, depth)
-	p.broadcast(&message{Type: msgResult, Phase: n, Depth: depth, M: merged, Stop: j.Stop, Verdict: int(j.Verdict), Reason: j.Reason})
+	p.broadcast(&message{Type: msgResult, Phase: n, Depth: depth, M: merged, Stop: j.Stop, Verdict: j.Verdict, Reason: j.Reason})
 	return merged, nil
 }
 
 // exchange (shards 1..N-1) sends this shard's measurement and waits for
 // the coordinator's merged phase.
-func (p *Phaser) exchange(n, depth int, local *sched.Measurement, late time.Duration) (*sched.Measurement, error) {
+func (p *Lockstep) exchange(n, depth int, local *sched.Measurement, late time.Duration) (*sched.Measurement, error) {
 	if err := p.send(&message{Type: msgReport, Index: p.cfg.Spec.Index, Phase: n, Depth: depth, Lateness: int64(late), M: local}); err != nil {
 		return nil, p.fail(fmt.Errorf("lost the coordinator: %v", err), false)
 	}
@@ -538,7 +538,7 @@ func (p *Phaser) exchange(n, depth int, local *sched.Measurement, late time.Dura
 					return nil, p.fail(fmt.Errorf("the coordinator sent a bad measurement: %v", err), true)
 				}
 				j := sched.Judge(ev.m.M, p.cfg.Plan, n, depth)
-				if j.Stop != ev.m.Stop || int(j.Verdict) != ev.m.Verdict {
+				if j.Stop != ev.m.Stop || j.Verdict != ev.m.Verdict {
 					return nil, p.fail(fmt.Errorf("phase %d: the coordinator's verdict (%s) differs from this shard's (%s) on the same measurement", n, ev.m.Reason, j.Reason), true)
 				}
 				return ev.m.M, nil
@@ -548,7 +548,7 @@ func (p *Phaser) exchange(n, depth int, local *sched.Measurement, late time.Dura
 	}
 }
 
-func (p *Phaser) broadcast(m *message) {
+func (p *Lockstep) broadcast(m *message) {
 	p.mu.Lock()
 	peers := make([]*peer, 0, len(p.peers))
 	for _, q := range p.peers {
@@ -570,14 +570,14 @@ func (p *Phaser) broadcast(m *message) {
 	wg.Wait()
 }
 
-func (p *Phaser) send(m *message) error {
+func (p *Lockstep) send(m *message) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	return writeSealed(p.conn, p.out, m, writeTimeout)
 }
 
 // post hands a reader's event to the run, unless the run has closed.
-func (p *Phaser) post(ev event) {
+func (p *Lockstep) post(ev event) {
 	select {
 	case p.events <- ev:
 	case <-p.done:
@@ -585,4 +585,4 @@ func (p *Phaser) post(ev event) {
 }
 
 // Free reports whether this shard runs without a coordinator.
-func (p *Phaser) Free() bool { return p.free }
+func (p *Lockstep) Free() bool { return p.free }

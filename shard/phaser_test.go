@@ -74,7 +74,7 @@ func (nopHooks) PhaseFinished(*sched.Judged)            {}
 type shardRun struct {
 	out   *sched.Outcome
 	err   error
-	ph    *Phaser
+	ph    *Lockstep
 	local *fakeLocal
 	took  time.Duration
 }
@@ -104,7 +104,7 @@ func runShards(t *testing.T, n int, mod func(i int, c *Config, f *fakeLocal)) []
 		}
 		r.ph = ph
 		defer ph.Close()
-		r.out = sched.Drive(context.Background(), ph, plan, nopHooks{})
+		r.out = sched.NewRamp(ph, plan, nopHooks{}).Run(context.Background())
 		r.took = time.Since(t0)
 	}
 	cfg0 := base
@@ -125,7 +125,7 @@ func runShards(t *testing.T, n int, mod func(i int, c *Config, f *fakeLocal)) []
 		defer ph0.Close()
 		t0 := time.Now()
 		runs[0].ph = ph0
-		runs[0].out = sched.Drive(context.Background(), ph0, plan, nopHooks{})
+		runs[0].out = sched.NewRamp(ph0, plan, nopHooks{}).Run(context.Background())
 		runs[0].took = time.Since(t0)
 	}()
 	for i := 1; i < n; i++ {

@@ -4,7 +4,7 @@
 // measurement, judges the merged phase with the same verdict code as a
 // single box (sched.Judge), and tells every shard to go on or stop.
 //
-// The Phaser of this package stands in for the engine under sched's Ramp:
+// The Lockstep of this package stands in for the engine under sched's Ramp:
 // it runs the local engine's part of a phase, sends the measurement to the
 // coordinator, and returns the merged measurement, so the whole verdict
 // code runs unchanged on every shard.

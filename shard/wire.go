@@ -75,7 +75,7 @@ type message struct {
 	Lateness  int64              `json:"lateness_ns,omitempty"`
 	M         *sched.Measurement `json:"measurement,omitempty"`
 	Stop      bool               `json:"stop,omitempty"`
-	Verdict   int                `json:"verdict,omitempty"`
+	Verdict   sched.Verdict      `json:"verdict,omitempty"`
 	Reason    string             `json:"reason,omitempty"`
 }
 

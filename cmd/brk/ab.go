@@ -28,9 +28,9 @@ func (c *abCmd) Run(e *env) error {
 	if c.Report != "" {
 		return refuse("brk ab writes no HTML report; use --json for both sides' reports")
 	}
-	mode := brk.ModeRequests
+	mode, requests := brk.ModeRequests, 0
 	if c.Connections {
-		mode = brk.ModeConnections
+		mode, requests = brk.ModeConnections, c.Requests
 	}
 	p, err := c.plan(mode, c.Start, c.Pace, c.Max)
 	if err != nil {
@@ -39,9 +39,7 @@ func (c *abCmd) Run(e *env) error {
 	if c.Requests < 1 {
 		return refuse("--requests must be at least 1")
 	}
-	if mode == brk.ModeConnections {
-		p.Requests = c.Requests
-	}
+	p.Requests = requests
 	a, err := c.target(c.URLA, os.Stdin)
 	if err != nil {
 		return err

@@ -98,7 +98,7 @@ func (c *benchCmd) Run(e *env) error {
 		file, out = f, f
 	}
 	obs := &benchObserver{stderr: e.stderr, csv: bench.NewCSVWriter(out)}
-	var o bench.Observer = obs
+	var o bench.MatrixObserver = obs
 	if f, ok := e.stderr.(*os.File); ok && !c.Quiet && isTerminal(f.Fd()) {
 		o = progressBenchObserver{obs}
 	}

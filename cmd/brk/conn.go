@@ -13,6 +13,7 @@ type connCmd struct {
 	targetsFlag
 	latencyFlag
 	shardFlags
+	promFlags
 	Requests int  `default:"1" help:"Requests per connection, written one at a time; the last carries Connection: close."`
 	NoResume bool `help:"For https://, make every handshake a full one (no session resumption)."`
 	// KeepAlive is brk.Plan.KeepAlive.
@@ -49,5 +50,6 @@ func (c *connCmd) Run(e *env) error {
 		return err
 	}
 	e.verbose, e.latency = c.Verbose, c.Latency
+	e.prom = &c.promFlags
 	return runTest(e, brk.ModeConnections, t, p, c.JSON, c.Report, c.Quiet)
 }

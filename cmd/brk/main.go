@@ -67,6 +67,9 @@ type env struct {
 	stdout  io.Writer
 	stderr  io.Writer
 	code    int
+
+	// prom is the run's --prometheus-* and --run-id flags (nil: none).
+	prom *promFlags
 }
 
 func main() {
@@ -335,6 +338,8 @@ var needsFlags = []needsFlag{
 	{"start-tolerance", nil, []string{"shard", "shards"}, "--shard I/N or --shards N"},
 	{"join-timeout", nil, []string{"shard", "shards"}, "--shard I/N or --shards N"},
 	{"requests", []string{"ab"}, []string{"connections"}, "--connections (brk ab runs the requests test without it)"},
+	{"prometheus-label", nil, []string{"prometheus-remote-write"}, "--prometheus-remote-write URL"},
+	{"prometheus-native-histograms", nil, []string{"prometheus-remote-write"}, "--prometheus-remote-write URL"},
 }
 
 // refuseTypedZeros refuses, before any traffic, --conn given to brk conn,

@@ -41,6 +41,7 @@ func (c *mergeCmd) Run(e *env) error {
 	if err != nil {
 		return refuse("merge: %v", err)
 	}
+	res.RunID = sharedRunID(reports) // prometheus.go
 	text := e.stdout
 	if c.JSON == "-" {
 		text = e.stderr

@@ -21,6 +21,7 @@ type rateCmd struct {
 	targetsFlag
 	latencyFlag
 	shardFlags
+	promFlags
 	RateDepth int    `help:"Most outstanding requests per connection (default 1 over HTTP/1.1: no pipelining unless asked; 128 streams with --http2, never more than the server's stream limit)."`
 	Arrivals  string `default:"uniform" enum:"uniform,poisson" help:"Arrival schedule: uniform (arrival k at phase start + k/rate) or poisson (exponential gaps)."`
 	Seed      uint64 `placeholder:"N" help:"Seed of the poisson schedule, 1 to 2^53-1, for a repeatable run (default: a random one, reported in the JSON)."`
@@ -67,5 +68,6 @@ func (c *rateCmd) Run(e *env) error {
 		fmt.Fprintf(e.stderr, "brk: warning: %s\n", flagWords(w))
 	}
 	e.verbose, e.latency = c.Verbose, c.Latency
+	e.prom = &c.promFlags
 	return runTest(e, brk.ModeRate, t, p, c.JSON, c.Report, c.Quiet)
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/report"
-	"github.com/brk-bench/brk/sched"
 )
 
 // levelFlags are the requests and connections tests' level flags (the
@@ -79,6 +78,7 @@ type reqCmd struct {
 	targetsFlag
 	latencyFlag
 	shardFlags
+	promFlags
 }
 
 // DefaultBudget bounds a search's phases when --budget is not given, so
@@ -204,14 +204,11 @@ func parseResolution(v string) (n int, pct float64, err error) {
 // spells, whose shortest form the library reads back as that same
 // fraction; 0 is brk.AcceptAny.
 func (f *loadFlags) accept() (float64, error) {
-	acc, err := sched.ParseAccept(f.Accept)
+	acc, err := brk.ParseAccept(f.Accept)
 	if err != nil {
 		return 0, refuse("--accept %v", err)
 	}
-	if acc.Num == 0 {
-		return brk.AcceptAny, nil
-	}
-	return acc.Pct(), nil
+	return acc, nil
 }
 
 func (f *loadFlags) target(url string, stdin io.Reader) (brk.Target, error) {
@@ -281,6 +278,7 @@ func (c *reqCmd) Run(e *env) error {
 		return err
 	}
 	e.verbose, e.latency = c.Verbose, c.Latency
+	e.prom = &c.promFlags
 	return runTest(e, brk.ModeRequests, t, p, c.JSON, c.Report, c.Quiet)
 }
 
@@ -300,6 +298,10 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	// Validate everything before creating (and truncating) report files.
 	if err := brk.Check(t, p, mode); err != nil {
 		return nil, refuseLib(err)
+	}
+	feed, err := newPromFeed(e.prom, text, mode, t, p) // the run id, and a push (prometheus.go)
+	if err != nil {
+		return nil, err
 	}
 	var jsonFile *reportFile
 	if jsonPath != "" && jsonPath != "-" {
@@ -321,10 +323,11 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	}
 	started := time.Now()
 	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose}, e.stderr, quiet)
-	res, err := brk.RunMode(e.ctx, mode, t, p, obs)
+	res, err := brk.RunMode(e.ctx, mode, t, p, feed.observe(obs))
 	if err != nil {
 		return nil, refuseLib(err)
 	}
+	feed.finish(res, mode, t, p)
 	res.Command = commandLine()
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
 		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.Name())
@@ -364,6 +367,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 			fmt.Fprintf(e.stderr, "brk: the --report %s could not be written: %v\n", reportPath, err)
 		}
 	}
+	feed.writeSummary(text, res)
 	// The final line is the last stdout line; with --json - it follows the
 	// human text on stderr.
 	fmt.Fprintln(text, report.FinalLine(res))

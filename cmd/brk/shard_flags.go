@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
-	"github.com/brk-bench/brk/shard"
 )
 
 // shardFlags run one plan on several load boxes (the requests,
@@ -33,23 +32,23 @@ func (f *shardFlags) apply(p *brk.Plan) error {
 		}
 		return nil
 	}
-	var spec shard.Spec
+	var index, count int
 	var err error
 	switch {
 	case f.Shard != "" && f.Shards != 0:
 		return refuse("give --shard I/N or --shards N (with JOB_COMPLETION_INDEX), not both")
 	case f.Shard != "":
-		spec, err = shard.ParseSpec(f.Shard)
+		index, count, err = brk.ParseShard(f.Shard)
 	default:
-		spec, err = shard.FromEnv(f.Shards)
+		index, count, err = brk.ShardFromEnv(f.Shards)
 	}
 	if err != nil {
 		return refuse("%v", err)
 	}
-	s := &brk.Sharding{Index: spec.Index, Count: spec.Count, Coordinator: f.Coordinator, Listen: f.CoordinatorListen,
+	s := &brk.Sharding{Index: index, Count: count, Coordinator: f.Coordinator, Listen: f.CoordinatorListen,
 		Token: os.Getenv("BRK_TOKEN"), Tolerance: f.StartTolerance, Allowance: f.DrainAllowance, JoinTimeout: f.JoinTimeout}
 	if f.StartAt != "" {
-		if s.StartAt, err = shard.ParseStartAt(f.StartAt); err != nil {
+		if s.StartAt, err = brk.ParseStartAt(f.StartAt); err != nil {
 			return refuse("%v", err)
 		}
 	}

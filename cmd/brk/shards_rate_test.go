@@ -115,7 +115,7 @@ func TestShardsRateNginx(t *testing.T) {
 				s := readResult(t, f)
 				shards = append(shards, s)
 				for _, ph := range s.Phases {
-					written += ph.Raw.Stats.Written
+					written += rawOf(t, ph).Stats.Written
 				}
 			}
 			got := ng.WaitRequests(t, before+int(written), 5*time.Second) - before
@@ -141,7 +141,7 @@ func TestShardsRateNginx(t *testing.T) {
 				}
 				var sum uint64
 				for k, s := range shards {
-					raw := s.Phases[i].Raw.Stats
+					raw := rawOf(t, s.Phases[i]).Stats
 					sum += raw.Written
 					// shard k's share of the schedule, to one arrival
 					if share := plan / float64(n); math.Abs(float64(raw.Scheduled)-share) > 1 {
@@ -411,7 +411,7 @@ func TestShardsRatePoisson(t *testing.T) {
 	runBrk(t, append(plan, "--json", filepath.Join(dir, "single.json"))...)
 	one := readResult(t, filepath.Join(dir, "single.json"))
 	coord := readResult(t, filepath.Join(dir, "shard0.json"))
-	a, b := coord.Phases[0].Raw.Stats.Scheduled, readResult(t, filepath.Join(dir, "shard1.json")).Phases[0].Raw.Stats.Scheduled
+	a, b := rawOf(t, coord.Phases[0]).Stats.Scheduled, rawOf(t, readResult(t, filepath.Join(dir, "shard1.json")).Phases[0]).Stats.Scheduled
 	t.Logf("one box scheduled %d; shards %d + %d", one.Phases[0].Rate.Scheduled, a, b)
 	if one.Phases[0].Rate.Scheduled != a+b || coord.Phases[0].Rate.Scheduled != a+b {
 		t.Errorf("one box scheduled %d arrivals, the shards %d + %d (merged %d)", one.Phases[0].Rate.Scheduled, a, b, coord.Phases[0].Rate.Scheduled)

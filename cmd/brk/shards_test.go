@@ -18,6 +18,7 @@ import (
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
 	"github.com/brk-bench/brk/internal/testenv"
+	"github.com/brk-bench/brk/sched"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -110,7 +111,7 @@ func TestShardsFindTheSameBreak(t *testing.T) {
 			r := readResult(t, filepath.Join(dir, fmt.Sprintf("shard%d.json", i)))
 			shards = append(shards, r)
 			for _, ph := range r.Phases {
-				attempted += ph.Raw.Stats.Counts.Attempted
+				attempted += rawOf(t, ph).Stats.Counts.Attempted
 			}
 		}
 		if int64(attempted) != served {
@@ -382,4 +383,14 @@ func TestShardUsage(t *testing.T) {
 		t.Setenv("BRK_TOKEN", "tok")
 		os.Unsetenv("JOB_COMPLETION_INDEX")
 	}
+}
+
+// rawOf is a shard phase's raw measurement, read from its opaque JSON.
+func rawOf(t *testing.T, ps *brk.PhaseStats) *sched.Measurement {
+	t.Helper()
+	var m sched.Measurement
+	if err := json.Unmarshal(ps.Raw, &m); err != nil || m.Stats == nil {
+		t.Fatalf("phase %d: no raw measurement (%v)", ps.Index, err)
+	}
+	return &m
 }

@@ -178,7 +178,7 @@ func TestTargetsShardsMerge(t *testing.T) {
 		t.Fatalf("phases: shard 0 %d, merged %d", len(a.Phases), len(m.Phases))
 	}
 	for i, p := range a.Phases {
-		ra, rb := p.Raw.Stats.Targets, b.Phases[i].Raw.Stats.Targets
+		ra, rb := rawOf(t, p).Stats.Targets, rawOf(t, b.Phases[i]).Stats.Targets
 		if len(ra) != 3 || len(rb) != 3 || len(p.Targets) != 3 || len(m.Phases[i].Targets) != 3 {
 			t.Fatalf("phase %d: raw targets %d and %d, coordinator %d, merged %d", i, len(ra), len(rb), len(p.Targets), len(m.Phases[i].Targets))
 		}
@@ -231,7 +231,7 @@ func TestTargetsShardsRate(t *testing.T) {
 	var per [2][3]uint64
 	for i := range 2 {
 		r := readResult(t, filepath.Join(dir, fmt.Sprintf("shard%d.json", i)))
-		ts := r.Phases[0].Raw.Stats.Targets
+		ts := rawOf(t, r.Phases[0]).Stats.Targets
 		if len(ts) != 3 {
 			t.Fatalf("shard %d: %d targets", i, len(ts))
 		}

@@ -1,0 +1,237 @@
+package brk
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/brk-bench/brk/h1"
+	"github.com/brk-bench/brk/h2"
+	enginerun "github.com/brk-bench/brk/internal/run"
+	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/shard"
+)
+
+// running is a started run: the engine's run (internal/run) and the
+// Result it fills, stepped by run (or in turns with another, by RunAB).
+type running struct {
+	res   *Result
+	run   *enginerun.Run
+	ramp  *sched.Ramp
+	shard *shardRun // a sharded run's part (shard.go)
+}
+
+func (r *running) close() { r.run.Close() }
+
+// open checks a run, builds its Result's head and the engine's spec, and
+// starts it (internal/run). It returns a nil *running with the Result
+// when the run ended before its first phase, and an error only for a bad
+// plan or target.
+func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running, *Result, error) {
+	pr, p, err := check(&t, p, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{
+		Schema: 1, Test: m, URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
+		Conns: p.Conns, TimeoutMs: ms(p.Timeout), Accept: pr.accept.String(),
+		Phases:  []*PhaseStats{},
+		Version: Version(), StartedAt: time.Now().UTC().Format(time.RFC3339),
+	}
+	newSession := func() sched.Session { return h1.NewSession(pr.template) }
+	alpn := ""
+	if t.HTTP2 {
+		res.Protocol = "h2"
+		newSession = func() sched.Session { return h2.NewSession(pr.h2) }
+		if pr.tls != nil {
+			alpn = "h2"
+		}
+	}
+	var mix *sched.MixConfig
+	if pr.mix != nil { // a request mix (mix_run.go)
+		res.URL, newSession, mix = pr.mix.url, pr.mix.session(t.HTTP2), pr.mix.cfg
+	}
+	threads := p.Threads
+	if threads == 0 {
+		threads = metrics.UsableCPUs()
+	}
+	threads = min(threads, rulesOf(m).firstConns(p)) // never more threads than phase 0's connections
+	engConns, connBase := p.Conns, 0
+	if p.Shard != nil { // this shard's share of the connections (shard.go)
+		engConns, connBase, threads = p.Shard.localConns(p, m, threads)
+	}
+	res.Threads = threads
+	if p.Arrivals == "poisson" && p.Seed == 0 {
+		p.Seed = rand.Uint64N(MaxSeed) + 1 // 1..MaxSeed
+	}
+	res.Plan = resultPlan(p, m, res.Protocol, pr.accept, threads)
+	rulesOf(m).report(res, p)
+	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
+	shardIndex, shards := 0, 0
+	if p.Shard != nil && m.Clocked() { // this shard's arrivals of each phase's schedule
+		shardIndex, shards = p.Shard.Index, p.Shard.Count
+	}
+	spec := enginerun.Spec{
+		Host: pr.hostport,
+		Config: sched.Config{
+			Threads: threads, Conns: engConns,
+			LevelConns: p.Conns, ConnBase: connBase,
+			Replay:  pr.replay,
+			Timeout: p.Timeout, StatusOK: pr.statusOK,
+			TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
+			Mode: m, PerConn: p.Requests, KeepAlive: p.KeepAlive,
+			RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
+			ShardIndex: shardIndex, Shards: shards,
+			NewSession: newSession, Mix: mix,
+		},
+		Plan:         enginePlan(p, m, pr.accept, ""),
+		ConnectFirst: m.Clocked(), ConnectWithin: p.Timeout + 100*time.Millisecond,
+	}
+	if p.Baseline {
+		spec.Baseline = p.Phase
+	}
+	if p.Shard != nil {
+		spec.Shard = shardConfig(p.Shard, &t, p, m, spec.Plan, res)
+	}
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	h := &hooks{obs: obs, res: res, plan: p, servers: metrics.NewProcessSampler(p.ServerPIDs)}
+	if pr.mix != nil {
+		h.mix = pr.mix.describe()
+	}
+	er, ended := enginerun.Open(ctx, spec, h)
+	if ended != nil {
+		res.Baseline = baseline(ended.Baseline)
+		res.Verdict, res.Reason = ended.Verdict, ended.Reason
+		return nil, res, nil
+	}
+	res.Baseline = baseline(er.Baseline)
+	h.eng = er.Eng
+	r := &running{res: res, run: er, ramp: er.Ramp}
+	if er.Shard != nil {
+		h.shard = er.Shard
+		r.shard = &shardRun{s: p.Shard, t: t, p: p, m: m, splan: er.Plan, ph: er.Shard}
+	}
+	return r, res, nil
+}
+
+// resultPlan is the report's plan of p (defaults filled in) in test m.
+func resultPlan(p Plan, m Mode, protocol string, acc sched.Accept, threads int) ResultPlan {
+	rp := ResultPlan{
+		Test: m, Protocol: protocol, Ramp: "linear", Start: p.Start, Pace: p.Pace, Max: p.Max,
+		PhaseS: p.Phase.Seconds(), TimeoutMs: ms(p.Timeout), AcceptPct: acc.Pct(), Threads: threads,
+		MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, BudgetS: p.Budget.Seconds(),
+	}
+	if s := p.Search; s != nil {
+		rp.Ramp, rp.Growth, rp.Resolution, rp.ResolutionPct = "search", s.Growth, s.Resolution, s.ResolutionPct
+	}
+	if p.Refine || p.Search != nil {
+		rp.Repeat = max(p.Repeat, 1)
+	}
+	return rp
+}
+
+// baseline is the report's form of the idle observation (nil: none).
+func baseline(b *enginerun.Idle) *Baseline {
+	if b == nil {
+		return nil
+	}
+	return &Baseline{DurationS: b.Duration.Seconds(), MachineCPUPct: b.MachinePct,
+		ClientCPU: ClientCPU{UserS: b.Client.User.Seconds(), SystemS: b.Client.System.Seconds()}}
+}
+
+// enginePlan is the engine's plan of p (defaults filled in) in test m: its
+// levels as totals (the requests test's per-connection Start, Pace and Max
+// times Conns), and for a sharded run phases on absolute slots of Phase +
+// the shard allowance, as the budget counts them.
+func enginePlan(p Plan, m Mode, acc sched.Accept, addr string) sched.Plan {
+	unit := m.PlanUnit(p.Conns)
+	l := sched.Levels{Start: p.Start * unit, Pace: p.Pace * unit, Max: p.Max * unit, Refine: p.Refine}
+	if s := p.Search; s != nil {
+		l.Search, l.Growth, l.Resolution, l.ResolutionPct = true, s.Growth, s.Resolution, s.ResolutionPct
+	}
+	sp := sched.Plan{
+		Mode: m, Conns: p.Conns, Levels: l, Phase: p.Phase, Accept: acc, Addr: addr,
+		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Repeat: p.Repeat, RateDepth: p.RateDepth,
+		Budget: p.Budget, PhaseCost: p.Phase + p.Timeout,
+	}
+	if p.Shard != nil {
+		sp.Slotted, sp.PhaseCost = true, p.Phase+p.Shard.allowance(p)
+		sp.Unjudged = p.Shard.free()
+	}
+	return sp
+}
+
+// finish turns the ramp's outcome into the Result.
+func (r *running) finish() *Result { return r.finishOutcome(r.ramp.Outcome()) }
+
+// finishOutcome turns a ramp's outcome into the Result.
+func (r *running) finishOutcome(out *sched.Outcome) *Result {
+	res := r.res
+	res.Verdict, res.Reason = out.Verdict, out.Reason
+	res.LastAccepted, res.FirstRejected = optional(out.LastAccepted), optional(out.FirstRejected)
+	if b := out.Bracket; b.HeldPhase >= 0 || b.BrokePhase >= 0 {
+		res.FinalPair = &FinalPair{HeldPhase: optional(b.HeldPhase), BrokePhase: optional(b.BrokePhase),
+			HeldRuns: b.HeldRuns, HeldOf: b.HeldOf, BrokeRun: b.BrokeRun, BrokeOf: b.BrokeOf}
+	}
+	if r.shard != nil {
+		r.shard.report(res)
+	}
+	return res
+}
+
+// optional is v, or nil for the engine's -1 (none).
+func optional(v int) *int {
+	if v < 0 {
+		return nil
+	}
+	return &v
+}
+
+type nopObserver struct{}
+
+func (nopObserver) WorkersStarted(int)        {}
+func (nopObserver) PhaseStarted(PhaseStart)   {}
+func (nopObserver) PhaseFinished(*PhaseStats) {}
+
+// hooks adapts sched's phase hooks to the public Observer.
+type hooks struct {
+	obs  Observer
+	res  *Result
+	plan Plan
+	eng  *sched.Engine
+	rep  *reporter
+
+	servers *metrics.ProcessSampler
+	shard   *shard.Lockstep // a sharded run: each phase keeps this box's raw measurement
+	mix     []TargetStats   // a request mix's targets, named (mix_run.go)
+}
+
+func (h *hooks) WorkersStarted(threads int) { h.obs.WorkersStarted(threads) }
+
+func (h *hooks) PhaseStarted(index, depth, target int, role sched.Role) {
+	h.servers.Start()
+	h.obs.PhaseStarted(PhaseStart{Index: index, Depth: depth, Target: target, Role: role.String()})
+	if po, ok := h.obs.(ProgressObserver); ok {
+		h.rep = startReporter(h.eng, po, index, target)
+	}
+}
+
+func (h *hooks) PhaseFinished(j *sched.Judged) {
+	if h.rep != nil {
+		h.rep.halt()
+		h.rep = nil
+	}
+	s := phaseStats(j)
+	s.nameTargets(h.mix)
+	for _, u := range h.servers.Finish(s.Counts.Succeeded) {
+		s.Server = append(s.Server, ServerCPU(u))
+	}
+	if h.shard != nil {
+		s.Raw = rawMeasurement(h.shard.Local())
+	}
+	h.res.Phases = append(h.res.Phases, s)
+	h.obs.PhaseFinished(s)
+}
