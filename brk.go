@@ -30,6 +30,11 @@ import (
 // test Start, Pace and Max count per connection, as the ramp always has:
 // a level is Conns × Start, Conns × (Start + n × Pace), capped at Conns ×
 // Max; the search's levels in between, and Search.Resolution, are totals.
+//
+// A run records the plan it ran, defaults filled in, as Result.Plan (with
+// its test and protocol: Mode, Protocol) and, sharded, ShardInfo.Plan;
+// their JSON forms are the report's "plan" and "shard.plan" objects
+// (planjson.go).
 type Plan struct {
 	Conns int // connections, opened once (default 64)
 	Start int // outstanding requests per connection in phase 0 (default = Pace; the search: 1)

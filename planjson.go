@@ -96,8 +96,12 @@ func (p Plan) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads a report's "plan" object (MarshalJSON's inverse):
 // its test and protocol are p.Mode() and p.Protocol(), accept_pct 0 is
-// AcceptAny, and a duration beyond time.Duration's range is refused.
+// AcceptAny, a duration beyond time.Duration's range is refused, and
+// null changes nothing.
 func (p *Plan) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" { // as encoding/json does: no change
+		return nil
+	}
 	var rp reportPlan
 	if err := json.Unmarshal(b, &rp); err != nil {
 		return err

@@ -127,6 +127,10 @@ func TestPlanJSONDurations(t *testing.T) {
 			t.Errorf("%s: read as %v %v", doc, p.Phase, p.Timeout)
 		}
 	}
+	keep := Plan{Conns: 3}
+	if err := json.Unmarshal([]byte(`null`), &keep); err != nil || keep.Conns != 3 {
+		t.Errorf("null read into a plan: %v, %+v", err, keep)
+	}
 	var s ShardInfo
 	if err := json.Unmarshal([]byte(`{"plan":{"phase_ms":1e20}}`), &s); err == nil {
 		t.Errorf("shard plan phase_ms 1e20 read as %v", s.Plan.Phase)
