@@ -30,6 +30,11 @@ import (
 // test Start, Pace and Max count per connection, as the ramp always has:
 // a level is Conns × Start, Conns × (Start + n × Pace), capped at Conns ×
 // Max; the search's levels in between, and Search.Resolution, are totals.
+//
+// A run records the plan it ran, defaults filled in, as Result.Plan (with
+// its test and protocol: Mode, Protocol) and, sharded, ShardInfo.Plan;
+// their JSON forms are the report's "plan" and "shard.plan" objects
+// (planjson.go).
 type Plan struct {
 	Conns int // connections, opened once (default 64)
 	Start int // outstanding requests per connection in phase 0 (default = Pace; the search: 1)
@@ -91,6 +96,13 @@ type Plan struct {
 	RateDepth int
 	Arrivals  string
 	Seed      uint64
+
+	// What a recorded plan (Result.Plan, ShardInfo.Plan, or one read from
+	// a report) holds beside the asked: its test and protocol (Mode,
+	// Protocol), and a shard's dialled address (ShardInfo.Plan).
+	mode     Mode
+	protocol string
+	addr     string
 }
 
 // Search is the adaptive search for the break (Plan.Search): from
@@ -203,8 +215,9 @@ type Result struct {
 	Accept    string     `json:"accept_pct"`
 	Baseline  *Baseline  `json:"baseline,omitempty"`
 	// Plan is the plan as run, defaults filled in, so that a script can
-	// reproduce the run.
-	Plan ResultPlan `json:"plan"`
+	// reproduce the run. Its JSON form is the report's "plan" (phase in
+	// seconds, timeout and limits in milliseconds; Plan.MarshalJSON).
+	Plan Plan `json:"plan"`
 	// Version is brk's version as the Go toolchain recorded it.
 	Version string `json:"version"`
 	// Command is the command line that ran the test (set by the CLI).
@@ -249,36 +262,6 @@ type FinalPair struct {
 	HeldOf     int  `json:"held_of,omitempty"`
 	BrokeRun   int  `json:"broke_run,omitempty"`
 	BrokeOf    int  `json:"broke_of,omitempty"`
-}
-
-// ResultPlan is a report's plan: what was asked, with defaults filled in.
-type ResultPlan struct {
-	Test        Mode   `json:"test"`
-	Protocol    string `json:"protocol"`
-	Connections int    `json:"connections,omitempty"` // requests test
-	Ramp        string `json:"ramp"`                  // linear or search
-	Start       int    `json:"start"`
-	Pace        int    `json:"pace"`
-	Max         int    `json:"max"` // 0: none
-	// The search (ramp "search"): the growth factor and the resolution
-	// (a total, or a percentage of the highest accepted level).
-	Growth        float64 `json:"growth,omitempty"`
-	Resolution    int     `json:"resolution,omitempty"`
-	ResolutionPct float64 `json:"resolution_pct,omitempty"`
-	BudgetS       float64 `json:"budget_s,omitempty"` // 0: none
-	PhaseS        float64 `json:"phase_s"`
-	TimeoutMs     float64 `json:"timeout_ms"`
-	AcceptPct     float64 `json:"accept_pct"` // a number, unlike the top level's text
-	Threads       int     `json:"threads"`
-	Requests      int     `json:"requests_per_connection,omitempty"` // connections test
-	KeepAlive     bool    `json:"keep_alive,omitempty"`              // connections test
-	MaxP99Ms      float64 `json:"max_p99_ms,omitempty"`
-	MaxP999Ms     float64 `json:"max_p999_ms,omitempty"`
-	Refine        bool    `json:"refine,omitempty"`
-	Repeat        int     `json:"repeat,omitempty"`
-	RateDepth     int     `json:"rate_depth,omitempty"` // rate test
-	Arrivals      string  `json:"arrivals,omitempty"`   // rate test
-	Seed          uint64  `json:"seed,omitempty"`       // rate test, poisson
 }
 
 // Baseline is the idle observation made before the load (Plan.Baseline). It

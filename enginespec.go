@@ -65,7 +65,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	if p.Arrivals == "poisson" && p.Seed == 0 {
 		p.Seed = rand.Uint64N(MaxSeed) + 1 // 1..MaxSeed
 	}
-	res.Plan = resultPlan(p, m, res.Protocol, pr.accept, threads)
+	res.Plan = recordPlan(p, m, res.Protocol, pr.accept, threads)
 	rulesOf(m).report(res, p)
 	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
 	shardIndex, shards := 0, 0
@@ -117,15 +117,23 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	return r, res, nil
 }
 
-// resultPlan is the report's plan of p (defaults filled in) in test m.
-func resultPlan(p Plan, m Mode, protocol string, acc sched.Accept, threads int) ResultPlan {
-	rp := ResultPlan{
-		Test: m, Protocol: protocol, Ramp: "linear", Start: p.Start, Pace: p.Pace, Max: p.Max,
-		PhaseS: p.Phase.Seconds(), TimeoutMs: ms(p.Timeout), AcceptPct: acc.Pct(), Threads: threads,
-		MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, BudgetS: p.Budget.Seconds(),
+// recordPlan is the plan as run of p (defaults filled in) in test m, as
+// a report gives it: what every test reports (the mode's report adds its
+// own fields), the threads as run, the acceptance threshold as the
+// fraction that judged it, and Repeat with its default where a probe
+// repeats.
+func recordPlan(p Plan, m Mode, protocol string, acc sched.Accept, threads int) Plan {
+	rp := Plan{
+		mode: m, protocol: protocol, Start: p.Start, Pace: p.Pace, Max: p.Max,
+		Phase: p.Phase, Timeout: p.Timeout, Accept: acc.Pct(), Threads: threads,
+		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Refine: p.Refine, Budget: p.Budget,
+	}
+	if acc.Num == 0 {
+		rp.Accept = AcceptAny
 	}
 	if s := p.Search; s != nil {
-		rp.Ramp, rp.Growth, rp.Resolution, rp.ResolutionPct = "search", s.Growth, s.Resolution, s.ResolutionPct
+		c := *s
+		rp.Search = &c
 	}
 	if p.Refine || p.Search != nil {
 		rp.Repeat = max(p.Repeat, 1)

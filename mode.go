@@ -77,7 +77,7 @@ var modeTable = map[Mode]*modeRules{
 		checks: []planCheck{noRateFields, connsAtLeast1, startPaceAtLeast1(""), maxNotNegative, startNotAboveMax,
 			phaseAtLeast1ms, timeoutAtLeast1ms, threadsNotNegative, threadsWithinConns, levelsWithinEngine,
 			connsWithinEngine, outstandingWithinEngine},
-		report:     func(res *Result, p Plan) { res.Plan.Connections = p.Conns },
+		report:     func(res *Result, p Plan) { res.Plan.Conns = p.Conns },
 		firstConns: allConns, splitsConns: true, shardLevel: wholeLevel,
 	},
 	ModeConnections: {
@@ -101,7 +101,7 @@ var modeTable = map[Mode]*modeRules{
 			rateWithinEngine, phaseAtLeast1ms, timeoutAtLeast1ms, threadsNotNegative, threadsWithinConns,
 			connsWithinEngine, rateDepthAtLeast1, slotsWithinEngine, arrivalsKnown, seedWithinJSON, noRequests},
 		report: func(res *Result, p Plan) {
-			res.Plan.Connections = p.Conns
+			res.Plan.Conns = p.Conns
 			res.RateDepth, res.Arrivals = p.RateDepth, p.Arrivals
 			if p.Arrivals == "poisson" {
 				res.Seed = p.Seed

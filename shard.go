@@ -43,7 +43,9 @@ type Sharding struct {
 }
 
 // ShardInfo is one shard's part of a sharded run, in its report
-// ("shard"). Plan holds what the merge needs to judge the phases again.
+// ("shard"). Plan holds what the merge needs to judge the phases again:
+// the schedule, the latency limits, the budget, Shard.Allowance and the
+// dialled address, written in milliseconds (MarshalJSON).
 type ShardInfo struct {
 	Index int `json:"index"`
 	Count int `json:"count"`
@@ -55,32 +57,13 @@ type ShardInfo struct {
 	PlanHash   string `json:"plan_hash"`
 	TargetHash string `json:"target_hash"`
 	// StartAt is phase 0's start on every shard (RFC 3339, UTC, ms).
-	StartAt         string    `json:"start_at"`
-	StartLatenessMs float64   `json:"start_lateness_ms"` // this shard's phase 0 start after StartAt
-	MaxLatenessMs   float64   `json:"max_lateness_ms"`   // the latest of its phase starts
-	Plan            ShardPlan `json:"plan"`
+	StartAt         string  `json:"start_at"`
+	StartLatenessMs float64 `json:"start_lateness_ms"` // this shard's phase 0 start after StartAt
+	MaxLatenessMs   float64 `json:"max_lateness_ms"`   // the latest of its phase starts
+	Plan            Plan    `json:"plan"`
 	// Unjudged: the shard ran without a coordinator; its phases are not
 	// judged, the verdict is brk merge's.
 	Unjudged bool `json:"unjudged,omitempty"`
-}
-
-// ShardPlan is the schedule of a sharded run, beside the report's own
-// test, conns, timeout_ms and accept_pct.
-type ShardPlan struct {
-	Start       int     `json:"start"`
-	Pace        int     `json:"pace"`
-	Max         int     `json:"max"`
-	PhaseMs     float64 `json:"phase_ms"`
-	AllowanceMs float64 `json:"allowance_ms"`
-	MaxP99Ms    float64 `json:"max_p99_ms,omitempty"`
-	MaxP999Ms   float64 `json:"max_p999_ms,omitempty"`
-	Refine      bool    `json:"refine,omitempty"`
-	Repeat      int     `json:"repeat,omitempty"`
-	Addr        string  `json:"addr"`
-	// Search is the adaptive search's parameters (nil: the linear ramp),
-	// BudgetMs the run's budget (0: none).
-	Search   *Search `json:"search,omitempty"`
-	BudgetMs float64 `json:"budget_ms,omitempty"`
 }
 
 // ShardSummary is one shard of a merged report ("shards").
@@ -170,29 +153,22 @@ func targetHash(t *Target) string {
 	return hex.EncodeToString(h[:])
 }
 
-// shardPlan is the schedule a shard's report embeds.
-func shardPlan(s *Sharding, p Plan, splan sched.Plan) ShardPlan {
-	return ShardPlan{Start: p.Start, Pace: p.Pace, Max: p.Max, PhaseMs: ms(p.Phase), AllowanceMs: ms(s.allowance(p)),
-		MaxP99Ms: ms(p.MaxP99), MaxP999Ms: ms(p.MaxP999), Refine: p.Refine, Repeat: p.Repeat, Addr: splan.Addr,
-		Search: p.Search, BudgetMs: ms(p.Budget)}
-}
-
-// plan is the Plan that sp embeds (shardPlan's inverse), with the report's
-// conns and timeout: what brk merge judges the merged phases by.
-func (sp ShardPlan) plan(conns int, timeoutMs float64) Plan {
-	d := func(ms float64) time.Duration { return time.Duration(ms * 1e6) }
-	return Plan{Conns: conns, Start: sp.Start, Pace: sp.Pace, Max: sp.Max, Search: sp.Search,
-		Budget: d(sp.BudgetMs), Phase: d(sp.PhaseMs), Timeout: d(timeoutMs),
-		MaxP99: d(sp.MaxP99Ms), MaxP999: d(sp.MaxP999Ms), Refine: sp.Refine, Repeat: sp.Repeat,
-		Shard: &Sharding{Allowance: d(sp.AllowanceMs)}}
+// shardPlanOf is the plan a shard's report embeds: the schedule of p,
+// its allowance, and the address splan dialled.
+func shardPlanOf(s *Sharding, p Plan, splan sched.Plan) Plan {
+	return Plan{Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Shard: &Sharding{Allowance: s.allowance(p)},
+		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Refine: p.Refine, Repeat: p.Repeat, addr: splan.Addr,
+		Search: p.Search, Budget: p.Budget}
 }
 
 // reportPlanHash names everything every shard must agree on, from the
-// values its report gives (r's own fields and the embedded plan sp; the
+// values its report gives (r's own fields and the embedded plan p, in
+// its report form; the
 // dialled addr may differ between boxes) and the target's hash: the
 // shards compare it when they join, brk merge recomputes it from each
 // report, so that a report whose plan was edited is refused.
-func reportPlanHash(target string, r *Result, count int, sp ShardPlan) string {
+func reportPlanHash(target string, r *Result, count int, p Plan) string {
+	sp := p.shardForm()
 	sp.Addr = ""
 	v := struct {
 		Target          string
@@ -202,7 +178,7 @@ func reportPlanHash(target string, r *Result, count int, sp ShardPlan) string {
 		TimeoutMs       float64
 		Accept          string
 		Count           int
-		Plan            ShardPlan
+		Plan            shardPlan
 		// The rate test's slots and schedule.
 		RateDepth int    `json:",omitempty"`
 		Arrivals  string `json:",omitempty"`
@@ -216,7 +192,7 @@ func reportPlanHash(target string, r *Result, count int, sp ShardPlan) string {
 // planHash is reportPlanHash of the run about to start (res: its report
 // as far as it is set up).
 func planHash(t *Target, p Plan, s *Sharding, splan sched.Plan, res *Result) string {
-	return reportPlanHash(targetHash(t), res, s.Count, shardPlan(s, p, splan))
+	return reportPlanHash(targetHash(t), res, s.Count, shardPlanOf(s, p, splan))
 }
 
 // shardConfig is the coordinated run's configuration of this shard
@@ -242,7 +218,7 @@ func shardConfig(s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, res *
 // shardInfo is this shard's report section at the end of the run.
 func shardInfo(s *Sharding, t *Target, p Plan, splan sched.Plan, ph *shard.Lockstep, res *Result) *ShardInfo {
 	info := &ShardInfo{Index: s.Index, Count: s.Count, PlanHash: planHash(t, p, s, splan, res), TargetHash: targetHash(t),
-		Plan: shardPlan(s, p, splan)}
+		Plan: shardPlanOf(s, p, splan)}
 	if st := ph.StartAt(); !st.IsZero() {
 		info.StartAt = st.UTC().Format(time.RFC3339Nano)
 	}
@@ -335,10 +311,19 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 	if !mode.Valid() {
 		return bad("%s: unknown test %q", name(byIndex[0]), mode)
 	}
-	sp := first.Plan
-	p := sp.plan(r0.Conns, r0.TimeoutMs)
+	// The embedded plan with the report's conns and timeout: what the
+	// merged phases are judged by.
+	p := first.Plan
+	p.Conns = r0.Conns
+	var d durations
+	if p.Timeout = d.ms("timeout_ms", r0.TimeoutMs); d.err != nil {
+		return bad("%s: %v", name(byIndex[0]), d.err)
+	}
+	if p.Shard == nil {
+		p.Shard = &Sharding{}
+	}
 	p.Conns = levelConns(p, mode)
-	splan := enginePlan(p, mode, acc, sp.Addr)
+	splan := enginePlan(p, mode, acc, p.addr)
 	res := &Result{Schema: 1, Test: mode, URL: r0.URL, Protocol: r0.Protocol, TLS: r0.TLS, Conns: r0.Conns,
 		Requests: r0.Requests, TimeoutMs: r0.TimeoutMs, Accept: r0.Accept, Phases: []*PhaseStats{},
 		Plan: r0.Plan, Version: Version(), Command: r0.Command, StartedAt: r0.StartedAt}

@@ -105,7 +105,7 @@ func TestMergedReportIsOneBox(t *testing.T) {
 	for k := range shards {
 		r := base
 		r.Shard = &ShardInfo{Index: k, Count: 3, TargetHash: "t", StartAt: "2026-01-01T00:00:00Z",
-			Plan: ShardPlan{Start: 1, Pace: 1, Max: 5, PhaseMs: 1000, MaxP999Ms: ms(time.Hour), Addr: "127.0.0.1:1"}}
+			Plan: Plan{Start: 1, Pace: 1, Max: 5, Phase: time.Second, MaxP999: time.Hour, addr: "127.0.0.1:1"}}
 		seal(&r)
 		for n, m := range shards[k][:len(want.Phases)] {
 			r.Phases = append(r.Phases, &PhaseStats{Index: n, Level: 6 * (n + 1), Raw: rawMeasurement(m)})
@@ -152,7 +152,7 @@ func seal(r *Result) {
 func TestMergeReportsRefuses(t *testing.T) {
 	mk := func(i, count int, target, start string) *Result {
 		r := &Result{Schema: 1, Test: ModeRequests, Accept: "99", Conns: 3,
-			Shard: &ShardInfo{Index: i, Count: count, TargetHash: target, StartAt: start, Plan: ShardPlan{Start: 1, Pace: 1, PhaseMs: 10}}}
+			Shard: &ShardInfo{Index: i, Count: count, TargetHash: target, StartAt: start, Plan: Plan{Start: 1, Pace: 1, Phase: 10 * time.Millisecond}}}
 		seal(r)
 		return r
 	}
@@ -160,9 +160,9 @@ func TestMergeReportsRefuses(t *testing.T) {
 	// instead of 300), its plan hash left as it was: brk merge would judge
 	// the merged phases by a plan no shard ran.
 	edited := mk(1, 2, "h", "s")
-	edited.Shard.Plan.PhaseMs = 900
+	edited.Shard.Plan.Phase = 900 * time.Millisecond
 	otherPhase := mk(1, 2, "h", "s")
-	otherPhase.Shard.Plan.PhaseMs = 20
+	otherPhase.Shard.Plan.Phase = 20 * time.Millisecond
 	seal(otherPhase)
 	for _, c := range []struct {
 		name string

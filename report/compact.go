@@ -150,7 +150,7 @@ func Held(r *brk.Result) string {
 				b.WriteString(")")
 			}
 		}
-		if r.Plan.Ramp == "search" {
+		if r.Plan.Search != nil {
 			res := effectiveResolution(r)
 			if gap := bracketGap(r); gap > res {
 				fmt.Fprintf(&b, "; stopped at a bracket of %d (resolution %d not reached: see the reason)", gap, res)
@@ -208,14 +208,18 @@ func PairPhases(r *brk.Result) (held, broke *brk.PhaseStats) {
 // effectiveResolution is the bracket a search bisected to: its Resolution,
 // or ResolutionPct of the held level (at least 1).
 func effectiveResolution(r *brk.Result) int {
-	if r.Plan.Resolution > 0 {
-		return r.Plan.Resolution
+	var s brk.Search
+	if r.Plan.Search != nil {
+		s = *r.Plan.Search
+	}
+	if s.Resolution > 0 {
+		return s.Resolution
 	}
 	held := 0
 	if r.LastAccepted != nil {
 		held = *r.LastAccepted
 	}
-	return max(1, int(float64(held)*r.Plan.ResolutionPct/100))
+	return max(1, int(float64(held)*s.ResolutionPct/100))
 }
 
 // bracketGap is the final pair's distance (the lowest rejected level

@@ -43,7 +43,7 @@ func conditions(r *brk.Result, c HTMLConditions, baseline string) []htmlCond {
 	}
 	conns := r.Conns
 	if conns == 0 {
-		conns = p.Connections
+		conns = p.Conns
 	}
 	words := wordsOf(r.Test)
 	words.conditions(add, r, p, conns)
@@ -51,8 +51,8 @@ func conditions(r *brk.Result, c HTMLConditions, baseline string) []htmlCond {
 		add(words.levelsLabel, v)
 	}
 	words.slots(add, r, p)
-	if p.PhaseS > 0 && finite(p.PhaseS) {
-		add("Phase length", fmtMs(p.PhaseS*1000)+" of admission, then the drain")
+	if p.Phase > 0 {
+		add("Phase length", fmtMs(p.Phase.Seconds()*1000)+" of admission, then the drain")
 	}
 	out = append(out, judgeConditions(r)...)
 	return append(out, machineConditions(r, c, baseline)...)
@@ -65,7 +65,7 @@ func judgeConditions(r *brk.Result) []htmlCond {
 	p := r.Plan
 	var out []htmlCond
 	add := func(k, v string) { out = append(out, htmlCond{K: k, V: v}) }
-	timeout := p.TimeoutMs
+	timeout := msOf(p.Timeout)
 	if !(timeout > 0) {
 		timeout = r.TimeoutMs
 	}
@@ -73,34 +73,34 @@ func judgeConditions(r *brk.Result) []htmlCond {
 		add("Timeout per request", fmtMs(timeout))
 	}
 	accept := strings.TrimSpace(r.Accept)
-	if accept == "" && p.AcceptPct > 0 {
-		accept = strconv.FormatFloat(p.AcceptPct, 'f', -1, 64)
+	if accept == "" && p.Accept > 0 {
+		accept = strconv.FormatFloat(p.Accept, 'f', -1, 64)
 	}
 	if accept != "" {
 		add("Success needed", "at least "+accept+" % of requests in a phase")
 	}
 	var lim []string
-	if p.MaxP99Ms > 0 {
-		lim = append(lim, "p99 at most "+fmtMs(p.MaxP99Ms))
+	if p.MaxP99 > 0 {
+		lim = append(lim, "p99 at most "+fmtMs(msOf(p.MaxP99)))
 	}
-	if p.MaxP999Ms > 0 {
-		lim = append(lim, "p99.9 at most "+fmtMs(p.MaxP999Ms))
+	if p.MaxP999 > 0 {
+		lim = append(lim, "p99.9 at most "+fmtMs(msOf(p.MaxP999)))
 	}
 	if len(lim) > 0 {
 		add("Latency limits", strings.Join(lim, "; "))
 	}
-	if p.Ramp == "search" {
-		res := fmt.Sprintf("%d", p.Resolution)
-		if p.Resolution == 0 {
-			res = strconv.FormatFloat(p.ResolutionPct, 'f', -1, 64) + " % of the last accepted level (at least 1)"
+	if s := p.Search; s != nil {
+		res := fmt.Sprintf("%d", s.Resolution)
+		if s.Resolution == 0 {
+			res = strconv.FormatFloat(s.ResolutionPct, 'f', -1, 64) + " % of the last accepted level (at least 1)"
 		}
 		add("Search", fmt.Sprintf("×%s per phase until a phase is rejected (halving when the first is), then bisection to a resolution of %s; each bisection probe runs %s",
-			strconv.FormatFloat(p.Growth, 'f', -1, 64), res, times(max(p.Repeat, 1))))
+			strconv.FormatFloat(s.Growth, 'f', -1, 64), res, times(max(p.Repeat, 1))))
 	}
-	if p.BudgetS > 0 {
-		add("Budget", fmt.Sprintf("no phase starts that could end past %s of phases", time.Duration(p.BudgetS*float64(time.Second))))
+	if p.Budget > 0 {
+		add("Budget", fmt.Sprintf("no phase starts that could end past %s of phases", p.Budget))
 	}
-	if p.Refine && p.Ramp != "search" {
+	if p.Refine && p.Search == nil {
 		rep := p.Repeat
 		if rep < 1 {
 			rep = 1
@@ -168,7 +168,7 @@ func httpVersion(r *brk.Result) string {
 }
 
 // levels describes the schedule: where it starts, the step, the ceiling.
-func levels(m brk.Mode, p brk.ResultPlan, conns int) string {
+func levels(m brk.Mode, p brk.Plan, conns int) string {
 	if p.Start <= 0 && p.Pace <= 0 {
 		return ""
 	}
@@ -177,7 +177,7 @@ func levels(m brk.Mode, p brk.ResultPlan, conns int) string {
 		top = fmt.Sprintf("up to %d%s", p.Max, unit)
 	}
 	s := fmt.Sprintf("%d%s, then +%d each phase; %s", p.Start, unit, p.Pace, top)
-	if p.Ramp == "search" {
+	if p.Search != nil {
 		s = fmt.Sprintf("from %d%s, searched (below); %s", p.Start, unit, top)
 	}
 	if m.PerConnPlan() && conns > 0 {

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/brk-bench/brk"
 )
@@ -41,21 +42,24 @@ type latencyLimit struct {
 // where the plan has none).
 func latencyLimits(r *brk.Result) []latencyLimit {
 	var out []latencyLimit
-	timeout := r.Plan.TimeoutMs
+	timeout := msOf(r.Plan.Timeout)
 	if !(timeout > 0) {
 		timeout = r.TimeoutMs
 	}
 	if timeout > 0 && finite(timeout) {
 		out = append(out, latencyLimit{ms: timeout, label: "timeout " + fmtMs(timeout), class: "timeout", color: colTimeout, dash: "2 3"})
 	}
-	if v := r.Plan.MaxP99Ms; v > 0 && finite(v) {
+	if v := msOf(r.Plan.MaxP99); v > 0 && finite(v) {
 		out = append(out, latencyLimit{ms: v, label: "p99 limit " + fmtMs(v), class: "limit p99", color: colLatLimit, dash: "8 4"})
 	}
-	if v := r.Plan.MaxP999Ms; v > 0 && finite(v) {
+	if v := msOf(r.Plan.MaxP999); v > 0 && finite(v) {
 		out = append(out, latencyLimit{ms: v, label: "p99.9 limit " + fmtMs(v), class: "limit p999", color: colLatLimit, dash: "8 3 2 3"})
 	}
 	return out
 }
+
+// msOf is d in milliseconds, as a report's plan writes it.
+func msOf(d time.Duration) float64 { return float64(d) / 1e6 }
 
 // fmtMs writes a duration given in milliseconds as a person reads it:
 // "140 ms", "1 s", "2.5 s", "0.25 ms".

@@ -75,8 +75,8 @@ func htmlResult() *brk.Result {
 		Verdict: brk.VerdictBroken, Reason: `phase 4 rejected: <script>alert(1)</script> & more`,
 		LastAccepted: htmlI(32), FirstRejected: htmlI(40),
 		Threads: 2, Conns: 8, TimeoutMs: 140, Accept: "99.99", Phases: ps,
-		Plan: brk.ResultPlan{Test: "requests", Protocol: "http/1.1", Connections: 8, Start: 1, Pace: 1,
-			PhaseS: 1, TimeoutMs: 140, AcceptPct: 99.99, Threads: 2, MaxP99Ms: 20},
+		Plan: brk.Plan{Conns: 8, Start: 1, Pace: 1,
+			Phase: time.Second, Timeout: 140 * time.Millisecond, Accept: 99.99, Threads: 2, MaxP99: 20 * time.Millisecond},
 	}
 }
 
@@ -518,7 +518,7 @@ func lineAttr(t *testing.T, frag, cls, attr string) float64 {
 // break at the first rejected level, on the rejected point.
 func TestHTMLLatencyLimitsAndBreak(t *testing.T) {
 	r := htmlResult()
-	r.Plan.MaxP999Ms = 30
+	r.Plan.MaxP999 = 30 * time.Millisecond
 	doc := writeHTML(t, r)
 	checkWellFormed(t, doc)
 	frags := svgFragments(t, doc)
@@ -577,7 +577,7 @@ func TestHTMLLatencyLimitsAndBreak(t *testing.T) {
 // marks nothing.
 func TestHTMLLatencyLimitOffScaleAndMarks(t *testing.T) {
 	r := htmlResult()
-	r.Plan = brk.ResultPlan{}
+	r.Plan = brk.Plan{}
 	r.TimeoutMs = 1000
 	frags := svgFragments(t, writeHTML(t, r))
 	lat := frags["chart-latency"]
@@ -667,8 +667,8 @@ func htmlWideResult() *brk.Result {
 		Threads: 64, Conns: 4096, TimeoutMs: 60000, RateDepth: 64, Arrivals: "poisson", Seed: 18446744073709551615,
 		Accept: "99.99", Version: "v1.2.3-0.20250101000000-0123456789ab+dirty", Command: "brk rate " + long,
 		Baseline: &brk.Baseline{DurationS: 60, MachineCPUPct: htmlF(3.5), ClientCPU: brk.ClientCPU{UserS: 0.01, SystemS: 0.02}},
-		Plan: brk.ResultPlan{Test: brk.ModeRate, Protocol: "h2", Connections: 4096, Start: 100000, Pace: 25000, Max: 1000000,
-			PhaseS: 60, TimeoutMs: 60000, AcceptPct: 99.99, Threads: 64, MaxP99Ms: 50, MaxP999Ms: 80,
+		Plan: brk.Plan{Conns: 4096, Start: 100000, Pace: 25000, Max: 1000000,
+			Phase: 60 * time.Second, Timeout: 60 * time.Second, Accept: 99.99, Threads: 64, MaxP99: 50 * time.Millisecond, MaxP999: 80 * time.Millisecond,
 			Refine: true, Repeat: 3, RateDepth: 64, Arrivals: "poisson", Seed: 18446744073709551615},
 		Phases: ps,
 	}
@@ -986,7 +986,7 @@ func TestHTMLConditionsLabels(t *testing.T) {
 	}
 	c := &brk.Result{Schema: 1, Test: brk.ModeConnections, URL: "http://127.0.0.1:1/", Verdict: brk.VerdictDone,
 		Threads: 1, Requests: 3, TimeoutMs: 2500, Accept: "99",
-		Plan: brk.ResultPlan{Test: brk.ModeConnections, Start: 64, Pace: 64, Max: 256, PhaseS: 0.5, TimeoutMs: 2500, Requests: 3}}
+		Plan: brk.Plan{Start: 64, Pace: 64, Max: 256, Phase: 500 * time.Millisecond, Timeout: 2500 * time.Millisecond, Requests: 3}}
 	got := map[string]string{}
 	for _, kv := range runConditions(t, writeHTML(t, c)) {
 		got[kv[0]] = kv[1]
@@ -1032,8 +1032,8 @@ func htmlSearchResult() *brk.Result {
 		Verdict: brk.VerdictBroken, Reason: ps[8].Reason,
 		LastAccepted: htmlI(32), FirstRejected: htmlI(33), FinalPair: &brk.FinalPair{HeldPhase: htmlI(2), BrokePhase: htmlI(8), HeldRuns: 1, HeldOf: 1, BrokeRun: 1, BrokeOf: 1},
 		Threads: 1, Conns: 8, TimeoutMs: 100, Accept: "99.99", Phases: ps,
-		Plan: brk.ResultPlan{Test: "requests", Protocol: "http/1.1", Connections: 8, Ramp: "search", Start: 1, Growth: 2, ResolutionPct: 1, BudgetS: 300,
-			PhaseS: 1, TimeoutMs: 100, AcceptPct: 99.99, Threads: 1, Repeat: 1},
+		Plan: brk.Plan{Conns: 8, Start: 1, Search: &brk.Search{Growth: 2, ResolutionPct: 1}, Budget: 300 * time.Second,
+			Phase: time.Second, Timeout: 100 * time.Millisecond, Accept: 99.99, Threads: 1, Repeat: 1},
 	}
 }
 

@@ -32,9 +32,9 @@ type modeWords struct {
 	phaseLevel func(s *brk.PhaseStats) string
 	// conditions adds the mode's HTML conditions before the levels
 	// (conns: the run's connections, from the report or its plan).
-	conditions func(add func(k, v string), r *brk.Result, p brk.ResultPlan, conns int)
+	conditions func(add func(k, v string), r *brk.Result, p brk.Plan, conns int)
 	// slots adds the mode's HTML conditions after the levels.
-	slots func(add func(k, v string), r *brk.Result, p brk.ResultPlan)
+	slots func(add func(k, v string), r *brk.Result, p brk.Plan)
 }
 
 var modeTable = map[brk.Mode]*modeWords{
@@ -57,7 +57,7 @@ var modeTable = map[brk.Mode]*modeWords{
 			return fmt.Sprintf("level %d concurrent requests (at most %d per connection)", s.Level, s.Depth)
 		},
 		conditions: connsOpenedOnce,
-		slots:      func(func(k, v string), *brk.Result, brk.ResultPlan) {},
+		slots:      func(func(k, v string), *brk.Result, brk.Plan) {},
 	},
 	brk.ModeConnections: {
 		title:       "connections: raises concurrent connections phase by phase",
@@ -82,7 +82,7 @@ var modeTable = map[brk.Mode]*modeWords{
 		phaseLevel: func(s *brk.PhaseStats) string {
 			return fmt.Sprintf("level %d concurrent connections", s.Level)
 		},
-		conditions: func(add func(k, v string), r *brk.Result, p brk.ResultPlan, _ int) {
+		conditions: func(add func(k, v string), r *brk.Result, p brk.Plan, _ int) {
 			n := r.Requests
 			if n == 0 {
 				n = p.Requests
@@ -91,7 +91,7 @@ var modeTable = map[brk.Mode]*modeWords{
 				add("Requests per connection", strconv.Itoa(n))
 			}
 		},
-		slots: func(func(k, v string), *brk.Result, brk.ResultPlan) {},
+		slots: func(func(k, v string), *brk.Result, brk.Plan) {},
 	},
 	brk.ModeRate: {
 		title:       "rate: raises the offered requests/s phase by phase (an open model)",
@@ -136,14 +136,14 @@ func rateSlots(p brk.Plan) (depth int, arrivals string) {
 }
 
 // connsOpenedOnce is the HTML condition of connections opened once.
-func connsOpenedOnce(add func(k, v string), _ *brk.Result, _ brk.ResultPlan, conns int) {
+func connsOpenedOnce(add func(k, v string), _ *brk.Result, _ brk.Plan, conns int) {
 	if conns > 0 {
 		add("Connections", fmt.Sprintf("%d, opened once", conns))
 	}
 }
 
 // rateConditions are the rate test's slots and arrivals.
-func rateConditions(add func(k, v string), r *brk.Result, p brk.ResultPlan) {
+func rateConditions(add func(k, v string), r *brk.Result, p brk.Plan) {
 	if depth := cmp.Or(r.RateDepth, p.RateDepth); depth > 0 {
 		add("Outstanding requests per connection, at most", strconv.Itoa(depth))
 	}

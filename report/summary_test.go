@@ -28,7 +28,7 @@ func TestSummaryNotesClientBoundPhases(t *testing.T) {
 
 func searchOf(levels []int, accepted []bool, held, broke int, fp *brk.FinalPair) *brk.Result {
 	r := &brk.Result{Test: brk.ModeRequests, Verdict: brk.VerdictBroken, Accept: "99.99", LastAccepted: &held, FirstRejected: &broke, FinalPair: fp,
-		Plan: brk.ResultPlan{Ramp: "search", Growth: 2, ResolutionPct: 1}}
+		Plan: brk.Plan{Search: &brk.Search{Growth: 2, ResolutionPct: 1}}}
 	for i, l := range levels {
 		p := &brk.PhaseStats{Index: i, Level: l, Accepted: accepted[i], DurationS: 1.1, RequestsPerSec: float64(10 * l),
 			Counts: brk.Counts{Attempted: 100, Succeeded: 100}, SuccessPct: 100}

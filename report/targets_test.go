@@ -83,7 +83,7 @@ func mixResult() *brk.Result {
 		Verdict: brk.VerdictBroken, Reason: "phase 2 rejected", Accept: "99.9", Conns: 8,
 		LastAccepted: &ps[1].Level, FirstRejected: &ps[2].Level,
 		FinalPair: &brk.FinalPair{HeldPhase: &held, BrokePhase: &broke},
-		Phases:    ps, Plan: brk.ResultPlan{Test: brk.ModeRequests, Protocol: "h2", Connections: 8, AcceptPct: 99.9, Threads: 1}}
+		Phases:    ps, Plan: brk.Plan{Conns: 8, Accept: 99.9, Threads: 1}}
 }
 
 // mixText is the verbose and the default text of r: every phase's block
