@@ -258,8 +258,13 @@ func TestSearchBudget(t *testing.T) {
 // connection, so N requests queue FIFO for the K = 4 slots: the last waits
 // ⌈N/K⌉·D, and the break lies near K·(τ/D − 1) = 36, as in the
 // connections test), and in an A/B run each side searches on its own, the
-// phases in turns: A (K = 4) breaks at 33 as one box does, B (K = 8: a
-// connection's turn is C·D/K = 10 ms, so 9 per connection hold) at 73.
+// phases in turns. The A/B sides get a 25 ms service and a 250 ms timeout,
+// so that the last level held has 25 ms or more to spare (with 10 ms and
+// 100 ms the spare was 10 ms, which the race detector's slower fixture
+// used up now and then): A (K = 4: a connection's turn is C·D/K = 50 ms, 4
+// per connection take 200 ms, 5 take 250) holds 32 and breaks at 33; B
+// (K = 8: a turn is 25 ms, 9 per connection take 225 ms, 10 take 250)
+// holds 72 and breaks at 73.
 func TestSearchHTTP2AndAB(t *testing.T) {
 	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	if err != nil {
@@ -271,20 +276,27 @@ func TestSearchHTTP2AndAB(t *testing.T) {
 	if held, _ := checkSearch(t, res, plan); held < 4*(100/10-2) || held > 40 {
 		t.Fatalf("h2: held %d, the model says 32…40\n%s", held, describe(res))
 	}
-	fx8, err := bench.StartFixture(bench.FixtureConfig{Capacity: 8, Service: 10 * time.Millisecond})
+	fxA, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 25 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fx8.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer fxA.Close()
+	fxB, err := bench.StartFixture(bench.FixtureConfig{Capacity: 8, Service: 25 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fxB.Close()
+	abPlan := plan
+	abPlan.Phase, abPlan.Timeout = time.Second, 250*time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	for attempt := 1; ; attempt++ {
-		ab, err := brk.RunAB(ctx, brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, brk.Target{URL: fx8.URL("/plain")}, plan, nil, nil)
+		ab, err := brk.RunAB(ctx, brk.ModeRequests, brk.Target{URL: fxA.URL("/plain")}, brk.Target{URL: fxB.URL("/plain")}, abPlan, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ha, _ := checkSearch(t, ab.A, plan)
-		hb, _ := checkSearch(t, ab.B, plan)
+		ha, _ := checkSearch(t, ab.A, abPlan)
+		hb, _ := checkSearch(t, ab.B, abPlan)
 		if ha == 32 && hb == 72 {
 			return
 		}
