@@ -2,7 +2,6 @@ package h1
 
 import (
 	"errors"
-	"math"
 
 	"github.com/brk-bench/brk/proto"
 )
@@ -17,6 +16,7 @@ import (
 // request order, as for Session, and it allocates nothing once its rings
 // have grown to the connection's depth.
 type MixSession struct {
+	pipeline
 	ts []*Template
 	p  Parser
 
@@ -224,27 +224,3 @@ func (s *MixSession) EOF(done []proto.Completion) ([]proto.Completion, error) {
 	}
 	return s.complete(done, true), nil
 }
-
-// Cancel cannot take one request out of a pipeline.
-func (s *MixSession) Cancel(uint32) bool { return false }
-
-// Capacity is unlimited: HTTP/1.1 pipelines whatever is admitted.
-func (s *MixSession) Capacity() int { return math.MaxInt32 }
-
-// Unprocessed is never certain in HTTP/1.1 (Session.Unprocessed).
-func (s *MixSession) Unprocessed(uint32) bool { return false }
-
-// Ready is true once set up.
-func (s *MixSession) Ready() bool { return true }
-
-// Drained is false: an HTTP/1.1 server ends a connection by closing it.
-func (s *MixSession) Drained() bool { return false }
-
-// Farewell is nil.
-func (s *MixSession) Farewell() []byte { return nil }
-
-// Independent is false: an abrupt end is one incident for a pipeline.
-func (s *MixSession) Independent() bool { return false }
-
-// Counters is nil.
-func (s *MixSession) Counters() *proto.Counters { return nil }

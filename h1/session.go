@@ -93,6 +93,7 @@ var ErrUnsolicited = errors.New("unsolicited_response")
 // answers it too, and the connection then ends. It allocates nothing once
 // its token ring has grown to the connection's depth.
 type Session struct {
+	pipeline
 	t       *Template
 	queued  int  // whole requests queued and not yet fully written
 	last    bool // a closing request is queued after them
@@ -264,29 +265,34 @@ func (s *Session) EOF(done []proto.Completion) ([]proto.Completion, error) {
 	return s.complete(done, true), nil
 }
 
+// pipeline answers the proto.Session questions whose answers are the same
+// for every HTTP/1.1 session (Session, MixSession): a pipeline that only a
+// close ends, with no protocol counts. Both embed it.
+type pipeline struct{}
+
 // Cancel cannot take one request out of a pipeline: the connection must
 // be retired.
-func (s *Session) Cancel(uint32) bool { return false }
+func (pipeline) Cancel(uint32) bool { return false }
 
 // Capacity is unlimited: HTTP/1.1 pipelines whatever is admitted.
-func (s *Session) Capacity() int { return math.MaxInt32 }
+func (pipeline) Capacity() int { return math.MaxInt32 }
 
 // Unprocessed is never certain in HTTP/1.1: a server that closed after a
 // response may have processed the requests written after it (RFC 9112
 // §9.3.2), so only idempotent ones are replayed.
-func (s *Session) Unprocessed(uint32) bool { return false }
+func (pipeline) Unprocessed(uint32) bool { return false }
 
 // Ready is true: an HTTP/1.1 connection carries requests once set up.
-func (s *Session) Ready() bool { return true }
+func (pipeline) Ready() bool { return true }
 
 // Drained is false: an HTTP/1.1 server ends a connection by closing it.
-func (s *Session) Drained() bool { return false }
+func (pipeline) Drained() bool { return false }
 
 // Farewell is nil: HTTP/1.1 has nothing to say before a close.
-func (s *Session) Farewell() []byte { return nil }
+func (pipeline) Farewell() []byte { return nil }
 
 // Independent is false: an abrupt end is one incident for a pipeline.
-func (s *Session) Independent() bool { return false }
+func (pipeline) Independent() bool { return false }
 
 // Counters is nil: HTTP/1.1 keeps no protocol counts.
-func (s *Session) Counters() *proto.Counters { return nil }
+func (pipeline) Counters() *proto.Counters { return nil }
