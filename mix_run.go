@@ -178,17 +178,7 @@ func targetStats(m *metrics.Phase, desc []TargetStats) []TargetStats {
 		if i < len(m.Targets) {
 			t := &m.Targets[i]
 			c := &t.Counts
-			ts.Counts = Counts{
-				Attempted: c.Attempted, Succeeded: c.Succeeded,
-				Timeout:        c.Failed[metrics.Timeout],
-				Transport:      c.Failed[metrics.Transport],
-				Abandoned:      c.Failed[metrics.Abandoned],
-				Connect:        c.Failed[metrics.Connect],
-				ConnectTimeout: c.Failed[metrics.ConnectTimeout],
-				Status:         c.Failed[metrics.Status],
-				Body:           c.Failed[metrics.Body],
-				Protocol:       c.Failed[metrics.Protocol],
-			}
+			ts.Counts = countsOf(c)
 			ts.StatusCodes = t.Statuses.Map()
 			if c.Attempted > 0 { // as the phase's
 				ts.SuccessPct = 100 * float64(c.Succeeded) / float64(c.Attempted)
