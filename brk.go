@@ -262,6 +262,24 @@ type FinalPair struct {
 	HeldOf     int  `json:"held_of,omitempty"`
 	BrokeRun   int  `json:"broke_run,omitempty"`
 	BrokeOf    int  `json:"broke_of,omitempty"`
+	// Interval is where the break lies, in levels, at Confidence (a
+	// share, 0.95): the final pair widened by the noise the runs showed
+	// (docs/search.md). Nil when the run bracketed no break.
+	Interval   *Interval `json:"interval,omitempty"`
+	Confidence float64   `json:"confidence,omitempty"`
+	// Boundary is "cliff" or "gradual": how sharply the binding term's
+	// margin falls across the break.
+	Boundary string `json:"boundary,omitempty"`
+	// Binding names the SLA term that decided the break ("success ratio
+	// (timeouts)", "p99", "setups").
+	Binding string `json:"binding,omitempty"`
+}
+
+// Interval is a closed range of levels: the break lies above Low and at
+// or below High.
+type Interval struct {
+	Low  int `json:"low"`
+	High int `json:"high"`
 }
 
 // Baseline is the idle observation made before the load (Plan.Baseline). It
