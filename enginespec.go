@@ -79,6 +79,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 			LevelConns: p.Conns, ConnBase: connBase,
 			Replay:  pr.replay,
 			Timeout: p.Timeout, StatusOK: pr.statusOK,
+			MaxP99: p.MaxP99, MaxP999: p.MaxP999, ServerPIDs: p.ServerPIDs,
 			TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
 			Mode: m, PerConn: p.Requests, KeepAlive: p.KeepAlive,
 			RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,

@@ -96,11 +96,18 @@ type Addr struct {
 
 // String formats the address as host:port.
 func (a Addr) String() string {
-	var ip net.IP
+	return net.JoinHostPort(a.ip4or6().String(), strconv.Itoa(a.port))
+}
+
+func (a Addr) ip4or6() net.IP {
 	if a.family == syscall.AF_INET {
-		ip = net.IP(a.ip[:4])
-	} else {
-		ip = net.IP(a.ip[:])
+		return net.IP(a.ip[:4])
 	}
-	return net.JoinHostPort(ip.String(), strconv.Itoa(a.port))
+	return net.IP(a.ip[:])
+}
+
+// Loopback reports whether the address is on this box's loopback
+// (127.0.0.0/8, ::1), and its port.
+func (a Addr) Loopback() (port int, ok bool) {
+	return a.port, a.family != 0 && a.ip4or6().IsLoopback()
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -116,6 +117,9 @@ type Recorder struct {
 
 	tl   recTimeline
 	live *Live
+	// slowNs are the latency limits whose slower responses each span
+	// counts (SetLatencyLimits; 0: none).
+	slowNs [2]int64
 }
 
 // NewRecorder allocates a recorder; histograms are sized once here. Its
@@ -142,9 +146,9 @@ func (r *Recorder) Reset() {
 			h.Reset()
 		}
 	}
-	spans, targets := r.tl.spans, r.Targets
+	spans, targets, slow := r.tl.spans, r.Targets, r.slowNs
 	resetTargets(targets)
-	*r = Recorder{Latency: lat, SetupLatency: setup, SendLag: lag, Service: svc, ClientLag: cl, live: live, Targets: targets}
+	*r = Recorder{Latency: lat, SetupLatency: setup, SendLag: lag, Service: svc, ClientLag: cl, live: live, Targets: targets, slowNs: slow}
 	r.tl.spans = spans // reused by the next StartTimeline
 }
 
@@ -210,9 +214,22 @@ func (r *Recorder) Response(latencyNs int64) {
 	recordUs(r.Latency, latencyNs)
 	b := CoarseIndex(latencyNs / 1000)
 	r.live.Latency[b].Add(1)
-	if r.tl.cur != nil {
-		r.tl.cur.lat[b]++
+	if c := r.tl.cur; c != nil {
+		c.lat[b]++
+		if r.slowNs[0] > 0 && latencyNs > r.slowNs[0] {
+			c.slow[0]++
+		}
+		if r.slowNs[1] > 0 && latencyNs > r.slowNs[1] {
+			c.slow[1]++
+		}
 	}
+}
+
+// SetLatencyLimits makes every span count the complete responses slower
+// than p99 and p999, the SLA's --max-p99 and --max-p999 (0: no limit).
+// It lasts across phases.
+func (r *Recorder) SetLatencyLimits(p99, p999 time.Duration) {
+	r.slowNs = [2]int64{int64(p99), int64(p999)}
 }
 
 // Status records a complete response's status code: in the phase's

@@ -2,23 +2,29 @@ package metrics
 
 import "math/bits"
 
-// A phase's outcomes over time: each worker counts successes, failures and
-// a coarse latency histogram per span of the phase (one second, or wider in
-// a long phase so that a phase never has more than TimelineSpans spans);
-// the merge adds the workers' spans and reads each span's p99.
+// A phase's outcomes over time: each worker counts successes, failures,
+// responses slower than the SLA's latency limits and a coarse latency
+// histogram per span of the phase (100 ms, or wider in a long phase so
+// that a phase never has more than TimelineSpans spans); the merge adds the
+// workers' spans and reads each span's p99. The search reads its evidence
+// (stalls, the interval's windows) from these spans.
 
 // TimelineSpans bounds the spans of a phase, whatever its length.
 const TimelineSpans = 128
 
+// TimelineUnit is the narrowest span: a phase's windows are 100 ms, or a
+// whole multiple of it in a long phase.
+const TimelineUnit = int64(100e6)
+
 // timelineWidth is the span width for a phase whose outcomes may come
-// within windowNs plus timeoutNs (the drain) of its start: one second, or
-// the least whole number of seconds that fits the phase in
+// within windowNs plus timeoutNs (the drain) of its start: 100 ms, or the
+// least whole multiple of it that fits the phase and one more unit in
 // TimelineSpans−1 spans (the last span takes what comes later).
 func timelineWidth(windowNs, timeoutNs int64) int64 {
-	const sec = int64(1e9)
-	span := windowNs + timeoutNs + sec
-	w := (span + (TimelineSpans-1)*sec - 1) / ((TimelineSpans - 1) * sec)
-	return max(w, 1) * sec
+	const unit = TimelineUnit
+	span := windowNs + timeoutNs + unit
+	w := (span + (TimelineSpans-1)*unit - 1) / ((TimelineSpans - 1) * unit)
+	return max(w, 1) * unit
 }
 
 // CoarseBuckets is the size of a Coarse histogram: 1 µs buckets below
@@ -86,6 +92,7 @@ func StatusClass(code int) int {
 // recSpan is one worker's span.
 type recSpan struct {
 	ok, failed uint64
+	slow       [2]uint64 // complete responses slower than the p99 and p99.9 limits
 	lat        Coarse
 	status     [StatusClasses]uint32 // complete responses by StatusClass
 }
@@ -144,6 +151,11 @@ type Span struct {
 	// Statuses counts the span's complete responses by StatusClass,
 	// whatever their outcome.
 	Statuses [StatusClasses]uint64 `json:"statuses,omitzero"`
+	// SlowP99 and SlowP999 count the span's complete responses slower than
+	// the SLA's --max-p99 and --max-p999 (Recorder.SetLatencyLimits; 0
+	// without the limit).
+	SlowP99  uint64 `json:"slow_p99,omitempty"`
+	SlowP999 uint64 `json:"slow_p999,omitempty"`
 }
 
 type coarse64 [CoarseBuckets]uint64
@@ -162,6 +174,8 @@ func (t *Timeline) merge(r *recTimeline) {
 		s := &r.spans[i]
 		t.Spans[i].Succeeded += s.ok
 		t.Spans[i].Failed += s.failed
+		t.Spans[i].SlowP99 += s.slow[0]
+		t.Spans[i].SlowP999 += s.slow[1]
 		for c, n := range s.status {
 			t.Spans[i].Statuses[c] += uint64(n)
 		}
@@ -203,6 +217,8 @@ func (t *Timeline) add(q *Timeline) {
 	for i, s := range q.Spans {
 		t.Spans[i].Succeeded += s.Succeeded
 		t.Spans[i].Failed += s.Failed
+		t.Spans[i].SlowP99 += s.SlowP99
+		t.Spans[i].SlowP999 += s.SlowP999
 		for c, n := range s.Statuses {
 			t.Spans[i].Statuses[c] += n
 		}

@@ -34,19 +34,21 @@ func TestCoarseBuckets(t *testing.T) {
 	}
 }
 
-// A phase has one-second spans, or wider ones so that it never needs
-// more than TimelineSpans.
+// A phase has 100 ms spans, or wider ones (whole multiples of 100 ms) so
+// that it never needs more than TimelineSpans.
 func TestTimelineWidth(t *testing.T) {
 	for _, c := range []struct {
 		window, timeout time.Duration
 		want            time.Duration
 	}{
-		{10 * time.Second, time.Second, time.Second},
+		{time.Second, 100 * time.Millisecond, 100 * time.Millisecond},
+		{10 * time.Second, time.Second, 100 * time.Millisecond},
+		{11 * time.Second, 1500 * time.Millisecond, 100 * time.Millisecond},
+		{12 * time.Second, time.Second, 200 * time.Millisecond},
 		{2 * time.Minute, time.Second, time.Second},
-		{125 * time.Second, time.Second, time.Second},
-		{126 * time.Second, time.Second, 2 * time.Second},
-		{time.Hour, 30 * time.Second, 29 * time.Second},
-		{24 * time.Hour, time.Minute, 681 * time.Second},
+		{126 * time.Second, time.Second, 1100 * time.Millisecond},
+		{time.Hour, 30 * time.Second, 28600 * time.Millisecond},
+		{24 * time.Hour, time.Minute, 680800 * time.Millisecond},
 	} {
 		got := time.Duration(timelineWidth(int64(c.window), int64(c.timeout)))
 		if got != c.want {
@@ -65,7 +67,7 @@ func TestTimelineMerge(t *testing.T) {
 	start := 5 * sec
 	a, b := NewRecorder(&Live{}), NewRecorder(&Live{})
 	for _, r := range []*Recorder{a, b} {
-		r.StartTimeline(start, 3*sec, sec)
+		r.StartTimeline(start, 120*sec, sec) // one-second spans
 	}
 	// Second 0: a has 99 fast responses, b one slow one that fails.
 	a.Tick(start + sec/2)
@@ -119,6 +121,32 @@ func TestTimelineMerge(t *testing.T) {
 	p.Add(&r)
 	if s := p.Timeline.Spans; s[0].Succeeded != 99 || s[0].Failed != 2 || s[0].P99Us < 200_000 {
 		t.Fatalf("after adding a box: %+v", s[0])
+	}
+}
+
+// Each span counts the responses slower than the latency limits, and the
+// counts add across workers and boxes.
+func TestTimelineSlow(t *testing.T) {
+	r := NewRecorder(&Live{})
+	r.SetLatencyLimits(10*time.Millisecond, 50*time.Millisecond)
+	r.StartTimeline(0, int64(time.Second), int64(time.Second))
+	r.Tick(0)
+	for _, ms := range []int64{1, 10, 11, 49, 51, 200} {
+		r.Response(ms * 1e6)
+	}
+	r.Reset() // the limits last across phases
+	r.StartTimeline(0, int64(time.Second), int64(time.Second))
+	r.Tick(int64(150 * time.Millisecond))
+	r.Response(20e6)
+	r.Response(60e6)
+	p := NewPhase()
+	p.Merge(r)
+	p.Add(p)
+	if s := p.Timeline.Spans[1]; s.SlowP99 != 4 || s.SlowP999 != 2 {
+		t.Fatalf("span %+v: want 4 slower than 10 ms and 2 slower than 50 ms", s)
+	}
+	if s := p.Timeline.Spans[0]; s.SlowP99 != 0 {
+		t.Fatalf("span 0 %+v: the reset phase's responses counted", s)
 	}
 }
 
@@ -181,7 +209,7 @@ func TestTimelineStatusClasses(t *testing.T) {
 	sec := int64(time.Second)
 	a, b := NewRecorder(&Live{}), NewRecorder(&Live{})
 	for _, r := range []*Recorder{a, b} {
-		r.StartTimeline(0, 2*sec, sec)
+		r.StartTimeline(0, 120*sec, sec) // one-second spans
 		r.Tick(0)
 	}
 	for _, code := range []int{200, 200, 204, 503, 404, 99, 700} {

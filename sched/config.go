@@ -34,6 +34,13 @@ type Config struct {
 	Addr    conn.Addr     // dial address
 	Replay  bool          // the method may be replayed after Connection: close (GET, HEAD)
 	Timeout time.Duration // request budget
+	// MaxP99 and MaxP999 are the SLA's latency limits (0: none): each
+	// span of a phase's timeline counts the responses slower than them.
+	MaxP99, MaxP999 time.Duration
+	// ServerPIDs are the server's processes on this box (given, or found
+	// listening on a loopback target): their CPU is not the box's other
+	// load (OtherLoad).
+	ServerPIDs []int
 
 	// StatusOK reports which status codes are accepted.
 	StatusOK func(code int) bool

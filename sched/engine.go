@@ -21,6 +21,7 @@ type Engine struct {
 	recs    []*metrics.Recorder // recorders handed back to workers at the next start
 	phase   uint32
 	closed  bool
+	other   *metrics.OtherLoad // the box's other load, read during each phase
 }
 
 // Start validates cfg and starts cfg.Threads workers, each on its own
@@ -35,6 +36,7 @@ func Start(cfg Config) (*Engine, error) {
 		epoch:   time.Now(),
 		reports: make(chan report, cfg.Threads*2),
 		recs:    make([]*metrics.Recorder, cfg.Threads),
+		other:   metrics.NewOtherLoad(serverPIDs(cfg)),
 	}
 	e.workers = make([]*worker, cfg.Threads)
 	base := cfg.ConnBase
@@ -141,10 +143,12 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, er
 	// The live counters never reset: the base is read before any worker
 	// starts the phase, so nothing of it is missed.
 	live0 := e.Snapshot()
+	e.other.Start()
 	e.startPhase(spec.Level, spec.Duration)
 	mach := e.admission(ctx, spec, m, live0)
 	m.Active = time.Since(start)
 	m.Machine, m.MachineOK = mach.finish()
+	m.Other = e.other.Finish()
 	for _, w := range e.workers {
 		e.send(w, command{kind: cmdStop})
 	}
@@ -160,6 +164,17 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, er
 		m.SpeaksTLS = conn.ProbeTLS(e.cfg.Addr, tlsProbeTimeout)
 	}
 	return m, nil
+}
+
+// serverPIDs are the server's processes whose CPU is not the box's other
+// load: the configured ones, and on a loopback target those listening on
+// its port.
+func serverPIDs(cfg Config) []int {
+	pids := append([]int(nil), cfg.ServerPIDs...)
+	if port, ok := cfg.Addr.Loopback(); ok {
+		pids = append(pids, metrics.LoopbackServers(port)...)
+	}
+	return pids
 }
 
 // tlsProbeTimeout bounds the TLS probe (a loopback or LAN handshake
@@ -237,6 +252,7 @@ func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, 
 				return mw
 			}
 		case <-tick.C:
+			e.other.Sample()
 			if msg := e.fatal(); msg != "" {
 				m.ClientError = msg
 				return mw

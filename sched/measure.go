@@ -32,6 +32,10 @@ type Measurement struct {
 	// running or runnable (waiting for a CPU), when WorkerBusyOK.
 	WorkerBusy   float64 `json:"worker_busy"`
 	WorkerBusyOK bool    `json:"worker_busy_ok"`
+	// Other is the box's other load over the admission window: CPU used
+	// by processes other than brk and the server (the busiest box's,
+	// after a merge).
+	Other metrics.OtherCPU `json:"other_cpu"`
 	// Boxes is the number of load boxes merged into this measurement.
 	Boxes int `json:"boxes"`
 	// Behind names, in a sharded rate test's merge (shard.Merge), the
@@ -74,6 +78,9 @@ func (m *Measurement) Merge(q *Measurement) {
 	switch {
 	case q.MachineOK && (!m.MachineOK || q.Machine > m.Machine):
 		m.Machine, m.MachineOK = q.Machine, true
+	}
+	if q.Other.OK && (!m.Other.OK || q.Other.BusyShare() > m.Other.BusyShare()) {
+		m.Other = q.Other
 	}
 	if m.WorkerBusyOK && q.WorkerBusyOK && workers+qWorkers > 0 {
 		m.WorkerBusy = (m.WorkerBusy*float64(workers) + q.WorkerBusy*float64(qWorkers)) / float64(workers+qWorkers)

@@ -191,6 +191,7 @@ func newWorker(id int, cfg *Config, epoch time.Time, base, owners int, reports c
 // newRecorder makes a recorder with what the test mode measures.
 func (w *worker) newRecorder() *metrics.Recorder {
 	r := metrics.NewRecorder(&w.live)
+	r.SetLatencyLimits(w.cfg.MaxP99, w.cfg.MaxP999)
 	if w.pol.clocked() {
 		r.EnableRate()
 	}

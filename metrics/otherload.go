@@ -1,0 +1,119 @@
+package metrics
+
+import "time"
+
+// The box's other load: the CPU that processes other than brk and the
+// server used while a phase ran, read in windows of OtherWindow. A box is
+// busy in a window when that CPU exceeded BusyCores; the search re-runs a
+// phase judged on a busy box (docs/search.md).
+
+// OtherWindow is the width of one reading of the box's other load.
+const OtherWindow = 100 * time.Millisecond
+
+// BusyCores is the CPU (in cores) that other processes must exceed in a
+// window for the box to be busy in it.
+const BusyCores = 0.25
+
+// OtherCPU is a phase's reading of the box's other load.
+type OtherCPU struct {
+	// MeanCores is the mean CPU (cores) other processes used.
+	MeanCores float64 `json:"mean_cores"`
+	// PeakCores is the most they used in one window.
+	PeakCores float64 `json:"peak_cores"`
+	// Busy of Windows were above BusyCores.
+	Busy    int  `json:"busy_windows"`
+	Windows int  `json:"windows"`
+	OK      bool `json:"ok"` // false where the machine's CPU cannot be read
+}
+
+// BusyShare is the share of the windows in which the box was busy.
+func (o OtherCPU) BusyShare() float64 {
+	if o.Windows == 0 {
+		return 0
+	}
+	return float64(o.Busy) / float64(o.Windows)
+}
+
+// OtherLoad samples the box's other load: the machine's busy CPU less
+// this process's and the server processes'.
+type OtherLoad struct {
+	pids []int
+	last otherReading
+	acc  OtherCPU
+	sum  float64
+}
+
+type otherReading struct {
+	at      time.Time
+	machine MachineCPU
+	self    time.Duration
+	servers uint64 // clock ticks; readable processes only
+	ok      bool
+}
+
+// NewOtherLoad samples the box's load beside this process and servers.
+func NewOtherLoad(servers []int) *OtherLoad { return &OtherLoad{pids: servers} }
+
+func (o *OtherLoad) read() otherReading {
+	r := otherReading{at: time.Now(), machine: ReadMachineCPU()}
+	c := ReadProcessCPU()
+	r.self = c.User + c.System
+	for _, pid := range o.pids {
+		if st := readProcStat(pid); st.ok {
+			r.servers += st.user + st.system
+		}
+	}
+	r.ok = r.machine.OK
+	return r
+}
+
+// Start begins a phase's reading.
+func (o *OtherLoad) Start() {
+	o.acc, o.sum = OtherCPU{}, 0
+	o.last = o.read()
+}
+
+// Sample closes a window when OtherWindow has passed since the last one;
+// call it at least every OtherWindow.
+func (o *OtherLoad) Sample() {
+	if time.Since(o.last.at) < OtherWindow {
+		return
+	}
+	r := o.read()
+	if o.last.ok && r.ok {
+		o.window(o.last, r)
+	}
+	o.last = r
+}
+
+// window adds the window between readings a and b.
+func (o *OtherLoad) window(a, b otherReading) {
+	wall := b.at.Sub(a.at).Seconds()
+	if wall <= 0 || b.machine.Busy < a.machine.Busy {
+		return
+	}
+	machine := float64(b.machine.Busy-a.machine.Busy) / clockTicks / wall
+	self := (b.self - a.self).Seconds() / wall
+	var servers float64
+	if b.servers >= a.servers {
+		servers = float64(b.servers-a.servers) / clockTicks / wall
+	}
+	other := max(machine-self-servers, 0)
+	o.acc.Windows++
+	o.sum += other
+	o.acc.PeakCores = max(o.acc.PeakCores, other)
+	if other > BusyCores {
+		o.acc.Busy++
+	}
+}
+
+// Finish ends the phase's reading.
+func (o *OtherLoad) Finish() OtherCPU {
+	o.Sample()
+	out := o.acc
+	out.OK = out.Windows > 0
+	if out.OK {
+		out.MeanCores = o.sum / float64(out.Windows)
+	}
+	return out
+}
