@@ -162,7 +162,7 @@ func enginePlan(p Plan, m Mode, acc sched.Accept, addr string) sched.Plan {
 		l.Search, l.Growth, l.Resolution, l.ResolutionPct = true, s.Growth, s.Resolution, s.ResolutionPct
 	}
 	sp := sched.Plan{
-		Mode: m, Conns: p.Conns, Levels: l, Phase: p.Phase, Accept: acc, Addr: addr,
+		Mode: m, Conns: p.Conns, Levels: l, Phase: p.Phase, Timeout: p.Timeout, Accept: acc, Addr: addr,
 		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Repeat: p.Repeat, RateDepth: p.RateDepth,
 		Budget: p.Budget, PhaseCost: p.Phase + p.Timeout,
 	}

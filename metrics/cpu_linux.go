@@ -15,29 +15,7 @@ func ReadMachineCPU() MachineCPU {
 	if err != nil {
 		return MachineCPU{}
 	}
-	line, _, _ := bytes.Cut(b, []byte{'\n'})
-	f := bytes.Fields(line)
-	if len(f) < 5 || string(f[0]) != "cpu" {
-		return MachineCPU{}
-	}
-	var m MachineCPU
-	for i, v := range f[1:] {
-		n, err := strconv.ParseUint(string(v), 10, 64)
-		if err != nil {
-			return MachineCPU{}
-		}
-		// user nice system idle iowait irq softirq steal guest guest_nice;
-		// guest time is already inside user.
-		if i >= 8 {
-			break
-		}
-		m.Total += n
-		if i != 3 && i != 4 {
-			m.Busy += n
-		}
-	}
-	m.OK = true
-	return m
+	return machineCPUOf(b)
 }
 
 // ReadThreadCPU reads a thread's CPU time and run-queue wait.

@@ -1,6 +1,9 @@
 package metrics
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // The box's other load: the CPU that processes other than brk and the
 // server used while a phase ran, read in windows of OtherWindow. A box is
@@ -37,10 +40,11 @@ func (o OtherCPU) BusyShare() float64 {
 // OtherLoad samples the box's other load: the machine's busy CPU less
 // this process's and the server processes'.
 type OtherLoad struct {
-	pids []int
-	last otherReading
-	acc  OtherCPU
-	sum  float64
+	stat    procFile
+	servers []procFile
+	last    otherReading
+	acc     OtherCPU
+	sum     float64
 }
 
 type otherReading struct {
@@ -52,15 +56,31 @@ type otherReading struct {
 }
 
 // NewOtherLoad samples the box's load beside this process and servers.
-func NewOtherLoad(servers []int) *OtherLoad { return &OtherLoad{pids: servers} }
+// Its readings allocate nothing after the first: it keeps the files it
+// reads open until Close.
+func NewOtherLoad(servers []int) *OtherLoad {
+	o := &OtherLoad{stat: procFile{path: "/proc/stat"}}
+	for _, pid := range servers {
+		o.servers = append(o.servers, procFile{path: "/proc/" + strconv.Itoa(pid) + "/stat"})
+	}
+	return o
+}
+
+// Close closes the files the readings keep open.
+func (o *OtherLoad) Close() {
+	o.stat.close()
+	for i := range o.servers {
+		o.servers[i].close()
+	}
+}
 
 func (o *OtherLoad) read() otherReading {
-	r := otherReading{at: time.Now(), machine: ReadMachineCPU()}
+	r := otherReading{at: time.Now(), machine: machineCPUOf(o.stat.read())}
 	c := ReadProcessCPU()
 	r.self = c.User + c.System
-	for _, pid := range o.pids {
-		if st := readProcStat(pid); st.ok {
-			r.servers += st.user + st.system
+	for i := range o.servers {
+		if t, ok := cpuTicksOf(o.servers[i].read()); ok {
+			r.servers += t
 		}
 	}
 	r.ok = r.machine.OK

@@ -26,6 +26,7 @@ type Plan struct {
 	// Levels chooses each phase's level (a total).
 	Levels    Levels
 	Phase     time.Duration
+	Timeout   time.Duration // the request budget
 	Accept    Accept
 	Addr      string // the dialed address, named in setup failures
 	RateDepth int    // rate test: outstanding requests per connection at most
@@ -66,6 +67,8 @@ type Judged struct {
 	Role   Role // what the phase did in the choice of levels
 	Probe  bool // a bisection probe or its repetition
 	Run    *Measurement
+	// Evidence is what the phase says beside its verdict (evidence.go).
+	Evidence Evidence
 }
 
 // Hooks are called on the caller's goroutine between phases, never per
@@ -185,7 +188,8 @@ func (r *Ramp) phase(ctx context.Context, level int, role Role) bool {
 		jg = Judgement{Verdict: Done, NotJudged: true, Reason: NotJudged} // not stopped: the plan goes on
 	}
 	j := &Judged{Judgement: jg, Index: n, Depth: per, Target: level,
-		Owners: plan.Mode.owners(level, plan.Conns), Role: role, Probe: role.Probe(), Run: m}
+		Owners: plan.Mode.owners(level, plan.Conns), Role: role, Probe: role.Probe(), Run: m,
+		Evidence: Examine(m, plan, jg)}
 	r.out.Phases = append(r.out.Phases, j)
 	r.hooks.PhaseFinished(j)
 	return true

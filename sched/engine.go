@@ -108,6 +108,7 @@ func (e *Engine) Close() {
 		e.send(w, command{kind: cmdQuit})
 	}
 	e.wg.Wait()
+	e.other.Close()
 }
 
 // PhaseSpec is one phase to run.

@@ -40,7 +40,7 @@ const (
 	RoleGrow               // the search's growth: ×Growth per phase
 	RoleDown               // the search after a first rejection: halving until a level holds
 	RoleBisect             // between the highest accepted and the lowest rejected level
-	RoleRepeat             // a repetition of the bisection probe before it (Plan.Repeat)
+	RoleRepeat             // a level run again to confirm its verdict (Plan.Repeat runs at most)
 )
 
 var roleNames = [...]string{"ramp", "grow", "down", "bisect", "repeat"}
@@ -58,12 +58,25 @@ func (r Role) Probe() bool { return r == RoleBisect || r == RoleRepeat }
 
 // Bracket is where a run's choice of levels stands: the highest accepted
 // level and the lowest rejected one, each with the phase that decided it
-// and, for a repeated probe, its runs.
+// and its runs (confirm.go).
 type Bracket struct {
 	Held, Broke           int // levels; -1: none
 	HeldPhase, BrokePhase int // indexes into the judged phases; -1: none
-	HeldRuns, HeldOf      int // the held probe's accepted runs, of its runs
-	BrokeRun, BrokeOf     int // the broken probe's failing run (1-based), of its runs
+	HeldRuns, HeldOf      int // the held level's accepted runs, of its runs
+	BrokeRun, BrokeOf     int // the broken level's rejected runs, of its runs
+	// HeldSure and BrokeSure: the end was confirmed (a majority of the
+	// runs a level may have), or needed no confirmation.
+	HeldSure, BrokeSure bool
+	// Conflicts are levels rejected below a level that held, after their
+	// re-runs.
+	Conflicts []Conflict
+}
+
+// Conflict is a level rejected (Low) below one that held (High), each
+// after its re-runs.
+type Conflict struct {
+	Low  int `json:"low"`
+	High int `json:"high"`
 }
 
 // Next is the next move: a phase at Level in Role, or the end of the run.
@@ -81,19 +94,20 @@ type Next struct {
 // phases have taken (spent), so that one load box, many, and a replay of
 // their reports make the same choices. A budget that the next phase could
 // overrun ends the run instead.
+//
+// No single phase moves the bracket where it may be noise: a level whose
+// run was a stall, too close to call or judged on a busy box, the first
+// rejection while nothing held, a level in conflict with another and both
+// ends of the final pair are run again, up to Plan.Repeat runs, and the
+// majority decides (confirm.go).
 func Decide(p Plan, judged []*Judged, spent time.Duration) Next {
 	s := newLevelState(p)
 	for _, j := range judged {
-		mv := s.propose()
-		if mv.End {
-			break // cannot happen for a history Decide produced
-		}
-		s.observe(mv, j)
-		if s.end != nil {
-			return *s.end
+		if end := s.observe(j); end != nil {
+			return *end
 		}
 	}
-	mv := s.propose()
+	mv := s.next()
 	if mv.End {
 		return mv
 	}
@@ -104,28 +118,21 @@ func Decide(p Plan, judged []*Judged, spent time.Duration) Next {
 }
 
 // levelState is the search's (or ramp's) state, replayed from the judged
-// phases.
+// phases: every level's runs.
 type levelState struct {
-	p     Plan
-	n     int // phases observed
-	b     Bracket
-	next  int  // linear: the next step's index; search: the next growth level
-	down  bool // the search is halving
-	bisec bool // bisecting
-	reps  int  // accepted runs of the current probe
-	end   *Next
-	// why the bisection stopped early (an inconclusive probe)
-	more string
-	// the rejected phase's reason: the run's reason when it ends broken
-	brokeReason string
+	p      Plan
+	n      int // phases observed
+	levels map[int]*levelRuns
+	last   int // the last phase's level; -1: none
+	// firstBroke is the first level rejected (-1: none), and
+	// firstBrokeAlone whether no level had held before it.
+	firstBroke      int
+	firstBrokeAlone bool
+	judged          []*Judged
 }
 
 func newLevelState(p Plan) *levelState {
-	s := &levelState{p: p, b: Bracket{Held: -1, Broke: -1, HeldPhase: -1, BrokePhase: -1}}
-	if p.Levels.Search {
-		s.next = p.Levels.Start
-	}
-	return s
+	return &levelState{p: p, levels: map[int]*levelRuns{}, last: -1, firstBroke: -1}
 }
 
 // bound is the highest level the engine supports in the plan's mode.
@@ -140,8 +147,9 @@ func (p Plan) boundText() string {
 	return s
 }
 
-// resolution is the bracket at which the bisection stops.
-func (s *levelState) resolution() int {
+// resolution is the bracket at which the bisection stops, for a highest
+// accepted level held.
+func (s *levelState) resolution(held int) int {
 	l := s.p.Levels
 	if !l.Search {
 		return 1
@@ -153,132 +161,133 @@ func (s *levelState) resolution() int {
 	if pct <= 0 {
 		pct = 1
 	}
-	return max(1, int(math.Floor(float64(max(s.b.Held, 0))*pct/100)))
+	return max(1, int(math.Floor(float64(max(held, 0))*pct/100)))
 }
 
-// propose is the next phase (or the end) from the state.
-func (s *levelState) propose() Next {
+// observe takes the next judged phase; it returns the run's end when the
+// phase ends it (an interrupt, or an inconclusive phase).
+func (s *levelState) observe(j *Judged) *Next {
+	idx := s.n
+	s.n++
+	s.judged = append(s.judged, j)
+	level := j.Target
+	s.last = level
+	accepted := !j.Stop
+	rejected := j.Stop && j.Verdict == Broken
+	if j.Stop && j.Verdict == Interrupted {
+		return s.endAt(Interrupted, "interrupted")
+	}
+	if !accepted && !rejected { // inconclusive
+		// A break already bracketed stands; otherwise the phase's
+		// verdict is the run's.
+		b := s.bracket()
+		if b.Broke >= 0 {
+			return s.endAt(Broken, s.brokeReason(b)+fmt.Sprintf("; %s stopped at %d: %s", s.searchWord(), level, j.Reason))
+		}
+		return s.endAt(j.Verdict, j.Reason)
+	}
+	r := s.levels[level]
+	if r == nil {
+		r = &levelRuns{level: level}
+		s.levels[level] = r
+	}
+	r.add(idx, j)
+	if rejected && s.firstBroke < 0 {
+		s.firstBroke, s.firstBrokeAlone = level, s.bracket().Held < 0
+	}
+	return nil
+}
+
+func (s *levelState) endAt(v Verdict, reason string) *Next {
+	return &Next{End: true, Verdict: v, Reason: reason, Bracket: s.bracket()}
+}
+
+// next is the next phase (or the end) from the state: a level that must
+// be run again and was not the last phase's, else the search's (or the
+// ramp's) next move, else a level that must be run again even though it
+// was the last one, else the end.
+func (s *levelState) next() Next {
+	b := s.bracket()
+	mv := s.move(b)
+	again := s.pending(b, mv)
+	for _, l := range again {
+		if l != s.last {
+			return Next{Level: l, Role: RoleRepeat, Bracket: b}
+		}
+	}
+	if !mv.End {
+		return mv
+	}
+	if len(again) > 0 {
+		return Next{Level: again[0], Role: RoleRepeat, Bracket: b}
+	}
+	return s.finish(mv)
+}
+
+// move is the search's (or the ramp's) next phase from the bracket, or
+// its end, as if every level's verdict so far were final.
+func (s *levelState) move(b Bracket) Next {
 	p, l := s.p, s.p.Levels
 	end := func(v Verdict, reason string) Next {
-		return Next{End: true, Verdict: v, Reason: reason, Bracket: s.b}
+		return Next{End: true, Verdict: v, Reason: reason, Bracket: b}
 	}
-	if s.bisec {
-		if s.b.Broke-max(s.b.Held, 0) <= s.resolution() {
-			return end(Broken, s.brokeReason+s.more)
+	if b.Broke >= 0 {
+		lo := max(b.Held, 0)
+		if b.Held < 0 && l.Search {
+			if b.Broke <= 1 {
+				return end(Broken, s.brokeReason(b))
+			}
+			return Next{Level: b.Broke / 2, Role: RoleDown, Bracket: b}
 		}
-		role := RoleBisect
-		if s.reps > 0 {
-			role = RoleRepeat
+		if b.Broke-lo <= s.resolution(b.Held) || !l.Search && (!l.Refine || b.Held < 0) {
+			return end(Broken, s.brokeReason(b))
 		}
-		return Next{Level: s.mid(), Role: role, Bracket: s.b}
-	}
-	if s.down {
-		if s.b.Broke <= 1 {
-			return end(Broken, s.brokeReason)
-		}
-		return Next{Level: s.b.Broke / 2, Role: RoleDown, Bracket: s.b}
+		return Next{Level: lo + (b.Broke-lo)/2, Role: s.bisectRole(), Bracket: b}
 	}
 	if !l.Search {
-		level := l.Start + s.next*l.Pace
+		level := l.Start
+		if b.Held >= 0 {
+			level = l.Start + ((b.Held-l.Start)/max(l.Pace, 1)+1)*l.Pace
+		}
 		if l.Max > 0 && level >= l.Max {
 			level = l.Max
 		}
-		if s.b.Held >= level && s.b.Held >= 0 { // the max accepted
-			return end(Done, s.doneReason())
+		if b.Held >= level && b.Held >= 0 { // the max accepted
+			return end(Done, s.doneReason(b))
 		}
 		if level > p.bound() {
 			return end(Inconclusive, fmt.Sprintf("the next level (%d %s) is beyond what brk supports (%s); give --max", level, p.Mode.Unit(), p.boundText()))
 		}
-		return Next{Level: level, Role: RoleRamp, Bracket: s.b}
+		return Next{Level: level, Role: RoleRamp, Bracket: b}
 	}
-	level := s.next
-	if s.b.Held >= 0 && s.b.Held >= level { // growth stopped at the cap or the bound: it held
-		if l.Max > 0 && s.b.Held >= l.Max {
-			return end(Done, s.doneReason())
+	if b.Held < 0 {
+		return Next{Level: l.Start, Role: RoleGrow, Bracket: b}
+	}
+	level := s.grow(b.Held)
+	if level <= b.Held { // growth stopped at the cap or the bound: it held
+		if l.Max > 0 && b.Held >= l.Max {
+			return end(Done, s.doneReason(b))
 		}
-		return end(Inconclusive, fmt.Sprintf("held %d %s, brk's bound (%s): no break below it", s.b.Held, p.Mode.Unit(), p.boundText()))
+		return end(Inconclusive, fmt.Sprintf("held %d %s, brk's bound (%s): no break below it", b.Held, p.Mode.Unit(), p.boundText()))
 	}
-	return Next{Level: level, Role: RoleGrow, Bracket: s.b}
+	return Next{Level: level, Role: RoleGrow, Bracket: b}
 }
 
-func (s *levelState) doneReason() string {
-	return fmt.Sprintf("max level %s completed and accepted", s.p.levelText(s.b.Held))
+// bisectRole is a bisection probe's role: the linear ramp's refinement
+// and the search both bisect.
+func (s *levelState) bisectRole() Role { return RoleBisect }
+
+func (s *levelState) doneReason(b Bracket) string {
+	return fmt.Sprintf("max level %s completed and accepted", s.p.levelText(b.Held))
 }
 
-// mid is the bisection's next probe.
-func (s *levelState) mid() int {
-	lo := max(s.b.Held, 0)
-	return lo + (s.b.Broke-lo)/2
-}
-
-// observe takes the judged phase j that ran mv.
-func (s *levelState) observe(mv Next, j *Judged) {
-	idx := s.n
-	s.n++
-	p, l := s.p, s.p.Levels
-	stop := func(v Verdict, reason string) {
-		s.end = &Next{End: true, Verdict: v, Reason: reason, Bracket: s.b}
+// brokeReason is the reason of the run that rejected the bracket's
+// broken level.
+func (s *levelState) brokeReason(b Bracket) string {
+	if b.BrokePhase < 0 || b.BrokePhase >= len(s.judged) {
+		return ""
 	}
-	accepted := !j.Stop
-	rejected := j.Stop && j.Verdict == Broken
-	switch {
-	case j.Stop && j.Verdict == Interrupted:
-		stop(Interrupted, "interrupted")
-		return
-	case mv.Role.Probe() || mv.Role == RoleDown:
-		if !accepted && !rejected { // inconclusive: the bracket so far stands
-			stop(Broken, s.brokeReason+fmt.Sprintf("; %s stopped at %d: %s", s.searchWord(), mv.Level, j.Reason))
-			return
-		}
-	case !accepted && !rejected:
-		stop(j.Verdict, j.Reason)
-		return
-	}
-	switch mv.Role {
-	case RoleRamp:
-		if accepted {
-			s.held(mv.Level, idx, 1, 1)
-			s.next++
-			return
-		}
-		s.broke(mv.Level, idx, j.Reason, 1, 1)
-		if l.Refine && s.b.Held >= 0 && mv.Level-s.b.Held > 1 {
-			s.bisec = true
-			return
-		}
-		stop(Broken, j.Reason)
-	case RoleGrow:
-		if accepted {
-			s.held(mv.Level, idx, 1, 1)
-			s.next = s.grow(mv.Level)
-			return
-		}
-		s.broke(mv.Level, idx, j.Reason, 1, 1)
-		if s.b.Held >= 0 {
-			s.bisec = true
-		} else {
-			s.down = true
-		}
-	case RoleDown:
-		if accepted {
-			s.held(mv.Level, idx, 1, 1)
-			s.down, s.bisec = false, true
-			return
-		}
-		s.broke(mv.Level, idx, j.Reason, 1, 1)
-	case RoleBisect, RoleRepeat:
-		runs := max(p.Repeat, 1)
-		if rejected {
-			s.broke(mv.Level, idx, j.Reason, s.reps+1, runs)
-			s.reps = 0
-			return
-		}
-		s.reps++
-		if s.reps >= runs {
-			s.held(mv.Level, idx, s.reps, runs)
-			s.reps = 0
-		}
-	}
+	return s.judged[b.BrokePhase].Reason
 }
 
 func (s *levelState) searchWord() string {
@@ -286,15 +295,6 @@ func (s *levelState) searchWord() string {
 		return "search"
 	}
 	return "refinement"
-}
-
-func (s *levelState) held(level, idx, runs, of int) {
-	s.b.Held, s.b.HeldPhase, s.b.HeldRuns, s.b.HeldOf = level, idx, runs, of
-}
-
-func (s *levelState) broke(level, idx int, reason string, run, of int) {
-	s.b.Broke, s.b.BrokePhase, s.b.BrokeRun, s.b.BrokeOf = level, idx, run, of
-	s.brokeReason = reason
 }
 
 // grow is the search's next level after level held: ×Growth (at least
@@ -312,13 +312,19 @@ func (s *levelState) grow(level int) int {
 }
 
 // budgetEnd ends a run whose next phase (mv) could overrun the budget:
-// broken at the bracket found if a level was rejected, else inconclusive.
+// broken at the bracket found if a level was rejected and both ends are
+// confirmed, inconclusive with the unconfirmed pair otherwise.
 func (s *levelState) budgetEnd(mv Next) Next {
-	b := s.b
+	b := mv.Bracket
 	budget := fmtDuration(s.p.Budget)
 	if b.Broke >= 0 {
-		return Next{End: true, Verdict: Broken, Bracket: b, Reason: fmt.Sprintf("%s; the budget of %s ended the %s at a bracket of %d–%d (resolution %d not reached)",
-			s.brokeReason, budget, s.searchWord(), max(b.Held, 0), b.Broke, s.resolution())}
+		reason := fmt.Sprintf("%s; the budget of %s ended the %s at a bracket of %d–%d (resolution %d not reached)",
+			s.brokeReason(b), budget, s.searchWord(), max(b.Held, 0), b.Broke, s.resolution(b.Held))
+		if !b.BrokeSure || b.Held >= 0 && !b.HeldSure {
+			return Next{End: true, Verdict: Inconclusive, Bracket: b, Reason: fmt.Sprintf("the budget of %s ended the %s before it confirmed its bracket (%s): %s",
+				budget, s.searchWord(), s.pairText(b), s.brokeReason(b))}
+		}
+		return Next{End: true, Verdict: Broken, Bracket: b, Reason: reason}
 	}
 	reason := fmt.Sprintf("not yet broken at %d %s — the budget of %s ended the run", mv.Level, s.p.Mode.Unit(), budget)
 	if b.Held >= 0 {
