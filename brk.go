@@ -76,10 +76,13 @@ type Plan struct {
 	// (p99.9) exceeds them, beside the success share.
 	MaxP99, MaxP999 time.Duration
 	// Refine bisects, after the first rejected phase, between the last
-	// accepted and the first rejected level until they are adjacent; each
-	// probe runs Repeat times (default 1) and is accepted only if every
-	// repetition is.
+	// accepted and the first rejected level until they are adjacent.
 	Refine bool
+	// Repeat is the most runs of one level (default DefaultRepeat, 3):
+	// a level whose verdict must be confirmed (a noisy phase, the first
+	// rejection before any level held, a conflict, an end of the final
+	// pair) runs again until a majority of Repeat runs agrees
+	// (docs/search.md). 1 confirms nothing: one phase decides a level.
 	Repeat int
 	// ServerPIDs are server processes whose CPU and RSS each phase reports
 	// (Linux).
@@ -109,9 +112,8 @@ type Plan struct {
 // Plan.Start each phase multiplies the level by Growth until a phase is
 // rejected, then bisects between the highest accepted and the lowest
 // rejected level until they are within the resolution. A first level
-// that is rejected is halved until a level holds (down to 1). Each
-// bisection probe runs Plan.Repeat times and holds only if every run is
-// accepted.
+// that is rejected is halved until a level holds (down to 1). A level
+// whose verdict may be noise is run again (Plan.Repeat).
 type Search struct {
 	// Growth is the factor per phase while no phase was rejected
 	// (default 2; more than 1).
@@ -253,8 +255,9 @@ type PushStats struct {
 
 // FinalPair is a run's last accepted and lowest rejected level with the
 // phases that decided them (indexes into Phases; nil: none) and, for a
-// repeated probe, its runs: the held level was accepted HeldRuns times of
-// HeldOf; the broken one failed on run BrokeRun of up to BrokeOf.
+// level run more than once, its runs: the held level was accepted
+// HeldRuns times of HeldOf runs; the broken one rejected BrokeRun times of
+// BrokeOf.
 type FinalPair struct {
 	HeldPhase  *int `json:"held_phase"`
 	BrokePhase *int `json:"broke_phase"`

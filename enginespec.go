@@ -121,8 +121,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 // recordPlan is the plan as run of p (defaults filled in) in test m, as
 // a report gives it: what every test reports (the mode's report adds its
 // own fields), the threads as run, the acceptance threshold as the
-// fraction that judged it, and Repeat with its default where a probe
-// repeats.
+// fraction that judged it, and Repeat with its default.
 func recordPlan(p Plan, m Mode, protocol string, acc sched.Accept, threads int) Plan {
 	rp := Plan{
 		mode: m, protocol: protocol, Start: p.Start, Pace: p.Pace, Max: p.Max,
@@ -136,9 +135,7 @@ func recordPlan(p Plan, m Mode, protocol string, acc sched.Accept, threads int) 
 		c := *s
 		rp.Search = &c
 	}
-	if p.Refine || p.Search != nil {
-		rp.Repeat = max(p.Repeat, 1)
-	}
+	rp.Repeat = max(p.Repeat, 1)
 	return rp
 }
 

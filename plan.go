@@ -42,7 +42,14 @@ func (p *Plan) Defaults() {
 	if p.Accept == 0 {
 		p.Accept = DefaultAccept
 	}
+	if p.Repeat == 0 {
+		p.Repeat = DefaultRepeat
+	}
 }
+
+// DefaultRepeat is the most runs of one level (Plan.Repeat) by default: a
+// level that must be confirmed runs until 2 of 3 runs agree.
+const DefaultRepeat = 3
 
 // DefaultsFor is Defaults with the search's first level of test m
 // (DefaultSearchStart).
@@ -274,15 +281,13 @@ func fillRate(t *Target, p *Plan) error {
 }
 
 // validateSharper checks what every test shares: the latency limits,
-// Refine's repetitions and the ServerPIDs processes.
+// the runs of a level and the ServerPIDs processes.
 func validateSharper(p Plan) error {
 	switch {
 	case p.MaxP99 < 0 || p.MaxP999 < 0:
 		return refuse("%s and %s must not be negative", fMaxP99, fMaxP999)
 	case p.Repeat < 0:
 		return refuse("%s must be at least 1", fRepeat)
-	case p.Repeat > 1 && !p.Refine && p.Search == nil:
-		return refuse("%s %d repeats %s's probes: give %s", fRepeat, p.Repeat, fRefine, fRefine)
 	}
 	if err := metrics.CheckProcesses(p.ServerPIDs); err != nil {
 		return refuse("%s %v", fServerPIDs, err)

@@ -37,7 +37,6 @@ var refusals = []struct {
 	{name: "rate fields", plan: func(p *brk.Plan) { p.Seed = 7 }, field: "Plan.RateDepth", want: "Plan.RateDepth, Plan.Arrivals and Plan.Seed apply to the rate test only"},
 	{name: "max-p99", plan: func(p *brk.Plan) { p.MaxP99 = -1 }, field: "Plan.MaxP99", want: "Plan.MaxP99 and Plan.MaxP999 must not be negative"},
 	{name: "repeat negative", plan: func(p *brk.Plan) { p.Repeat = -1 }, field: "Plan.Repeat", want: "Plan.Repeat must be at least 1"},
-	{name: "repeat without refine", plan: func(p *brk.Plan) { p.Repeat = 3 }, field: "Plan.Repeat", want: "Plan.Repeat 3 repeats Plan.Refine's probes: give Plan.Refine"},
 	{name: "server pid", plan: func(p *brk.Plan) { p.ServerPIDs = []int{-1} }, field: "Plan.ServerPIDs", want: "Plan.ServerPIDs -1: not a process ID"},
 
 	{name: "search with pace", plan: func(p *brk.Plan) { p.Search, p.Pace = &brk.Search{}, 2 }, field: "Plan.Pace", want: "Plan.Pace applies to the linear ramp, not to Plan.Search"},

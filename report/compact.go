@@ -145,7 +145,7 @@ func Held(r *brk.Result) string {
 			if p := broke; p != nil {
 				fmt.Fprintf(&b, " (%s", whyRejected(r, p))
 				if fp != nil && fp.BrokeOf > 1 {
-					fmt.Fprintf(&b, "; failed run %d of up to %d", fp.BrokeRun, fp.BrokeOf)
+					fmt.Fprintf(&b, "; in %d of %d runs", fp.BrokeRun, fp.BrokeOf)
 				}
 				b.WriteString(")")
 			}

@@ -94,7 +94,7 @@ func judgeConditions(r *brk.Result) []htmlCond {
 		if s.Resolution == 0 {
 			res = strconv.FormatFloat(s.ResolutionPct, 'f', -1, 64) + " % of the last accepted level (at least 1)"
 		}
-		add("Search", fmt.Sprintf("×%s per phase until a phase is rejected (halving when the first is), then bisection to a resolution of %s; each bisection probe runs %s",
+		add("Search", fmt.Sprintf("×%s per phase until a phase is rejected (halving when the first is), then bisection to a resolution of %s; a level that must be confirmed runs up to %s",
 			strconv.FormatFloat(s.Growth, 'f', -1, 64), res, times(max(p.Repeat, 1))))
 	}
 	if p.Budget > 0 {
@@ -105,7 +105,7 @@ func judgeConditions(r *brk.Result) []htmlCond {
 		if rep < 1 {
 			rep = 1
 		}
-		add("Refinement", fmt.Sprintf("after the break, bisect down to adjacent levels; each probe runs %s", times(rep)))
+		add("Refinement", fmt.Sprintf("after the break, bisect down to adjacent levels; a level that must be confirmed runs up to %s", times(rep)))
 	}
 	return out
 }
@@ -141,7 +141,7 @@ func times(n int) string {
 	if n == 1 {
 		return "once"
 	}
-	return fmt.Sprintf("%d times (accepted only if every run is)", n)
+	return fmt.Sprintf("%d times (the majority decides)", n)
 }
 
 func testName(m brk.Mode) string {

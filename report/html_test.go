@@ -965,7 +965,7 @@ func TestHTMLConditionsLabels(t *testing.T) {
 			{"Phase length", "60 s of admission, then the drain"},
 			{"Timeout per request", "60 s"},
 			{"Latency limits", "p99 at most 50 ms; p99.9 at most 80 ms"},
-			{"Refinement", "after the break, bisect down to adjacent levels; each probe runs 3 times (accepted only if every run is)"},
+			{"Refinement", "after the break, bisect down to adjacent levels; a level that must be confirmed runs up to 3 times (the majority decides)"},
 			{"Idle baseline", "60.00 s idle: machine CPU 3.5 %; client user 0.010 s, system 0.020 s"},
 			{"brk version", "v1.2.3-0.20250101000000-0123456789ab+dirty"},
 		}},

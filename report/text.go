@@ -70,7 +70,7 @@ func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int, http
 	over := wordsOf(test).searchOver(p)
 	fmt.Fprintf(w, "  %sphase %s, timeout %s, accept %s %%", over, p.Phase, p.Timeout, acceptText(p.Accept))
 	if p.Repeat > 1 {
-		fmt.Fprintf(w, ", each bisection probe %d times", p.Repeat)
+		fmt.Fprintf(w, ", a level confirmed in up to %d runs", p.Repeat)
 	}
 	fmt.Fprintf(w, "; %s\n", plural(threads, "worker thread"))
 }

@@ -66,10 +66,10 @@ func (r *levelRuns) verdict(most int) (held, settled bool) {
 }
 
 // mostRuns is the most runs a level may have: Plan.Repeat (1 for a plan
-// whose phases are not judged as they run).
+// whose phases are not judged as they run, and for a single level).
 func (s *levelState) mostRuns() int {
-	if s.p.Unjudged {
-		return 1
+	if l := s.p.Levels; s.p.Unjudged || l.Max > 0 && l.Start >= l.Max {
+		return 1 // unjudged, or one level (a fixed load)
 	}
 	return max(s.p.Repeat, 1)
 }

@@ -268,7 +268,7 @@ var exclusions = []exclusion{
 	{"duration", "resolution", durationWhy + "; --resolution applies to the search"},
 	{"duration", "budget", durationWhy + "; --budget bounds a ramp's or a search's phases"},
 	{"duration", "refine", durationWhy + "; --refine bisects a ramp's break"},
-	{"duration", "repeat", durationWhy + "; --repeat repeats bisection probes"},
+	{"duration", "repeat", durationWhy + "; --repeat confirms the levels of a ramp or search"},
 	{"targets", "method", targetsWhy + "method (its request line)"},
 	{"targets", "body-file", targetsWhy + "body (its @path line); --targets - and --body-file - would also share one stdin"},
 	{"keep-alive", "requests", "--keep-alive carries requests on each connection until the phase ends; --requests N closes it after N"},
