@@ -235,6 +235,9 @@ type Result struct {
 	// by the CLI; docs/prometheus.md): the run_id label of its Prometheus
 	// series.
 	RunID string `json:"run_id,omitempty"`
+	// CoolDowns are the waits before re-runs and bisection probes, with
+	// the requests they sent (counted in no phase).
+	CoolDowns []CoolDown `json:"cool_downs,omitempty"`
 	// Prometheus is what the CLI's --prometheus-remote-write push sent
 	// and dropped (nil: no push).
 	Prometheus *PushStats `json:"prometheus,omitempty"`
@@ -429,11 +432,18 @@ type PhaseStats struct {
 	// Targets is each target's share of the phase in a request mix
 	// (Target.Mix), in mix order; absent without a mix.
 	Targets []TargetStats `json:"targets,omitempty"`
+	// Evidence is what the phase says beside its verdict: each SLA
+	// term's margin and the binding one, a stall, too close to call, a
+	// busy box (docs/search.md). Nil for a phase not judged.
+	Evidence *Evidence `json:"evidence,omitempty"`
+	// OtherCPU is the box's other load over the phase: CPU used by
+	// processes other than brk and the server (nil where unreadable).
+	OtherCPU *OtherCPU `json:"other_cpu,omitempty"`
 }
 
 // Timeline is one phase's outcomes span by span, from the phase's start
-// through its drain: one point per second, or per WidthS seconds in a
-// phase so long that one-second points would exceed MaxTimelinePoints.
+// through its drain: one point per 100 ms, or per WidthS seconds in a
+// phase so long that 100 ms points would exceed MaxTimelinePoints.
 // Outcomes are counted when they were decided (a response's arrival, a
 // deadline's expiry), so warm-up and stalls show.
 type Timeline struct {
@@ -454,6 +464,10 @@ type TimelinePoint struct {
 	// Statuses counts the complete responses that arrived in the span by
 	// status class, whatever their outcome (absent: none).
 	Statuses StatusClasses `json:"statuses,omitzero"`
+	// SlowP99 and SlowP999 count the span's complete responses slower
+	// than Plan.MaxP99 and Plan.MaxP999 (absent: none, or no limit).
+	SlowP99  uint64 `json:"slow_p99,omitempty"`
+	SlowP999 uint64 `json:"slow_p999,omitempty"`
 }
 
 // StatusClasses counts responses by status class; Other counts codes

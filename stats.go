@@ -93,6 +93,14 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		v := r.Machine
 		s.MachineCPUPct = &v
 	}
+	if r.Other.OK {
+		v := r.Other
+		s.OtherCPU = &v
+	}
+	if j.Judged && !j.NotJudged {
+		e := j.Evidence
+		s.Evidence = &e
+	}
 	if r.WorkerBusyOK {
 		v := 100 * r.WorkerBusy
 		s.WorkerBusyPct = &v
@@ -165,7 +173,8 @@ func timeline(r *sched.Measurement) *Timeline {
 	for i, sp := range t.Spans[:n] {
 		c := &sp.Statuses
 		out.Points[i] = TimelinePoint{Succeeded: sp.Succeeded, Failed: sp.Failed, P99Ms: float64(sp.P99Us) / 1e3,
-			Statuses: StatusClasses{S1xx: c[1], S2xx: c[2], S3xx: c[3], S4xx: c[4], S5xx: c[5], Other: c[0]}}
+			Statuses: StatusClasses{S1xx: c[1], S2xx: c[2], S3xx: c[3], S4xx: c[4], S5xx: c[5], Other: c[0]},
+			SlowP99:  sp.SlowP99, SlowP999: sp.SlowP999}
 	}
 	return out
 }

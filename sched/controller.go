@@ -87,6 +87,9 @@ type Outcome struct {
 	// Bracket is the final pair with the phases that decided it.
 	Bracket Bracket
 	Phases  []*Judged
+	// CoolDowns are the waits before re-runs and bisection probes
+	// (cooldown.go).
+	CoolDowns []CoolDown
 }
 
 // Run steps the ramp until the plan's choice of levels ends the run (a
@@ -154,6 +157,9 @@ func (r *Ramp) Step(ctx context.Context) {
 	if end {
 		return
 	}
+	if mv.Role == RoleRepeat || mv.Role == RoleBisect {
+		r.coolDown(ctx)
+	}
 	if !r.phase(ctx, mv.Level, mv.Role) {
 		return
 	}
@@ -193,6 +199,20 @@ func (r *Ramp) phase(ctx context.Context, level int, role Role) bool {
 	r.out.Phases = append(r.out.Phases, j)
 	r.hooks.PhaseFinished(j)
 	return true
+}
+
+// coolDown waits, before the next phase, until the server answers as it
+// did when a level held (cooldown.go); a Phaser that cannot cool down
+// does not wait.
+func (r *Ramp) coolDown(ctx context.Context) {
+	cd, ok := r.ph.(CoolDowner)
+	within := coolDownWithin(r.out.Phases)
+	if !ok || within <= 0 {
+		return
+	}
+	c := cd.CoolDown(ctx, within, max(r.plan.Timeout, time.Second))
+	c.Before = len(r.out.Phases)
+	r.out.CoolDowns = append(r.out.CoolDowns, c)
 }
 
 // NotJudged is an Unjudged plan's phase reason.
