@@ -279,6 +279,11 @@ type FinalPair struct {
 	// Binding names the SLA term that decided the break ("success ratio
 	// (timeouts)", "p99", "setups").
 	Binding string `json:"binding,omitempty"`
+	// Stalls are the runs whose failures came in one short span while
+	// the rest of the phase held; Conflicts the levels rejected below a
+	// level that held, after their re-runs (docs/search.md).
+	Stalls    []PhaseStall `json:"stalls,omitempty"`
+	Conflicts []Conflict   `json:"conflicts,omitempty"`
 }
 
 // Interval is a closed range of levels: the break lies above Low and at

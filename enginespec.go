@@ -179,9 +179,9 @@ func (r *running) finishOutcome(out *sched.Outcome) *Result {
 	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.LastAccepted, res.FirstRejected = optional(out.LastAccepted), optional(out.FirstRejected)
 	if b := out.Bracket; b.HeldPhase >= 0 || b.BrokePhase >= 0 {
-		res.FinalPair = &FinalPair{HeldPhase: optional(b.HeldPhase), BrokePhase: optional(b.BrokePhase),
-			HeldRuns: b.HeldRuns, HeldOf: b.HeldOf, BrokeRun: b.BrokeRun, BrokeOf: b.BrokeOf}
+		res.FinalPair = finalPair(out)
 	}
+	res.CoolDowns = out.CoolDowns
 	if r.shard != nil {
 		r.shard.report(res)
 	}

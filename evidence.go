@@ -19,3 +19,29 @@ type OtherCPU = metrics.OtherCPU
 // server answered a request within twice the lowest p50 of an accepted
 // phase (docs/search.md).
 type CoolDown = sched.CoolDown
+
+// finalPair is the report's form of an outcome's final pair: its phases,
+// runs, conflicts and the stalls of its runs.
+func finalPair(out *sched.Outcome) *FinalPair {
+	b := out.Bracket
+	fp := &FinalPair{HeldPhase: optional(b.HeldPhase), BrokePhase: optional(b.BrokePhase),
+		HeldRuns: b.HeldRuns, HeldOf: b.HeldOf, BrokeRun: b.BrokeRun, BrokeOf: b.BrokeOf,
+		Conflicts: b.Conflicts}
+	for _, j := range out.Phases {
+		if st := j.Evidence.Stall; st != nil {
+			fp.Stalls = append(fp.Stalls, PhaseStall{Phase: j.Index, Level: j.Target, Stall: *st})
+		}
+	}
+	return fp
+}
+
+// PhaseStall is a stall with the phase and level it came in.
+type PhaseStall struct {
+	Phase int `json:"phase"`
+	Level int `json:"level"`
+	sched.Stall
+}
+
+// Conflict is a level rejected (Low) below one that held (High), each
+// after its re-runs.
+type Conflict = sched.Conflict

@@ -57,6 +57,9 @@ func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats, conns int, ht
 	if s.Reason != "" && !s.Accepted {
 		fmt.Fprintf(w, "  reason: %s\n", s.Reason)
 	}
+	if e := EvidenceLine(s); e != "" {
+		fmt.Fprintf(w, "  evidence: %s\n", e)
+	}
 	if s.Counts.Body > 0 && len(s.BodySamples) > 0 {
 		fmt.Fprintf(w, "  first differing body: %q\n", s.BodySamples[0])
 	}
@@ -111,6 +114,7 @@ func WriteHeld(w io.Writer, r *brk.Result) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, Held(r))
+	WriteBreakEvidence(w, r)
 	writeBrokeFirst(w, r)
 	writeClientBoundNote(w, r)
 }

@@ -1,0 +1,66 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	brk "github.com/brk-bench/brk"
+)
+
+// EvidenceLine says why a phase's verdict was not taken on its own: a
+// stall, too close to call, a busy box ("" when none of them).
+func EvidenceLine(s *brk.PhaseStats) string {
+	e := s.Evidence
+	if e == nil || !e.Noisy() {
+		return ""
+	}
+	var parts []string
+	if st := e.Stall; st != nil {
+		parts = append(parts, fmt.Sprintf("a stall: %d of its %d failures within %s from %s (the rest held)",
+			st.Failures, st.Of, seconds(st.Span.Seconds()), seconds(st.At.Seconds())))
+	}
+	if e.Close {
+		for _, m := range e.Margins {
+			if m.Term == e.Binding {
+				parts = append(parts, fmt.Sprintf("too close to call: %d of %d outside %s", m.Bad, m.Total, m.Term))
+			}
+		}
+	}
+	if e.Busy && s.OtherCPU != nil {
+		o := s.OtherCPU
+		parts = append(parts, fmt.Sprintf("a busy box: other processes used %.2g cores (more than a quarter of one in %d of %d windows)",
+			o.MeanCores, o.Busy, o.Windows))
+	}
+	return strings.Join(parts, "; ") + " — its level runs again"
+}
+
+func seconds(s float64) string { return fmt.Sprintf("%.2g s", s) }
+
+// WriteBreakEvidence writes what the run's break rests on: its interval,
+// the binding term and the boundary's shape, the stalls and conflicts its
+// runs showed and the cool-downs before them.
+func WriteBreakEvidence(w io.Writer, r *brk.Result) {
+	fp := r.FinalPair
+	if fp == nil {
+		return
+	}
+	unit := r.Test.Unit()
+	if iv := fp.Interval; iv != nil {
+		fmt.Fprintf(w, "The break lies between %d and %d %s (%.0f %%)", iv.Low, iv.High, unit, 100*fp.Confidence)
+		if fp.Binding != "" {
+			fmt.Fprintf(w, "; binding: %s", fp.Binding)
+		}
+		if fp.Boundary != "" {
+			fmt.Fprintf(w, "; %s", fp.Boundary)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, st := range fp.Stalls {
+		fmt.Fprintf(w, "stall: phase %d at %d %s, %d of %d failures within %s from %s\n",
+			st.Phase, st.Level, unit, st.Failures, st.Of, seconds(st.Span.Seconds()), seconds(st.At.Seconds()))
+	}
+	for _, c := range fp.Conflicts {
+		fmt.Fprintf(w, "conflict: %d %s rejected below %d, which held\n", c.Low, unit, c.High)
+	}
+}
