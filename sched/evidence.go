@@ -228,7 +228,16 @@ func findStall(tl *metrics.Timeline, plan Plan, active time.Duration) *Stall {
 	if !plan.Accept.Met(restOK, restOK+restFailed) {
 		return nil
 	}
+	end := min(at+k, len(spans))
+	for at < end && spans[at].Failed == 0 { // the span from its first failure to its last
+		bestOK -= spans[at].Succeeded
+		at++
+	}
+	for end > at && spans[end-1].Failed == 0 {
+		bestOK -= spans[end-1].Succeeded
+		end--
+	}
 	w := time.Duration(tl.WidthNs)
-	return &Stall{At: time.Duration(at) * w, Span: time.Duration(min(k, len(spans)-at)) * w,
+	return &Stall{At: time.Duration(at) * w, Span: time.Duration(end-at) * w,
 		Failures: best, Requests: best + bestOK, Of: failed}
 }

@@ -1,0 +1,190 @@
+package sched
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// outcome is one simulated run of a level: accepted, and its evidence.
+type outcome struct {
+	ok bool
+	ev Evidence
+}
+
+var (
+	held   = outcome{ok: true}
+	rej    = outcome{}
+	stall  = outcome{ev: Evidence{Stall: &Stall{Failures: 24, Of: 24}}}
+	closeR = outcome{ev: Evidence{Close: true}}
+	busyOK = outcome{ok: true, ev: Evidence{Busy: true}}
+	busyR  = outcome{ev: Evidence{Busy: true}}
+)
+
+// simulate runs Decide against a server whose run r (1-based) of a level
+// gives at(level, r).
+func simulate(p Plan, at func(level, run int) outcome) ([]int, []Role, Next) {
+	var judged []*Judged
+	var levels []int
+	var roles []Role
+	runs := map[int]int{}
+	for len(judged) < 200 {
+		mv := Decide(p, judged, 0)
+		if mv.End {
+			return levels, roles, mv
+		}
+		runs[mv.Level]++
+		o := at(mv.Level, runs[mv.Level])
+		j := &Judged{Judgement: Judgement{Accepted: true, Judged: true}, Index: len(judged), Target: mv.Level, Role: mv.Role, Evidence: o.ev}
+		if !o.ok {
+			j.Judgement = broken(fmt.Sprintf("rejected at %d", mv.Level))
+		}
+		judged = append(judged, j)
+		levels, roles = append(levels, mv.Level), append(roles, mv.Role)
+	}
+	panic("the search did not end")
+}
+
+// capacityWith is a server of the given capacity whose run r of level l
+// is noise[l][r-1] when set.
+func capacityWith(capacity int, noise map[int][]outcome) func(int, int) outcome {
+	return func(l, r int) outcome {
+		if n := noise[l]; r <= len(n) {
+			return n[r-1]
+		}
+		if l <= capacity {
+			return held
+		}
+		return rej
+	}
+}
+
+var confirmPlan = Plan{Mode: Requests, Conns: 8, Levels: Levels{Search: true, Start: 8, Growth: 2, Resolution: 1}, Phase: time.Second, Accept: p9999, Repeat: 3}
+
+// The confirmation rules, one row per branch. The model break is 32/33 in
+// every row but the last ones; each row's noise would have decided a
+// false break with one run per level.
+func TestConfirmRules(t *testing.T) {
+	linear := Plan{Mode: Requests, Conns: 8, Levels: Levels{Start: 8, Pace: 8}, Phase: time.Second, Accept: p9999, Repeat: 3}
+	for _, c := range []struct {
+		name    string
+		plan    Plan
+		at      func(int, int) outcome
+		levels  []int
+		verdict Verdict
+		held    int
+		broke   int
+		reason  string
+	}{
+		{"quiet: only the final pair runs again", confirmPlan, capacityWith(32, nil),
+			[]int{8, 16, 32, 64, 48, 40, 36, 34, 33, 32, 33}, Broken, 32, 33, "rejected at 33"},
+		{"the first rejection before any level held runs again after the level below", confirmPlan, capacityWith(32, map[int][]outcome{8: {rej}}),
+			[]int{8, 4, 8, 16, 8, 32, 64, 48, 40, 36, 34, 33, 32, 33}, Broken, 32, 33, ""},
+		{"a stall abstains: the level held in its other runs", confirmPlan, capacityWith(32, map[int][]outcome{16: {stall}}),
+			[]int{8, 16, 12, 16, 32, 16, 64, 48, 40, 36, 34, 33, 32, 33}, Broken, 32, 33, ""},
+		{"a stall in every run is a break", confirmPlan, capacityWith(32, map[int][]outcome{16: {stall, stall, stall}}),
+			nil, Broken, 15, 16, ""},
+		{"too close to call: run again, the majority holds", confirmPlan, capacityWith(32, map[int][]outcome{33: {closeR, held, held}, 34: {closeR, held, held}}),
+			nil, Broken, 34, 35, ""},
+		{"a busy box's acceptance runs again before the bracket moves", confirmPlan, capacityWith(32, map[int][]outcome{64: {busyOK}}),
+			nil, Broken, 32, 33, ""},
+		// 8 fails once and 4 every time: the search turns down, 8 holds
+		// when run again, 4 stays rejected below it.
+		{"a conflict that persists ends inconclusive", confirmPlan, capacityWith(32, map[int][]outcome{8: {rej}, 4: {rej, rej, rej}}),
+			nil, Inconclusive, 32, 33, "the levels conflict: 4 concurrent requests was rejected in 2 of 2 runs below 8, which held in 2 of 3"},
+		{"a conflict resolved by re-runs is none", confirmPlan, capacityWith(32, map[int][]outcome{24: {rej}}),
+			nil, Broken, 32, 33, ""},
+		{"busy in most phases ends inconclusive", confirmPlan, func(l, r int) outcome {
+			if l <= 32 {
+				return busyOK
+			}
+			return busyR
+		}, nil, Inconclusive, 32, 33, "the box was busy in"},
+		{"the linear ramp confirms its final pair", linear, capacityWith(32, nil),
+			[]int{8, 16, 24, 32, 40, 32, 40}, Broken, 32, 40, ""},
+		{"Repeat 1: one noisy phase decides a false break, as before", func() Plan { p := confirmPlan; p.Repeat = 1; return p }(), capacityWith(32, map[int][]outcome{8: {rej}}),
+			[]int{8, 4, 6, 7}, Broken, 7, 8, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			levels, roles, end := simulate(c.plan, c.at)
+			if c.levels != nil && !equalInts(levels, c.levels) {
+				t.Fatalf("levels %v (%s), want %v", levels, rolesText(roles), c.levels)
+			}
+			b := end.Bracket
+			if end.Verdict != c.verdict || b.Held != c.held || b.Broke != c.broke || !strings.Contains(end.Reason, c.reason) {
+				t.Fatalf("end %v %d/%d %q after %v, want %v %d/%d %q", end.Verdict, b.Held, b.Broke, end.Reason, levels, c.verdict, c.held, c.broke, c.reason)
+			}
+			if c.plan.Repeat > 1 && end.Verdict == Broken && (!b.BrokeSure || b.Held >= 0 && !b.HeldSure) {
+				t.Fatalf("an unconfirmed final pair: %+v", b)
+			}
+			// Never two runs of a level in a row while another level
+			// needs one: here only the last confirmation may follow its
+			// own level.
+			for i := 1; i < len(levels)-1; i++ {
+				if levels[i] == levels[i-1] {
+					t.Fatalf("level %d twice in a row at phase %d: %v", levels[i], i, levels)
+				}
+			}
+		})
+	}
+}
+
+// A level's verdict from its runs: the majority of most; a stall
+// abstains unless every run stalled; unsettled while runs remain.
+func TestLevelVerdict(t *testing.T) {
+	for _, c := range []struct {
+		runs             []outcome
+		most             int
+		held, settled bool
+	}{
+		{[]outcome{held}, 1, true, true},
+		{[]outcome{rej}, 1, false, true},
+		{[]outcome{stall}, 1, false, true},
+		{[]outcome{held}, 3, true, false},
+		{[]outcome{rej}, 3, false, false},
+		{[]outcome{held, held}, 3, true, true},
+		{[]outcome{rej, rej}, 3, false, true},
+		{[]outcome{held, rej}, 3, false, false}, // the latest, unsettled
+		{[]outcome{rej, held}, 3, true, false},
+		{[]outcome{held, rej, held}, 3, true, true},
+		{[]outcome{rej, held, rej}, 3, false, true},
+		{[]outcome{stall, stall}, 3, false, false},
+		{[]outcome{stall, stall, stall}, 3, false, true},
+		{[]outcome{stall, held, stall}, 3, true, true},
+		{[]outcome{rej, stall}, 3, false, true},
+		{[]outcome{held, rej, stall}, 3, false, true}, // a tie: not held
+		{[]outcome{held, rej}, 2, false, true},
+	} {
+		r := &levelRuns{level: 8}
+		for i, o := range c.runs {
+			j := &Judged{Judgement: Judgement{Accepted: true}, Evidence: o.ev}
+			if !o.ok {
+				j.Judgement = broken("x")
+			}
+			r.add(i, j)
+		}
+		if held, settled := r.verdict(c.most); held != c.held || settled != c.settled {
+			t.Errorf("%d runs of most %d (%+v): held %v settled %v, want %v %v", len(c.runs), c.most, *r, held, settled, c.held, c.settled)
+		}
+	}
+}
+
+// A budget that ends the search before its pair is confirmed ends
+// inconclusive with the pair; a confirmed pair stays a break.
+func TestBudgetBeforeConfirmation(t *testing.T) {
+	p := confirmPlan
+	p.Budget, p.PhaseCost = time.Minute, 11*time.Second
+	j := func(level int, jd Judgement) *Judged { return &Judged{Judgement: jd, Target: level} }
+	ok := Judgement{Accepted: true, Judged: true}
+	hist := []*Judged{j(8, ok), j(16, ok), j(32, broken("b"))}
+	mv := Decide(p, hist, 55*time.Second)
+	if !mv.End || mv.Verdict != Inconclusive || !strings.Contains(mv.Reason, "before it confirmed its bracket (held 16, broke at 32)") {
+		t.Fatalf("unconfirmed: %+v", mv)
+	}
+	hist = append(hist, j(16, ok), j(32, broken("b")))
+	mv = Decide(p, hist, 55*time.Second)
+	if !mv.End || mv.Verdict != Broken || !mv.Bracket.HeldSure || !mv.Bracket.BrokeSure {
+		t.Fatalf("confirmed: %+v", mv)
+	}
+}
