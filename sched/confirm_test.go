@@ -134,8 +134,8 @@ func TestConfirmRules(t *testing.T) {
 // abstains unless every run stalled; unsettled while runs remain.
 func TestLevelVerdict(t *testing.T) {
 	for _, c := range []struct {
-		runs             []outcome
-		most             int
+		runs          []outcome
+		most          int
 		held, settled bool
 	}{
 		{[]outcome{held}, 1, true, true},
