@@ -93,6 +93,9 @@ func StartFixtureProcess(exe string, cfg FixtureConfig) (*FixtureProcess, error)
 // Addr is the child's listen address.
 func (p *FixtureProcess) Addr() string { return p.addr }
 
+// PID is the child's process id (to pause it, or read its CPU).
+func (p *FixtureProcess) PID() int { return p.cmd.Process.Pid }
+
 // URL returns "http://" (or "https://" with TLS) + Addr() + path.
 func (p *FixtureProcess) URL(path string) string { return p.scheme + "://" + p.addr + path }
 
