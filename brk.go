@@ -227,6 +227,11 @@ type Result struct {
 	// StartedAt is when the run started (RFC 3339, UTC).
 	StartedAt string        `json:"started_at"`
 	Phases    []*PhaseStats `json:"phases"`
+	// UnphasedSetups counts the connections to the target set up before
+	// a run that ended without any phase to count them in: a shard of a
+	// rate test sets its connections up, then waits for its partners, and
+	// its join may fail (docs/shards.md).
+	UnphasedSetups uint64 `json:"unphased_setups,omitempty"`
 	// Shard is this shard's part of a sharded run (Plan.Shard); Shards lists
 	// every shard of a merged or coordinated report.
 	Shard  *ShardInfo     `json:"shard,omitempty"`
@@ -400,6 +405,7 @@ type PhaseStats struct {
 	MaxSendDelayMs      float64        `json:"max_send_delay_ms"`
 	MaxLatenessMs       float64        `json:"max_deadline_lateness_ms"`
 	Setups              Setups         `json:"setups"`
+	TLSProbes           uint64         `json:"tls_probes,omitempty"` // connections the TLS probe opened after the phase, beside Setups (docs/semantics.md)
 	TLS                 *TLSStats      `json:"tls,omitempty"`
 	ClientCPU           ClientCPU      `json:"client_cpu"`
 	MachineCPUPct       *float64       `json:"machine_cpu_pct"`

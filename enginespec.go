@@ -2,6 +2,7 @@ package brk
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -106,6 +107,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	if ended != nil {
 		res.Baseline = baseline(ended.Baseline)
 		res.Verdict, res.Reason = ended.Verdict, ended.Reason
+		res.unphased(ended.Dialed)
 		return nil, res, nil
 	}
 	res.Baseline = baseline(er.Baseline)
@@ -185,7 +187,21 @@ func (r *running) finishOutcome(out *sched.Outcome) *Result {
 	if r.shard != nil {
 		r.shard.report(res)
 	}
+	if len(out.Phases) == 0 && r.run != nil {
+		res.unphased(r.run.Eng.Snapshot().Dialed) // a shard's join that failed at the start
+	}
 	return res
+}
+
+// unphased records the connections a run set up before it ended without
+// any phase to count them in (a shard whose join failed after it had set
+// up its rate test's connections): in UnphasedSetups and in the reason.
+func (res *Result) unphased(dialed uint64) {
+	if dialed == 0 {
+		return
+	}
+	res.UnphasedSetups = dialed
+	res.Reason += fmt.Sprintf(" (%d connections to the target had been set up before the end, counted in no phase)", dialed)
 }
 
 // optional is v, or nil for the engine's -1 (none).

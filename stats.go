@@ -57,6 +57,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		MaxSendDelayMs:      float64(m.MaxSendDelay) / 1e6,
 		MaxLatenessMs:       float64(m.MaxLateness) / 1e6,
 		Setups:              m.Setups,
+		TLSProbes:           m.TLSProbes,
 		TLS:                 tlsStats(j),
 		Targets:             targetStats(m, nil),
 		ProtocolFault:       m.ProtocolReason,

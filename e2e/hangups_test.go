@@ -16,7 +16,9 @@ import (
 // loop the server causes, and a connection the server closed is the
 // server's doing whatever the client's load. Before, such a phase read
 // "the client was saturated" (exit 3) whenever the workers were ≥ 90 %
-// busy.
+// busy. The first connection is answered once, so that the phase heard
+// the server: one that never sends a byte is the user's mistake
+// (TestNotAByteFromAnyConnection).
 func TestHangupsAreTheServers(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -26,7 +28,14 @@ func TestHangupsAreTheServers(t *testing.T) {
 		{"close after one head", func(c *hostile.Conn, _ int) { c.ReadRequest() }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv := hostile.Start(t, c.script)
+			srv := hostile.Start(t, func(conn *hostile.Conn, i int) {
+				if i == 0 {
+					if _, err := conn.ReadRequest(); err == nil {
+						conn.Respond([]byte(okResp))
+					}
+				}
+				c.script(conn, i)
+			})
 			plan := shortPlan(200, 1, 500*time.Millisecond) // one thread
 			res := runBrk(t, hostileTarget(srv), plan)
 			checkAccounting(t, res)
@@ -41,7 +50,7 @@ func TestHangupsAreTheServers(t *testing.T) {
 			if res.Verdict != brk.VerdictBroken || strings.Contains(res.Reason, "saturated") {
 				t.Fatalf("hang-ups judged %s (%s), want broken: %s", res.Verdict, res.Reason, describe(res))
 			}
-			if tc.Succeeded != 0 || tc.Transport == 0 || tc.Timeout != 0 {
+			if tc.Succeeded != 1 || tc.Transport == 0 || tc.Timeout != 0 {
 				t.Fatalf("counts %+v", tc)
 			}
 		})

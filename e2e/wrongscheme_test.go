@@ -76,16 +76,20 @@ func TestHTTPToH2OsTLSPort(t *testing.T) {
 	}
 }
 
-// TestHangupOnEveryRequestStaysBroken: a plain server that hangs up on
-// every request without a byte is probed as h2o's TLS port is, answers the
-// ClientHello with nothing TLS, and stays a server that broke (exit 1).
-func TestHangupOnEveryRequestStaysBroken(t *testing.T) {
+// TestHangupOnEveryRequestIsNotAByte: a plain server that hangs up on
+// every request without a byte is probed as h2o's TLS port is (one probe,
+// counted), answers the ClientHello with nothing TLS, and has given the
+// first phase not a byte: inconclusive (exit 3), not a server that broke.
+func TestHangupOnEveryRequestIsNotAByte(t *testing.T) {
 	srv := hostile.Start(t, func(c *hostile.Conn, _ int) { c.ReadRequest() })
 	res := runBrk(t, hostileTarget(srv), shortPlan(2, 1, 300*time.Millisecond))
 	t.Log(describe(res))
 	checkAccounting(t, res)
-	if res.Verdict != brk.VerdictBroken || strings.Contains(res.Reason, "TLS") {
-		t.Fatalf("verdict %s (%s), want broken", res.Verdict, res.Reason)
+	if res.Verdict != brk.VerdictInconclusive || strings.Contains(res.Reason, "TLS") || !strings.Contains(res.Reason, "not a byte came back") {
+		t.Fatalf("verdict %s (%s), want inconclusive: not a byte", res.Verdict, res.Reason)
+	}
+	if p := res.Phases[0].TLSProbes; p != 1 {
+		t.Fatalf("tls probes %d, want 1", p)
 	}
 	if c := total(res); c.Transport == 0 || c.Succeeded != 0 {
 		t.Fatalf("counts %+v", c)

@@ -87,6 +87,7 @@ type Phase struct {
 	ProtocolUnattributed uint64                  `json:"protocol_unattributed"`
 	TimeoutFollowers     uint64                  `json:"timeout_followers,omitempty"`
 	Heard                uint64                  `json:"heard,omitempty"`
+	TLSProbes            uint64                  `json:"tls_probes,omitempty"` // connections the TLS probe opened (sched.Engine.RunPhase), outside the setups
 	Statuses             StatusCounts            `json:"statuses"`
 	BodySamples          []string                `json:"body_samples,omitempty"`
 	TLS                  TLSInfo                 `json:"tls"`
@@ -192,6 +193,7 @@ func (p *Phase) Add(q *Phase) {
 	p.ProtocolUnattributed += q.ProtocolUnattributed
 	p.TimeoutFollowers += q.TimeoutFollowers
 	p.Heard += q.Heard
+	p.TLSProbes += q.TLSProbes
 	p.Statuses.Merge(&q.Statuses)
 	p.addSamples(q.BodySamples)
 	p.ResetsSent += q.ResetsSent

@@ -13,6 +13,15 @@ type Live struct {
 	Failed      [NumCategories]atomic.Uint64
 	Established atomic.Uint64
 	SetupFailed atomic.Uint64
+	// Dialed counts setups started (TCP connects), Heard connections
+	// that read at least one byte from the server.
+	Dialed atomic.Uint64
+	Heard  atomic.Uint64
+	// Status is the status code of every complete response so far (0:
+	// none yet; StatusMixed: two codes differed, or one was outside
+	// 100..599). It is never reset, as the counters are not: the run's
+	// first phase reads its own.
+	Status atomic.Uint32
 	// Reached counts connections that reached their phase's target (once
 	// per connection and phase).
 	Reached atomic.Uint64
@@ -232,10 +241,22 @@ func (r *Recorder) SetLatencyLimits(p99, p999 time.Duration) {
 	r.slowNs = [2]int64{int64(p99), int64(p999)}
 }
 
+// StatusMixed is Live.Status once two complete responses had different
+// codes (or one a code outside 100..599).
+const StatusMixed = 1
+
 // Status records a complete response's status code: in the phase's
-// counts and in the current span's status class.
+// counts, in the current span's status class and in the live status.
 func (r *Recorder) Status(code int) {
 	r.Statuses.Add(code)
+	if u := r.live.Status.Load(); u != uint32(code) && u != StatusMixed {
+		switch {
+		case u == 0 && code >= 100 && code < len(r.Statuses):
+			r.live.Status.Store(uint32(code))
+		default:
+			r.live.Status.Store(StatusMixed)
+		}
+	}
 	if r.tl.cur != nil {
 		r.tl.cur.status[StatusClass(code)]++
 	}
@@ -266,7 +287,16 @@ func (r *Recorder) Fail(c Category, n uint64) {
 
 // SetupStarted records a setup attempt as it starts (TCP connect): a
 // setup belongs to the phase it started in, whenever it ends.
-func (r *Recorder) SetupStarted() { r.Setups.Attempted++ }
+func (r *Recorder) SetupStarted() {
+	r.Setups.Attempted++
+	r.live.Dialed.Add(1)
+}
+
+// FirstByte records a connection's first byte read from the server.
+func (r *Recorder) FirstByte() {
+	r.Heard++
+	r.live.Heard.Add(1)
+}
 
 // SetupAbandoned records a setup the client gave up on (an interrupt).
 func (r *Recorder) SetupAbandoned() { r.Setups.Abandoned++ }

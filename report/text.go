@@ -148,6 +148,7 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 		// Nothing was set up: a block of zeros would say nothing more.
 		fmt.Fprintf(w, "  setups      %d attempted, none established (%d failed, %d timed out)\n",
 			s.Setups.Attempted, s.Setups.Failed, s.Setups.TimedOut)
+		writeProbe(w, s)
 		return
 	}
 	if len(s.Server) > 0 {
@@ -217,7 +218,17 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	if s.SetupError != "" {
 		fmt.Fprintf(w, "  setup       first error: %s\n", s.SetupError)
 	}
+	writeProbe(w, s)
 	WritePhaseTargets(w, s) // a request mix's targets (targets.go)
+}
+
+// writeProbe counts the connections the TLS probe opened after the phase,
+// beside its setups, so that a server's count of connections reconciles.
+func writeProbe(w io.Writer, s *brk.PhaseStats) {
+	if s.TLSProbes > 0 {
+		fmt.Fprintf(w, "  tls probe   %s after the phase, beside its setups: a TLS ClientHello to ask whether the port speaks TLS\n",
+			plural(int(s.TLSProbes), "connection"))
+	}
 }
 
 // writeRate writes a rate test phase's schedule, latency from the

@@ -20,3 +20,25 @@ func TestTextHTTP2(t *testing.T) {
 		}
 	}
 }
+
+// TestTextTLSProbe: a phase whose TLS probe opened a connection says so
+// beside its setups, in the full block and in the short one of a phase
+// that set nothing up; a phase without a probe has no such line.
+func TestTextTLSProbe(t *testing.T) {
+	const line = "tls probe   1 connection after the phase, beside its setups"
+	for _, s := range []*brk.PhaseStats{
+		{Level: 2, Depth: 1, TLSProbes: 1, Setups: brk.Setups{Attempted: 9, Established: 9}},
+		{Level: 2, Depth: 1, TLSProbes: 1, Inconclusive: true, Setups: brk.Setups{Attempted: 9, Failed: 9}},
+	} {
+		var b strings.Builder
+		WritePhase(&b, brk.ModeRequests, s)
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("text lacks %q:\n%s", line, b.String())
+		}
+	}
+	var b strings.Builder
+	WritePhase(&b, brk.ModeRequests, &brk.PhaseStats{Level: 2, Depth: 1})
+	if strings.Contains(b.String(), "tls probe") {
+		t.Errorf("a phase without a probe:\n%s", b.String())
+	}
+}

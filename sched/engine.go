@@ -120,7 +120,10 @@ type PhaseSpec struct {
 	Duration time.Duration // admission window
 	// FailFast ends the phase early when every connection owner failed
 	// its setup and no setup of the run ever succeeded (phase 0: nothing
-	// is listening).
+	// is listening), or when after MistakeAfter the phase so far is the
+	// user's mistake (sched/mistake.go: every response the same refusal,
+	// or not a byte from the server); what is then outstanding is
+	// abandoned, not drained.
 	FailFast bool
 }
 
@@ -146,12 +149,15 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, er
 	live0 := e.Snapshot()
 	e.other.Start()
 	e.startPhase(spec.Level, spec.Duration)
-	mach := e.admission(ctx, spec, m, live0)
+	mach, mistaken := e.admission(ctx, spec, m, live0, start)
 	m.Active = time.Since(start)
 	m.Machine, m.MachineOK = mach.finish()
 	m.Other = e.other.Finish()
 	for _, w := range e.workers {
 		e.send(w, command{kind: cmdStop})
+		if mistaken {
+			e.send(w, command{kind: cmdAbort})
+		}
 	}
 	m.Stats = e.drain(ctx, m)
 	m.Elapsed = time.Since(start)
@@ -160,9 +166,11 @@ func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, er
 	if m.ClientError == "" {
 		m.ClientError = m.Stats.ClientError
 	}
-	if spec.FailFast && e.silent(m) {
-		// After the phase's clock and CPU: the probe is no part of it.
+	if spec.FailFast && e.probeWorthy(m) {
+		// After the phase's clock and CPU: the probe is no part of
+		// them, but its connection is counted.
 		m.SpeaksTLS = conn.ProbeTLS(e.cfg.Addr, tlsProbeTimeout)
+		m.Stats.TLSProbes++
 	}
 	return m, nil
 }
@@ -176,6 +184,18 @@ func serverPIDs(cfg Config) []int {
 		pids = append(pids, metrics.LoopbackServers(port)...)
 	}
 	return pids
+}
+
+// MistakeAfter is when, after its start, a first phase is read for the
+// user's mistake (PhaseSpec.FailFast) beside its timeout: a second of
+// responses, and the timeout for a request written then to be answered.
+const MistakeAfter = time.Second
+
+// probeWorthy reports whether a plain-TCP first phase is worth a TLS
+// probe: not a byte from the server (silent), or every response 400 Bad
+// Request, as a TLS server answers a plain request (Go's, nginx's).
+func (e *Engine) probeWorthy(m *Measurement) bool {
+	return e.silent(m) || e.cfg.TLS == nil && lookOf(m).Status == 400 && m.Stats.Counts.Succeeded == 0
 }
 
 // tlsProbeTimeout bounds the TLS probe (a loopback or LAN handshake
@@ -226,11 +246,13 @@ func (mw *machineWindow) finish() (float64, bool) {
 }
 
 // admission waits out the admission window: the duration, an interrupt, a
-// client failure, or FailFast's trigger. It watches the live counters
-// every 20 ms.
-func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, live0 Snapshot) *machineWindow {
+// client failure, or FailFast's triggers (mistaken: the user's mistake,
+// from MistakeAfter + the timeout after start). It watches the live
+// counters every 20 ms.
+func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, live0 Snapshot, start time.Time) (mw *machineWindow, mistaken bool) {
 	owners := e.cfg.ownersInUse(spec.Level)
-	mw := &machineWindow{}
+	mw = &machineWindow{}
+	judgeAt := start.Add(MistakeAfter + e.cfg.Timeout)
 	if e.cfg.Mode.Clocked() {
 		// The schedule loads the machine from its first instant.
 		mw.loaded, mw.start = true, metrics.ReadMachineCPU()
@@ -242,21 +264,21 @@ func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, 
 	for {
 		select {
 		case <-timer.C:
-			return mw
+			return mw, false
 		case <-ctx.Done():
 			m.Interrupted = true
-			return mw
+			return mw, false
 		case r := <-e.reports:
 			// A worker only reports mid-phase when it failed.
 			if r.err != nil {
 				m.ClientError = r.err.Error()
-				return mw
+				return mw, false
 			}
 		case <-tick.C:
 			e.other.Sample()
 			if msg := e.fatal(); msg != "" {
 				m.ClientError = msg
-				return mw
+				return mw, false
 			}
 			now := e.Snapshot()
 			if !mw.loaded && now.Reached-live0.Reached >= uint64(owners) {
@@ -268,7 +290,10 @@ func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, 
 			if spec.FailFast && now.Established == 0 &&
 				now.SetupFailed-live0.SetupFailed >= uint64(owners) {
 				m.SetupFailed = true
-				return mw
+				return mw, false
+			}
+			if spec.FailFast && !time.Now().Before(judgeAt) && liveLook(live0, now).mistake() != "" {
+				return mw, true
 			}
 		}
 	}
@@ -340,6 +365,11 @@ type Snapshot struct {
 	SetupFailed   uint64
 	Scheduled     uint64 // rate test: arrivals taken up
 	Written       uint64 // requests completely written (first time)
+	Dialed        uint64 // setups started
+	Heard         uint64 // connections that read a byte
+	// Status is the code of every complete response of the run so far
+	// (0: none yet; metrics.StatusMixed: not one code).
+	Status uint32
 }
 
 // Snapshot sums the workers' live counters with atomic loads only; it is
@@ -358,6 +388,14 @@ func (e *Engine) Snapshot() Snapshot {
 		s.SetupFailed += l.SetupFailed.Load()
 		s.Scheduled += l.Scheduled.Load()
 		s.Written += l.Written.Load()
+		s.Dialed += l.Dialed.Load()
+		s.Heard += l.Heard.Load()
+		switch st := l.Status.Load(); {
+		case s.Status == 0:
+			s.Status = st
+		case st != 0 && st != s.Status:
+			s.Status = metrics.StatusMixed
+		}
 	}
 	return s
 }

@@ -88,7 +88,7 @@ func (w *worker) readAll(o *owner, now int64) bool {
 			return false
 		}
 		if o.fresh {
-			w.rec.Heard++
+			w.rec.FirstByte()
 			if w.cfg.TLS == nil && looksLikeTLS(w.rbuf[:n]) {
 				w.setupRejected(o, now, errTLSAnswer)
 				return false

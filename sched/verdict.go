@@ -115,6 +115,8 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 			msg = "no connection could be established"
 		}
 		return inconclusive(fmt.Sprintf("setup impossible: %s (dialing %s)", msg, plan.Addr))
+	case index == 0 && mistakeOf(m) != "":
+		return inconclusive(mistakeOf(m)) // sched/mistake.go
 	case c.Failed[metrics.Protocol] > 0 || s.ProtocolUnattributed > 0:
 		return broken(fmt.Sprintf("invalid protocol data from the server: %d protocol faults (first: %s)",
 			c.Failed[metrics.Protocol]+s.ProtocolUnattributed, s.ProtocolReason))

@@ -70,6 +70,10 @@ type Ended struct {
 	Reason  string
 	// Baseline is the idle observation made before the end (or nil).
 	Baseline *Idle
+	// Dialed counts the connections set up before the end (a shard
+	// that set up its rate test's connections, then failed to join):
+	// counted in no phase.
+	Dialed uint64
 }
 
 // Open starts the run of spec. It returns a nil *Run with how the run
@@ -119,8 +123,9 @@ func Open(ctx context.Context, spec Spec, hooks Hooks) (*Run, *Ended) {
 		sc.Plan, sc.Local = r.Plan, eng
 		sp, err := shard.Join(ctx, sc)
 		if err != nil {
+			dialed := eng.Snapshot().Dialed
 			eng.Close()
-			return inconclusive(err.Error())
+			return nil, &Ended{Verdict: sched.Inconclusive, Reason: err.Error(), Dialed: dialed}
 		}
 		r.Shard, ph = sp, sp
 	}

@@ -1,0 +1,167 @@
+package e2e
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
+	"github.com/brk-bench/brk/sched"
+)
+
+// A first phase that is the user's mistake ends early: the controller
+// reads the live counters every 20 ms from sched.MistakeAfter + the
+// timeout after the phase's start, aborts what is outstanding (no drain
+// waits for a deadline), and a plain run that heard nothing, or only 400s,
+// probes the port with a TLS ClientHello (at most 1 s). What is left is
+// the start-up and the scheduling of a loaded, shared machine: 1 s.
+const (
+	mistakeTimeout = 500 * time.Millisecond
+	mistakePhase   = 10 * time.Second // what the run took before: the whole phase
+	readingEvery   = 20 * time.Millisecond
+	probeBound     = time.Second
+	loadedSlack    = time.Second
+)
+
+// mistakePlan is one 10 s phase of 2 connections × 1 request, timeout
+// 500 ms: a first phase that is a mistake must end long before 10 s.
+func mistakePlan() brk.Plan {
+	p := shortPlan(2, 1, mistakePhase)
+	p.Timeout = mistakeTimeout
+	return p
+}
+
+// runMistake runs target under mistakePlan and checks that it ended
+// inconclusive, its reason containing want, within MistakeAfter + the
+// timeout + bound.
+func runMistake(t *testing.T, target brk.Target, want string, bound time.Duration) *brk.Result {
+	t.Helper()
+	start := time.Now()
+	res := runBrk(t, target, mistakePlan())
+	took := time.Since(start)
+	t.Logf("%s in %v", describe(res), took.Round(time.Millisecond))
+	checkAccounting(t, res)
+	if res.Verdict != brk.VerdictInconclusive || res.Verdict.ExitCode() != 3 || !strings.Contains(res.Reason, want) {
+		t.Errorf("verdict %s (%s), want inconclusive (exit 3): %q", res.Verdict, res.Reason, want)
+	}
+	if limit := sched.MistakeAfter + mistakeTimeout + bound; took > limit {
+		t.Errorf("the run took %v, want at most %v (MistakeAfter + timeout + %v), not the %v phase", took, limit, bound, mistakePhase)
+	}
+	return res
+}
+
+// statusServer answers every request with code (a Location for a 3xx).
+func statusServer(t *testing.T, code int) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if code/100 == 3 {
+			w.Header().Set("Location", "/elsewhere")
+		}
+		w.WriteHeader(code)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestEveryResponseTheSameRefusal: a typo'd path (every response 404) or
+// a redirect (every response 301) is the user's mistake, not a capacity
+// break: inconclusive, naming the status, within MistakeAfter + timeout.
+// Before, a 404 storm ran the whole phase and ended broken (exit 1).
+func TestEveryResponseTheSameRefusal(t *testing.T) {
+	for _, c := range []struct {
+		code int
+		want string
+	}{
+		{404, "every response was 404 Not Found — check the URL, or accept the status with --expect-status"},
+		{301, "every response was 301 Moved Permanently — check the URL, or accept the status with --expect-status"},
+	} {
+		t.Run(http.StatusText(c.code), func(t *testing.T) {
+			srv := statusServer(t, c.code)
+			res := runMistake(t, brk.Target{URL: srv.URL + "/typo"}, c.want, readingEvery+loadedSlack)
+			if p := res.Phases[0]; p.Counts.Succeeded != 0 || p.StatusCodes[strconv.Itoa(c.code)] == 0 || p.TLSProbes != 0 {
+				t.Errorf("phase 0: counts %+v, statuses %v, tls probes %d", p.Counts, p.StatusCodes, p.TLSProbes)
+			}
+		})
+	}
+}
+
+// TestOverloadStormsStayBreaks: a server answering every request 503 or
+// 429 is refusing for load: the first phase stays a break (exit 1).
+func TestOverloadStormsStayBreaks(t *testing.T) {
+	for _, code := range []int{503, 429} {
+		t.Run(http.StatusText(code), func(t *testing.T) {
+			srv := statusServer(t, code)
+			res := runBrk(t, brk.Target{URL: srv.URL + "/"}, shortPlan(2, 1, 300*time.Millisecond))
+			checkAccounting(t, res)
+			if res.Verdict != brk.VerdictBroken || !strings.Contains(res.Reason, "below --accept") {
+				t.Fatalf("a %d storm: %s", code, describe(res))
+			}
+		})
+	}
+}
+
+// TestHTTPToATLSListener: http:// to a TLS-only port. A crypto/tls
+// listener closes a plain connection without a byte; net/http's TLS
+// server answers it 400 Bad Request. Either way the first phase ends early
+// and the probe names the cause: use https:// (exit 3). Before, the run
+// reconnected for the whole phase.
+func TestHTTPToATLSListener(t *testing.T) {
+	leaf := testenv.NewCA(t).Server(t, "localhost", "127.0.0.1")
+	cfg := &tls.Config{Certificates: []tls.Certificate{leaf.Cert}}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.(*tls.Conn).HandshakeContext(context.Background())
+			}()
+		}
+	}()
+	https := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	https.TLS = cfg
+	https.StartTLS()
+	t.Cleanup(https.Close)
+	for name, addr := range map[string]string{"crypto/tls listener": ln.Addr().String(), "net/http TLS server": https.Listener.Addr().String()} {
+		t.Run(name, func(t *testing.T) {
+			res := runMistake(t, brk.Target{URL: "http://" + addr + "/"}, "the server speaks TLS on this port: use https://",
+				readingEvery+probeBound+loadedSlack)
+			if p := res.Phases[0]; p.TLSProbes != 1 || p.Counts.Succeeded != 0 {
+				t.Errorf("phase 0: tls probes %d, counts %+v", p.TLSProbes, p.Counts)
+			}
+		})
+	}
+}
+
+// TestNotAByteFromAnyConnection: a server that never answers, or hangs
+// up on every request, gave the first phase not a byte: inconclusive
+// (check the URL and the port), within MistakeAfter + timeout + the probe.
+func TestNotAByteFromAnyConnection(t *testing.T) {
+	for name, script := range map[string]hostile.Script{
+		"never answers":           func(c *hostile.Conn, _ int) { c.Discard() },
+		"hangs up on the request": func(c *hostile.Conn, _ int) { c.ReadRequest() },
+		"closes at accept":        func(*hostile.Conn, int) {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := hostile.Start(t, script)
+			res := runMistake(t, hostileTarget(srv), "not a byte came back from the server on any connection",
+				readingEvery+probeBound+loadedSlack)
+			if p := res.Phases[0]; p.TLSProbes != 1 {
+				t.Errorf("phase 0: tls probes %d, want 1", p.TLSProbes)
+			}
+		})
+	}
+}
