@@ -98,6 +98,8 @@ func (s span) text(noun string) string {
 // done.
 func spanOf(r *brk.Result, name string) (span, string) {
 	switch {
+	case r.Shard != nil && r.Shard.Unjudged:
+		return span{}, name + " is one shard's report, which judges nothing — compare the report of brk merge --json"
 	case r.Verdict == brk.VerdictDone && r.LastAccepted != nil:
 		return span{low: *r.LastAccepted, open: true}, ""
 	case r.Verdict == brk.VerdictInconclusive:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
 )
 
 // brokeReport is a hand-written report of a requests test that broke,
@@ -33,6 +34,12 @@ func doneReport(held int) *brk.Result {
 	return brokeReport(0, 0, func(r *brk.Result) {
 		r.Verdict, r.LastAccepted, r.FirstRejected, r.FinalPair = brk.VerdictDone, &held, nil, nil
 	})
+}
+
+// unjudged makes r a shard's report that judged nothing.
+func unjudged(r *brk.Result) *brk.Result {
+	r.Shard = &brk.ShardInfo{Unjudged: true}
+	return r
 }
 
 func withMix(targets ...brk.TargetStats) func(*brk.Result) {
@@ -136,6 +143,8 @@ func TestCompareBreaks(t *testing.T) {
 			verdict: "cannot compare", code: 2, contains: []string{"NEW has no interval"}},
 		{name: "an empty interval", old: brokeReport(33, 33), cur: brokeReport(32, 33), verdict: "cannot compare", code: 2,
 			contains: []string{"OLD's interval (33, 33) is empty"}},
+		{name: "a shard's unjudged report", old: brokeReport(32, 33), cur: unjudged(doneReport(64)), verdict: "cannot compare", code: 2,
+			line: "cannot compare: NEW is one shard's report, which judges nothing — compare the report of brk merge --json"},
 		{name: "an unknown verdict", old: brokeReport(32, 33, func(r *brk.Result) { r.Verdict = "maybe" }), cur: brokeReport(32, 33),
 			verdict: "cannot compare", code: 2, contains: []string{`OLD ended "maybe"`}},
 	} {
@@ -195,5 +204,37 @@ func TestCompareCommand(t *testing.T) {
 		if r.code != c.code || r.stdout != c.stdout || c.stderr != "" && !strings.HasPrefix(r.stderr, c.stderr) {
 			t.Errorf("brk compare %s: exit %d\n%s\nwant exit %d, stdout %q, stderr %q", strings.Join(c.args, " "), r.code, r, c.code, c.stdout, c.stderr)
 		}
+	}
+}
+
+// TestCompareFixtures: brk compare on searches against the capacity
+// fixture (4 in service, 10 ms each; 8 connections, a 100 ms timeout:
+// the break is at 33) and one with capacity 5 (at 41) says regressed from
+// 5 to 4, and no change between two runs against capacity 4. It needs
+// reports with an interval (final_pair.interval); without, it skips. A
+// loaded machine can move a break: up to 3 attempts.
+func TestCompareFixtures(t *testing.T) {
+	four := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
+	five := startFixture(t, bench.FixtureConfig{Capacity: 5, Service: 10 * time.Millisecond})
+	dir := t.TempDir()
+	search := func(fx *bench.Fixture, name string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		runBrk(t, fx.URL("/plain"), "--conn", "8", "--phase", "500ms", "--timeout", "100ms", "--threads", "1", "--quiet", "--json", path)
+		if rep := readResult(t, path); rep.FinalPair == nil || rep.FinalPair.Interval == nil {
+			t.Skip("the report has no final_pair.interval (the search does not fill it yet)")
+		}
+		return path
+	}
+	for attempt := 1; ; attempt++ {
+		a, b, c := search(four, "four-a.json"), search(four, "four-b.json"), search(five, "five.json")
+		worse, same := runBrk(t, "compare", c, a), runBrk(t, "compare", a, b)
+		if worse.code == 1 && strings.HasPrefix(worse.stdout, "regressed: ") && same.code == 0 && strings.HasPrefix(same.stdout, "no change: ") {
+			return
+		}
+		if attempt == 3 {
+			t.Fatalf("capacity 5 → 4 and 4 → 4, want regressed and no change:\n%s\n%s", worse, same)
+		}
+		t.Logf("attempt %d: a loaded machine moved a break; again\n%s\n%s", attempt, worse, same)
 	}
 }
