@@ -54,7 +54,10 @@ const (
 
 // Margin is a term's signed, normalised margin: (a − s)/(a + s) with s = bad/total and a = allowed, in [−1, 1]; +1 none bad, 0 exactly at the allowance, −1 all bad. A total of 0 gives 0.
 // An allowance outside [0, 1] is clamped to it; none bad is +1 even where
-// none is allowed.
+// none is allowed; a share within a relative 1e-9 of the allowance is at
+// it (0), so that the float error of 1 − accept/100 (1 − 99.9/100 is just
+// under 0.001) never turns a phase the exact judge held at its allowance
+// negative.
 func Margin(bad, total uint64, allowed float64) float64 {
 	if total == 0 {
 		return 0
@@ -64,6 +67,9 @@ func Margin(bad, total uint64, allowed float64) float64 {
 	}
 	a := min(max(allowed, 0), 1)
 	s := float64(min(bad, total)) / float64(total)
+	if math.Abs(a-s) <= 1e-9*(a+s) {
+		return 0
+	}
 	return (a - s) / (a + s)
 }
 

@@ -104,6 +104,11 @@ func runMargin(r RunEvidence) float64 {
 	return Margin(t.Bad, t.Total, r.Allowed)
 }
 
+// accept999 is --accept 99.9 as the CLI holds it: a float64 variable, so
+// that 1 − accept999/100 is computed at run time (a constant expression
+// would be exact).
+var accept999 = 99.9
+
 func TestMargin(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -114,6 +119,8 @@ func TestMargin(t *testing.T) {
 		{name: "none bad", bad: 0, total: 100, allowed: 0.01, want: 1},
 		{name: "none bad, none allowed", bad: 0, total: 100, allowed: 0, want: 1},
 		{name: "at the allowance", bad: 1, total: 100, allowed: 0.01, want: 0},
+		{name: "at the allowance of 1 − 99.9/100 (a float just under 0.001)", bad: 1, total: 1000, allowed: 1 - accept999/100, want: 0},
+		{name: "just above it", bad: 2, total: 1999, allowed: 1 - accept999/100, want: (1e-3 - 2.0/1999) / (1e-3 + 2.0/1999)},
 		{name: "all bad", bad: 100, total: 100, allowed: 0, want: -1},
 		{name: "three times the allowance", bad: 3, total: 100, allowed: 0.01, want: -0.5},
 		{name: "a third of the allowance", bad: 1, total: 300, allowed: 0.01, want: 0.5},
@@ -121,7 +128,8 @@ func TestMargin(t *testing.T) {
 		{name: "more bad than total", bad: 5, total: 4, allowed: 0, want: -1},
 		{name: "allowance above 1", bad: 4, total: 4, allowed: 2, want: 0},
 	} {
-		if got := Margin(c.bad, c.total, c.allowed); math.Abs(got-c.want) > 1e-12 {
+		// At the allowance exactly 0: its sign is the verdict's.
+		if got := Margin(c.bad, c.total, c.allowed); math.Abs(got-c.want) > 1e-12 || c.want == 0 && got != 0 {
 			t.Errorf("%s: Margin(%d, %d, %g) = %g, want %g", c.name, c.bad, c.total, c.allowed, got, c.want)
 		}
 	}
