@@ -109,6 +109,7 @@ func BreakInterval(runs []RunEvidence, held, broke int, seed uint64) BreakFit {
 		}
 		return fit
 	}
+	// The bootstrap reuses f's scratch: points and blocks are spent.
 	lo, hi := f.bootstrap(runs, seed, fit.Crossing)
 	lo, hi = min(lo, fit.Crossing), max(hi, fit.Crossing)
 	fit.Low, fit.High = int(math.Floor(lo)), int(math.Ceil(hi))
@@ -246,8 +247,8 @@ func boundary(points []levelPoint, blocks []block) string {
 }
 
 // conflictBounds returns the lowest level whose mean margin is below zero
-// (0: none) and the highest level at or above zero that lies above it (0:
-// none): levels the interval must keep.
+// (0: none; levels start at 1) and the highest level at or above zero
+// that lies above it (0: none): levels the interval must keep.
 func conflictBounds(points []levelPoint) (lowestBroken, highestHeld int) {
 	for _, p := range points {
 		switch {
