@@ -55,6 +55,7 @@ type cli struct {
 	Ab      abCmd      `cmd:"" name:"ab" help:"A/B: the same plan against two URLs, a phase of each in turn, each ramp judged on its own."`
 	Bench   benchCmd   `cmd:"" help:"Benchmark the client itself against a fixture child process: CPU per response and coverage at fixed loads, as CSV."`
 	Merge   mergeCmd   `cmd:"" help:"Merge the JSON reports of every shard of one sharded run (--shard) into one report and verdict."`
+	Compare compareCmd `cmd:"" help:"Compare the breaks of two runs' JSON reports: exit 0 no change or improved, 1 regressed, 3 cannot tell, 2 not comparable."`
 }
 
 // env is what a command needs from the process.

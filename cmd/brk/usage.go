@@ -62,6 +62,9 @@ var commandExamples = map[string][]example{
 	"merge": {
 		{"brk merge shard0.json shard1.json", "one verdict from the --json reports of a sharded run's shards"},
 	},
+	"compare": {
+		{"brk compare old.json new.json", "did the break move beyond both runs' intervals? (exit 1: regressed)"},
+	},
 }
 
 // readMore is where bare brk and brk help send a reader.
@@ -73,7 +76,7 @@ func writeShortUsage(w io.Writer) {
 	fmt.Fprintln(w)
 	writeExamples(w, rootExamples)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands: req (the default), conn, rate, fixture, demo, ab, bench, merge; brk version prints the version.")
+	fmt.Fprintln(w, "Commands: req (the default), conn, rate, fixture, demo, ab, bench, merge, compare; brk version prints the version.")
 	fmt.Fprintln(w, readMore)
 }
 

@@ -25,7 +25,7 @@ func TestFirstWords(t *testing.T) {
 	if c.code != 0 || !strings.HasPrefix(c.stdout, "Usage: brk conn") || !strings.Contains(c.stdout, "--keep-alive") || !strings.Contains(c.stdout, "\nExamples:\n  brk conn ") {
 		t.Errorf("brk help conn: want exit 0 with brk conn's help and examples\n%s", c)
 	}
-	if n := runBrk(t, "help", "nope"); n.code != 2 || n.stderr != "brk: help nope: no such command; the commands are req, conn, rate, fixture, demo, ab, bench, merge\n" {
+	if n := runBrk(t, "help", "nope"); n.code != 2 || n.stderr != "brk: help nope: no such command; the commands are req, conn, rate, fixture, demo, ab, bench, merge, compare\n" {
 		t.Errorf("brk help nope:\n%s", n)
 	}
 	v, fv := runBrk(t, "version"), runBrk(t, "--version")
