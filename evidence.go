@@ -32,7 +32,31 @@ func finalPair(out *sched.Outcome) *FinalPair {
 			fp.Stalls = append(fp.Stalls, PhaseStall{Phase: j.Index, Level: j.Target, Stall: *st})
 		}
 	}
+	if f := b.Fit; f != nil {
+		fp.Interval = &Interval{Low: f.Low, High: f.High}
+		fp.Confidence, fp.Boundary = sched.Confidence, f.Boundary
+		fp.Binding = bindingText(b.Binding, out.Phases[b.BrokePhase])
+	}
 	return fp
+}
+
+// bindingText names the term that decided the break: the success ratio
+// with its most common failure ("success ratio (timeouts)").
+func bindingText(t sched.Term, broke *sched.Judged) string {
+	if t != sched.TermSuccess || broke.Run == nil || broke.Run.Stats == nil {
+		return t.String()
+	}
+	f := &broke.Run.Stats.Counts.Failed
+	top := 0
+	for c := range f {
+		if f[c] > f[top] {
+			top = c
+		}
+	}
+	if f[top] == 0 {
+		return t.String()
+	}
+	return t.String() + " (" + metrics.Category(top).String() + ")"
 }
 
 // PhaseStall is a stall with the phase and level it came in.

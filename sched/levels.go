@@ -70,6 +70,10 @@ type Bracket struct {
 	// Conflicts are levels rejected below a level that held, after their
 	// re-runs.
 	Conflicts []Conflict
+	// Fit is the break's interval (at Confidence) when the run ended with
+	// a level broken, and Binding the SLA term that decided it.
+	Fit     *BreakFit
+	Binding Term
 }
 
 // Conflict is a level rejected (Low) below one that held (High), each
@@ -108,13 +112,28 @@ func Decide(p Plan, judged []*Judged, spent time.Duration) Next {
 		}
 	}
 	mv := s.next()
-	if mv.End {
-		return mv
+	if !mv.End && p.Budget > 0 && spent+p.PhaseCost > p.Budget {
+		mv = s.budgetEnd(mv)
 	}
-	if p.Budget > 0 && spent+p.PhaseCost > p.Budget {
-		return s.budgetEnd(mv)
+	if mv.End {
+		s.withFit(&mv)
 	}
 	return mv
+}
+
+// withFit gives an ending run's bracket its interval; a break above a
+// level that held whose interval spans more than MaxSpan is inconclusive.
+func (s *levelState) withFit(mv *Next) {
+	f, term, ok := s.fit(mv.Bracket)
+	if !ok {
+		return
+	}
+	mv.Bracket.Fit, mv.Bracket.Binding = f, term
+	if mv.Verdict == Broken && mv.Bracket.Held > 0 && f.High > MaxSpan*max(f.Low, 1) {
+		mv.Verdict = Inconclusive
+		mv.Reason = fmt.Sprintf("the break lies between %d and %d %s, more than a factor of %d apart: the runs were too noisy to bracket it (%s)",
+			f.Low, f.High, s.p.Mode.Unit(), MaxSpan, s.pairText(mv.Bracket))
+	}
 }
 
 // levelState is the search's (or ramp's) state, replayed from the judged
@@ -199,7 +218,9 @@ func (s *levelState) observe(j *Judged) *Next {
 }
 
 func (s *levelState) endAt(v Verdict, reason string) *Next {
-	return &Next{End: true, Verdict: v, Reason: reason, Bracket: s.bracket()}
+	mv := Next{End: true, Verdict: v, Reason: reason, Bracket: s.bracket()}
+	s.withFit(&mv)
+	return &mv
 }
 
 // next is the next phase (or the end) from the state: a level that must
