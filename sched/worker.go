@@ -459,9 +459,10 @@ func (w *worker) protoCounts() {
 		}
 		resets += c.Resets
 		goaways += c.GoAways
-		if c.MaxStreams >= 0 && (!w.rec.PeerMaxKnown || c.MaxStreams < w.rec.PeerMaxStreams) {
-			w.rec.PeerMaxStreams, w.rec.PeerMaxKnown = c.MaxStreams, true
+		if l := c.LowestMaxStreams; l >= 0 && (!w.rec.PeerMaxKnown || l < w.rec.PeerMaxStreams) {
+			w.rec.PeerMaxStreams, w.rec.PeerMaxKnown = l, true
 		}
+		c.LowestMaxStreams = c.MaxStreams // in force as the next phase begins
 	}
 	w.rec.ResetsSent += resets - w.resets
 	w.rec.GoAwaysReceived += goaways - w.goaways
