@@ -118,6 +118,7 @@ type levelState struct {
 	more string
 	// the rejected phase's reason: the run's reason when it ends broken
 	brokeReason string
+	judged      []*Judged // the phases observed (StreamCap)
 }
 
 func newLevelState(p Plan) *levelState {
@@ -193,8 +194,8 @@ func (s *levelState) propose() Next {
 	}
 	level := s.next
 	if s.b.Held >= 0 && s.b.Held >= level { // growth stopped at the cap or the bound: it held
-		if l.Max > 0 && s.b.Held >= l.Max {
-			return end(Done, s.doneReason())
+		if m, why := s.maxLevel(); m > 0 && s.b.Held >= m {
+			return end(Done, why)
 		}
 		return end(Inconclusive, fmt.Sprintf("held %d %s, brk's bound (%s): no break below it", s.b.Held, p.Mode.Unit(), p.boundText()))
 	}
@@ -215,6 +216,7 @@ func (s *levelState) mid() int {
 func (s *levelState) observe(mv Next, j *Judged) {
 	idx := s.n
 	s.n++
+	s.judged = append(s.judged, j)
 	p, l := s.p, s.p.Levels
 	stop := func(v Verdict, reason string) {
 		s.end = &Next{End: true, Verdict: v, Reason: reason, Bracket: s.b}
@@ -305,8 +307,8 @@ func (s *levelState) grow(level int) int {
 	if next <= level {
 		next = level + 1
 	}
-	if l.Max > 0 {
-		next = min(next, l.Max)
+	if m, _ := s.maxLevel(); m > 0 {
+		next = min(next, m)
 	}
 	return min(next, s.p.bound())
 }

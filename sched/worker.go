@@ -61,6 +61,9 @@ type owner struct {
 	limBelowAt  int64
 	limBelowNs  int64
 	limLowest   int64
+	limCur      int64 // the limit in force since limAt (-1: none set)
+	limAt       int64
+	limSpans    limitSpans
 
 	fresh       bool  // established, and nothing read from it yet
 	setupNs     int64 // how long the current connection's setup took
