@@ -280,8 +280,10 @@ func TestH2OSearchStreamCap(t *testing.T) {
 	h := testenv.StartH2O(t, nil, "")
 	target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", HTTP2: true, ExpectBody: []byte("ok")}
 	target.TLS.Insecure = true
-	plan := brk.Plan{Conns: 2, Start: 25, Search: &brk.Search{Growth: 2}, Phase: 500 * time.Millisecond,
-		Timeout: time.Second, Budget: 20 * time.Second, Accept: 99.9, Threads: 1}
+	// 1 s phases: phase 0 includes the TLS setups, which take hundreds of
+	// milliseconds under -race on a loaded machine.
+	plan := brk.Plan{Conns: 2, Start: 25, Search: &brk.Search{Growth: 2}, Phase: time.Second,
+		Timeout: 2 * time.Second, Budget: 30 * time.Second, Accept: 99.9, Threads: 1}
 	res := runBrk(t, target, plan)
 	t.Logf("%s", describe(res))
 	for _, p := range res.Phases {
