@@ -570,3 +570,49 @@ func TestH2StreamLimitLoweredMidConnection(t *testing.T) {
 		t.Errorf("counts %+v, lowered on %d connections", tc, lowered.Load())
 	}
 }
+
+// A server that lowers its stream limit to 2 after its 20th stream and
+// raises it to 1000 after its 21st, at 2 streams on one connection (the
+// limit never below the target): the phase reports the lowest limit the
+// server set, 2, not the last, 1000.
+func TestH2PeerMaxStreamsLowest(t *testing.T) {
+	var st hostile.H2Stats
+	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {
+		h, err := hostile.NewH2(c, &st, http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 1000})
+		if err != nil {
+			return
+		}
+		n := 0
+		for {
+			ev, err := h.Next()
+			if err != nil {
+				return
+			}
+			if ev.Kind != hostile.H2Request {
+				continue
+			}
+			switch n++; n {
+			case 20:
+				h.Fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 2})
+			case 21:
+				h.Fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 1000})
+			}
+			if h.Respond(ev.Stream, 200, "ok") != nil {
+				return
+			}
+		}
+	})
+	target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, ExpectBody: []byte("ok")}
+	res := runBrk(t, target, h2Plan(1, 2, 300*time.Millisecond, time.Second))
+	checkAccounting(t, res)
+	p := res.Phases[0]
+	if res.Verdict != brk.VerdictDone || st.Requests.Load() <= 21 {
+		t.Fatalf("verdict %s (%s), %d requests", res.Verdict, res.Reason, st.Requests.Load())
+	}
+	if p.PeerMaxStreams == nil {
+		t.Fatal("no peer_max_streams")
+	}
+	if *p.PeerMaxStreams != 2 {
+		t.Fatalf("peer_max_streams %d, want 2 (the lowest the server set)", *p.PeerMaxStreams)
+	}
+}

@@ -270,3 +270,43 @@ func TestH2SetupFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestH2OSearchStreamCap: h2o admits 100 streams a connection
+// (http2-max-concurrent-requests-per-connection's default). The search
+// over 2 connections stops growing at the 200 its SETTINGS allow and ends
+// done there, saying so, or broken below it; it never runs a level the
+// server's limit would leave unfulfilled.
+func TestH2OSearchStreamCap(t *testing.T) {
+	h := testenv.StartH2O(t, nil, "")
+	target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", HTTP2: true, ExpectBody: []byte("ok")}
+	target.TLS.Insecure = true
+	// 1 s phases: phase 0 includes the TLS setups, which take hundreds of
+	// milliseconds under -race on a loaded machine.
+	plan := brk.Plan{Conns: 2, Start: 25, Search: &brk.Search{Growth: 2}, Phase: time.Second,
+		Timeout: 2 * time.Second, Budget: 30 * time.Second, Accept: 99.9, Threads: 1}
+	res := runBrk(t, target, plan)
+	t.Logf("%s", describe(res))
+	for _, p := range res.Phases {
+		if p.Level > 200 {
+			t.Errorf("phase %d at %d concurrent requests, past the server's 2 × 100 streams", p.Index, p.Level)
+		}
+	}
+	at := func(p *int) int {
+		if p == nil {
+			return -1
+		}
+		return *p
+	}
+	held, broke := at(res.LastAccepted), at(res.FirstRejected)
+	switch {
+	case res.Verdict == brk.VerdictDone:
+		if held != 200 || !strings.Contains(res.Reason, "the server's stream limit capped the search at 200") ||
+			!strings.Contains(res.Reason, "more --conn goes further") {
+			t.Fatalf("done at %d: %s", held, res.Reason)
+		}
+	case res.Verdict == brk.VerdictBroken && broke >= 0 && broke <= 200:
+		t.Logf("broken below the cap: %d–%d", held, broke)
+	default:
+		t.Fatalf("verdict %s (%d–%d): %s", res.Verdict, held, broke, res.Reason)
+	}
+}

@@ -658,3 +658,57 @@ func TestPrometheusShards(t *testing.T) {
 		}
 	})
 }
+
+// TestPrometheusMixSeries: a run with --targets pushes the outcome series
+// once per target, from its first sample (zero before the first phase
+// ends, so that rate() counts phase 0), and never a run-wide one: no
+// brk_successes_total or brk_latency_seconds_count without a target
+// label. Each target's counts at the run's end are the JSON's; their sum
+// is the run's.
+func TestPrometheusMixSeries(t *testing.T) {
+	p := testenv.StartPrometheus(t, testenv.PrometheusOptions{})
+	fx := startFixture(t)
+	file := filepath.Join(t.TempDir(), "targets.txt")
+	if err := os.WriteFile(file, []byte("GET "+fx.URL("/plain")+"\nGET "+fx.URL("/hello")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "req", "--targets", file, "-c", "2", "--start", "1", "--pace", "1", "--max", "2",
+		"--phase", "1200ms", "--timeout", "1s", "-t", "1", "--accept", "99",
+		"--prometheus-remote-write", p.WriteURL, "--run-id", "e2e-mix")
+	if ps := r.res.Prometheus; ps == nil || ps.Sent == 0 || ps.Dropped != 0 || len(r.res.Phases) != 2 {
+		t.Fatalf("prometheus %+v, %d phases\n%s", ps, len(r.res.Phases), r.out)
+	}
+	sel := `{run_id="e2e-mix"}`
+	var first int64 = math.MaxInt64 // the run's first sample
+	for _, s := range rawSamples(t, p, "brk_level"+sel) {
+		first = min(first, s.points[0].ms)
+	}
+	want := map[string]uint64{}
+	for _, ph := range r.res.Phases {
+		for _, ts := range ph.Targets {
+			u, _ := url.Parse(ts.URL)
+			want[fmt.Sprintf("%d %s %s", ts.Index, ts.Method, u.RequestURI())] += ts.Counts.Succeeded
+		}
+	}
+	for _, name := range []string{"brk_successes_total", "brk_latency_seconds_count", "brk_latency_seconds_sum"} {
+		series := rawSamples(t, p, name+sel)
+		got := map[string]bool{}
+		for _, s := range series {
+			target := s.labels["target"]
+			if target == "" {
+				t.Errorf("%s without a target label: %v", name, s.points)
+				continue
+			}
+			got[target] = true
+			if s.points[0].ms != first || s.points[0].v != 0 {
+				t.Errorf("%s{target=%q} starts at %v (the run's first sample %d), want 0 there", name, target, s.points[0], first)
+			}
+			if last := s.points[len(s.points)-1].v; name != "brk_latency_seconds_sum" && last != float64(want[target]) {
+				t.Errorf("%s{target=%q} ends at %v, the JSON's %d", name, target, last, want[target])
+			}
+		}
+		if len(got) != len(want) || len(want) != 2 {
+			t.Errorf("%s: targets %v, the JSON's %v", name, got, want)
+		}
+	}
+}

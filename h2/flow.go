@@ -45,6 +45,9 @@ func (s *Session) settings(f *http2.SettingsFrame) error {
 		case http2.SettingMaxConcurrentStreams:
 			s.peerMax = int(min(set.Val, math.MaxInt32))
 			s.counters.MaxStreams = int64(set.Val)
+			if l := &s.counters.LowestMaxStreams; *l < 0 || int64(set.Val) < *l {
+				*l = int64(set.Val)
+			}
 		case http2.SettingInitialWindowSize:
 			d := int64(set.Val) - s.peerWin
 			s.peerWin = int64(set.Val)

@@ -60,6 +60,7 @@ func NewSession(t *Template) *Session {
 	s.dec = hpack.NewDecoder(4096, s.onField)
 	s.dec.SetMaxStringLength(maxHeaderBlock)
 	s.ctl = make([]byte, 0, 9+maxFrame)
+	s.counters.LowestMaxStreams = -1
 	s.Reset()
 	return s
 }

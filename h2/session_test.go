@@ -122,6 +122,29 @@ func TestReadyAndCapacity(t *testing.T) {
 	}
 }
 
+// A limit lowered and raised again in one read is kept as the lowest the
+// peer set, across connections, until the reader sets it back.
+func TestLowestMaxStreams(t *testing.T) {
+	s := NewSession(testTemplate(t, nil))
+	if c := s.Counters(); c.LowestMaxStreams != -1 || c.MaxStreams != -1 {
+		t.Fatalf("before SETTINGS: %+v", *c)
+	}
+	f := newFrames()
+	for _, v := range []uint32{1000, 2, 1000} {
+		f.fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: v})
+	}
+	if _, _, err := s.Parse(f.Bytes(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Counters(); c.MaxStreams != 1000 || c.LowestMaxStreams != 2 {
+		t.Fatalf("after 1000, 2, 1000: %+v", *c)
+	}
+	s.Reset() // a new connection keeps the lowest so far
+	if c := s.Counters(); c.MaxStreams != -1 || c.LowestMaxStreams != 2 {
+		t.Fatalf("after Reset: %+v", *c)
+	}
+}
+
 // parseCase is a server byte stream for a session with n open streams.
 type parseCase struct {
 	name    string

@@ -116,12 +116,17 @@ type Phase struct {
 // StreamLimit is what a phase knows of connections whose peer stream
 // limit (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS) was below their target:
 // the worst connection's time under it and its time in the phase, and
-// the lowest such limit on any connection (when Known).
+// the lowest such limit on any connection (when Known). Floor (when
+// FloorKnown) is the lowest, over the connections, of the limit each had
+// in force for all but a small share of its time in the phase, below its
+// target or not: what the server admits, read before a level reaches it.
 type StreamLimit struct {
-	BelowNs int64 `json:"below_ns"`
-	LivedNs int64 `json:"lived_ns"`
-	Lowest  int64 `json:"lowest"`
-	Known   bool  `json:"known"`
+	BelowNs    int64 `json:"below_ns"`
+	LivedNs    int64 `json:"lived_ns"`
+	Lowest     int64 `json:"lowest"`
+	Known      bool  `json:"known"`
+	Floor      int64 `json:"floor,omitempty"`
+	FloorKnown bool  `json:"floor_known,omitempty"`
 }
 
 // Conn adds one connection: belowNs of its livedNs in the phase under a
@@ -147,10 +152,20 @@ func (l *StreamLimit) Share() float64 {
 	return float64(l.BelowNs) / float64(l.LivedNs)
 }
 
+// ConnFloor adds one connection's limit in force (see Floor).
+func (l *StreamLimit) ConnFloor(floor int64) {
+	if !l.FloorKnown || floor < l.Floor {
+		l.Floor, l.FloorKnown = floor, true
+	}
+}
+
 func (l *StreamLimit) add(q *StreamLimit) {
 	l.Conn(q.BelowNs, q.LivedNs, q.Lowest)
 	if q.Known && (!l.Known || q.Lowest < l.Lowest) {
 		l.Lowest, l.Known = q.Lowest, true
+	}
+	if q.FloorKnown {
+		l.ConnFloor(q.Floor)
 	}
 }
 

@@ -93,6 +93,12 @@ type Counters struct {
 	// MaxStreams is the peer's stream limit on the current connection, -1
 	// while it has set none.
 	MaxStreams int64
+	// LowestMaxStreams is the lowest stream limit the peer set on any
+	// connection since the worker last read it, -1 for none: a limit
+	// lowered and raised again between two reads still counts. The worker
+	// sets it to MaxStreams when it reads it at a phase's end, so that the
+	// limit still in force counts in the next phase.
+	LowestMaxStreams int64
 }
 
 // Completion is one finished response: the request it answers and its

@@ -286,8 +286,8 @@ func (s *levelState) move(b Bracket) Next {
 	}
 	level := s.grow(b.Held)
 	if level <= b.Held { // growth stopped at the cap or the bound: it held
-		if l.Max > 0 && b.Held >= l.Max {
-			return end(Done, s.doneReason(b))
+		if m, why := s.maxLevel(b); m > 0 && b.Held >= m {
+			return end(Done, why)
 		}
 		return end(Inconclusive, fmt.Sprintf("held %d %s, brk's bound (%s): no break below it", b.Held, p.Mode.Unit(), p.boundText()))
 	}
@@ -326,8 +326,8 @@ func (s *levelState) grow(level int) int {
 	if next <= level {
 		next = level + 1
 	}
-	if l.Max > 0 {
-		next = min(next, l.Max)
+	if m, _ := s.maxLevel(s.bracket()); m > 0 {
+		next = min(next, m)
 	}
 	return min(next, s.p.bound())
 }

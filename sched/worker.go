@@ -61,6 +61,9 @@ type owner struct {
 	limBelowAt  int64
 	limBelowNs  int64
 	limLowest   int64
+	limCur      int64 // the limit in force since limAt (-1: none set)
+	limAt       int64
+	limSpans    limitSpans
 
 	fresh       bool  // established, and nothing read from it yet
 	setupNs     int64 // how long the current connection's setup took
@@ -460,9 +463,10 @@ func (w *worker) protoCounts() {
 		}
 		resets += c.Resets
 		goaways += c.GoAways
-		if c.MaxStreams >= 0 && (!w.rec.PeerMaxKnown || c.MaxStreams < w.rec.PeerMaxStreams) {
-			w.rec.PeerMaxStreams, w.rec.PeerMaxKnown = c.MaxStreams, true
+		if l := c.LowestMaxStreams; l >= 0 && (!w.rec.PeerMaxKnown || l < w.rec.PeerMaxStreams) {
+			w.rec.PeerMaxStreams, w.rec.PeerMaxKnown = l, true
 		}
+		c.LowestMaxStreams = c.MaxStreams // in force as the next phase begins
 	}
 	w.rec.ResetsSent += resets - w.resets
 	w.rec.GoAwaysReceived += goaways - w.goaways

@@ -115,6 +115,15 @@ func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p br
 		feed.cur.Shard = strconv.Itoa(p.Shard.Index)
 	}
 	feed.mix = len(t.Mix) > 0 && (p.Shard == nil || p.Shard.Coordinator == "")
+	if feed.mix {
+		// Every target's series from the first sample, at 0: a run-wide
+		// series is never sent beside them.
+		feed.targets = make([]prom.TargetOutcomes, len(t.Mix))
+		feed.targetSums = make([]float64, len(t.Mix))
+		for i, r := range t.Mix {
+			feed.targets[i].Target = targetLabel(i, r.Method, r.URL)
+		}
+	}
 	return feed, nil
 }
 
@@ -361,7 +370,7 @@ func (f *promFeed) addPhase(ps *brk.PhaseStats) {
 			f.targetSums = append(f.targetSums, 0)
 		}
 		to := &f.targets[ts.Index]
-		to.Target = targetLabel(ts)
+		to.Target = targetLabel(ts.Index, ts.Method, ts.URL)
 		f.add(&to.Outcomes, &f.targetSums[ts.Index], ts.Counts.Succeeded, ts.Counts.Failure, ts.StatusCodes,
 			decodeHist(ts.LatencyHdr), ts.LatencyMs.Mean*float64(ts.LatencyMs.Count)/1e3)
 	}
@@ -369,12 +378,12 @@ func (f *promFeed) addPhase(ps *brk.PhaseStats) {
 
 // targetLabel is a mix target's target label: its index in the mix, its
 // method and its URL's path and query (the origin is the origin label's).
-func targetLabel(ts brk.TargetStats) string {
-	path := ts.URL
-	if u, err := url.Parse(ts.URL); err == nil {
+func targetLabel(index int, method, rawURL string) string {
+	path := rawURL
+	if u, err := url.Parse(rawURL); err == nil {
 		path = u.RequestURI()
 	}
-	return fmt.Sprintf("%d %s %s", ts.Index, ts.Method, path)
+	return fmt.Sprintf("%d %s %s", index, method, path)
 }
 
 // decodeHist is an encoded latency histogram (nil when empty or bad).

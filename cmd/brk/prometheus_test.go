@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -217,6 +218,24 @@ func TestPromMixTargets(t *testing.T) {
 	}
 	if s.Successes != 14 {
 		t.Errorf("the run's successes %d, want 14", s.Successes)
+	}
+}
+
+// A mix's samples carry every target from the run's first one, at 0, so
+// that no run-wide outcome series (zeros, then stale) is ever sent beside
+// the targets'.
+func TestPromMixTargetsFromStart(t *testing.T) {
+	mix := brk.Target{Mix: []brk.Request{{Method: "GET", URL: "http://h:1/fast?x=1"}, {Method: "POST", URL: "http://h:1/slow"}}}
+	feed, err := newPromFeed(&promFlags{PrometheusRemoteWrite: "http://127.0.0.1:1/api/v1/write"}, io.Discard,
+		brk.ModeRequests, mix, brk.Plan{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = feed.pusher.Close(t.Context()) }()
+	s := feed.sample()
+	if len(s.Targets) != 2 || s.Targets[0].Target != "0 GET /fast?x=1" || s.Targets[1].Target != "1 POST /slow" ||
+		s.Targets[0].Successes != 0 || s.Targets[1].Latency.Count() != 0 {
+		t.Fatalf("the first sample's targets %+v: want both, at 0", s.Targets)
 	}
 }
 
