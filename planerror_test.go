@@ -234,16 +234,16 @@ func TestSearchPlanDefaults(t *testing.T) {
 }
 
 func TestPlanErrorReword(t *testing.T) {
-	err := brk.Check(brk.Target{URL: "http://127.0.0.1:1/"}, brk.Plan{Repeat: 3}, brk.ModeRequests)
+	err := brk.Check(brk.Target{URL: "http://127.0.0.1:1/"}, brk.Plan{Start: 5, Max: 3}, brk.ModeRequests)
 	var pe *brk.PlanError
 	if !errors.As(err, &pe) {
 		t.Fatalf("err %v, want a *brk.PlanError", err)
 	}
-	if got, want := pe.Fields, []string{"Plan.Repeat", "Plan.Refine"}; !reflect.DeepEqual(got, want) {
+	if got, want := pe.Fields, []string{"Plan.Start", "Plan.Max"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("fields %q, want %q", got, want)
 	}
-	got := pe.Reword(func(f string) string { return map[string]string{"Plan.Refine": "refine:"}[f] })
-	if want := "Plan.Repeat 3 repeats refine:'s probes: give refine:"; got != want {
+	got := pe.Reword(func(f string) string { return map[string]string{"Plan.Max": "max:"}[f] })
+	if want := "Plan.Start (5) is above max: (3)"; got != want {
 		t.Errorf("reworded %q, want %q", got, want)
 	}
 	if pe.Reword(nil) != pe.Error() {
