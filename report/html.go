@@ -93,6 +93,9 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 			latencyChart(phases, d.Unit, latencyLimits(r), mark),
 			percentileChart(r),
 		}
+		if mc := marginChart(r, phases, d.Unit); mc != "" {
+			d.Charts = append(d.Charts, mc)
+		}
 		if tl := timelineChart(phases); tl != "" {
 			d.Charts = append(d.Charts, tl)
 		}

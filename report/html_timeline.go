@@ -55,6 +55,9 @@ type tlPhase struct {
 	start        float64
 	rejected     bool
 	spans        []tlSpan
+	// stall is the span of the phase's stall, seconds since the run's
+	// start (stall[1] 0: none).
+	stall [2]float64
 }
 
 // timelinePhases places every phase's timeline points in the run. A point's
@@ -72,6 +75,9 @@ func timelinePhases(ps []*brk.PhaseStats) []tlPhase {
 			dur = tl.WidthS * float64(len(tl.Points))
 		}
 		ph := tlPhase{index: p.Index, level: p.Level, start: tl.StartS, rejected: !p.Accepted && !p.Interrupted}
+		if e := p.Evidence; e != nil && e.Stall != nil {
+			ph.stall = [2]float64{tl.StartS + e.Stall.At.Seconds(), tl.StartS + (e.Stall.At + e.Stall.Span).Seconds()}
+		}
 		for i, pt := range tl.Points {
 			off := float64(i) * tl.WidthS
 			span := math.Min(tl.WidthS, dur-off)
@@ -293,6 +299,11 @@ func (c *tlChart) drawPhaseMarks() {
 	b, top, bottom := &c.b, c.top, c.bottom
 	labelEnd := math.Inf(-1)
 	for _, ph := range c.phases {
+		if ph.stall[1] > 0 {
+			x0, x1 := c.px(ph.stall[0]), c.px(ph.stall[1])
+			fmt.Fprintf(b, `<rect class="stall" data-phase="%d" x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" fill-opacity="0.15"><title>phase %d: a stall of %.2g s (its level runs again)</title></rect>`,
+				ph.index, x0, top, math.Max(x1-x0, 1), bottom-top, colBreak, ph.index, ph.stall[1]-ph.stall[0])
+		}
 		x := c.px(ph.start)
 		state := ""
 		if ph.rejected {
