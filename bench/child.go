@@ -42,6 +42,9 @@ func StartFixtureProcess(exe string, cfg FixtureConfig) (*FixtureProcess, error)
 	if cfg.DelayDist != "" {
 		args = append(args, "--delay-dist", cfg.DelayDist)
 	}
+	if cfg.KeepWorking {
+		args = append(args, "--keep-working")
+	}
 	if cfg.TLS {
 		args = append(args, "--tls")
 	}

@@ -34,6 +34,11 @@ type FixtureConfig struct {
 	// "uniform:1ms-10ms": each request's service time is drawn uniformly
 	// from [A,B] instead of Service (a slow upstream).
 	DelayDist string
+	// KeepWorking keeps serving a request whose client has gone: its
+	// capacity slot stays taken for the whole service time (a backend that
+	// cannot cancel its work), so an overloaded phase leaves work behind
+	// for the next. Its response is written to a closed connection.
+	KeepWorking bool
 	// TLS serves HTTPS (ALPN "h2" and "http/1.1") with an
 	// ephemeral self-signed ECDSA P-256 certificate for localhost,
 	// 127.0.0.1 and ::1 that is its own CA; see fixture_tls.go.
@@ -77,11 +82,12 @@ type Fixture struct {
 	srv *http.Server
 	tls *fixtureTLS // nil: plain HTTP
 
-	sem     chan time.Time // capacity slot tokens, each holding the time its slot frees; nil when Capacity == 0
-	service time.Duration
-	distLo  time.Duration
-	distHi  time.Duration
-	useDist bool
+	sem         chan time.Time // capacity slot tokens, each holding the time its slot frees; nil when Capacity == 0
+	service     time.Duration
+	distLo      time.Duration
+	distHi      time.Duration
+	useDist     bool
+	keepWorking bool // FixtureConfig.KeepWorking
 
 	quit      chan struct{} // closed by Close: aborts waits and sleeps
 	serveDone chan struct{} // closed when srv.Serve returns
@@ -113,9 +119,10 @@ func StartFixture(cfg FixtureConfig) (*Fixture, error) {
 		return nil, fmt.Errorf("fixture: a CA output path needs TLS")
 	}
 	f := &Fixture{
-		service:   cfg.Service,
-		quit:      make(chan struct{}),
-		serveDone: make(chan struct{}),
+		service:     cfg.Service,
+		keepWorking: cfg.KeepWorking,
+		quit:        make(chan struct{}),
+		serveDone:   make(chan struct{}),
 	}
 	if cfg.DelayDist != "" {
 		lo, hi, err := ParseDelayDist(cfg.DelayDist)
@@ -339,6 +346,9 @@ func (f *Fixture) wrap(h http.Handler) http.Handler {
 		}
 
 		ctx := r.Context()
+		if f.keepWorking {
+			ctx = context.WithoutCancel(ctx) // f.quit still ends it
+		}
 		if f.sem != nil {
 			if !f.serveSlot(ctx) {
 				return

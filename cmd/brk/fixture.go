@@ -11,13 +11,14 @@ import (
 )
 
 type fixtureCmd struct {
-	Listen    string        `default:"127.0.0.1:8080" help:"Listen address."`
-	Capacity  int           `help:"At most this many requests in service at once (0 = unlimited); the rest queue."`
-	Service   time.Duration `help:"Service time of each request."`
-	DelayDist string        `help:"Draw each service time from uniform:A-B (a slow upstream)." placeholder:"uniform:A-B"`
-	TLS       bool          `name:"tls" help:"Serve HTTPS (ALPN h2 and http/1.1) with an ephemeral self-signed certificate; plain HTTP serves HTTP/1.1 and h2c (prior knowledge)."`
-	CAOut     string        `name:"ca-out" help:"With --tls, write the certificate (its own CA) as PEM to PATH, for --cacert." placeholder:"PATH"`
-	Child     bool          `help:"Speak the fixture contract on stdin/stdout (brk bench's child); the configuration comes from stdin."`
+	Listen      string        `default:"127.0.0.1:8080" help:"Listen address."`
+	Capacity    int           `help:"At most this many requests in service at once (0 = unlimited); the rest queue."`
+	Service     time.Duration `help:"Service time of each request."`
+	DelayDist   string        `help:"Draw each service time from uniform:A-B (a slow upstream)." placeholder:"uniform:A-B"`
+	KeepWorking bool          `help:"Keep serving a request whose client has gone (a backend that cannot cancel its work): after a timeout its slot stays taken for the whole service time."`
+	TLS         bool          `name:"tls" help:"Serve HTTPS (ALPN h2 and http/1.1) with an ephemeral self-signed certificate; plain HTTP serves HTTP/1.1 and h2c (prior knowledge)."`
+	CAOut       string        `name:"ca-out" help:"With --tls, write the certificate (its own CA) as PEM to PATH, for --cacert." placeholder:"PATH"`
+	Child       bool          `help:"Speak the fixture contract on stdin/stdout (brk bench's child); the configuration comes from stdin."`
 }
 
 func (c *fixtureCmd) Run(e *env) error {
@@ -26,7 +27,7 @@ func (c *fixtureCmd) Run(e *env) error {
 	}
 	err := bench.ServeFixture(e.ctx, bench.FixtureConfig{
 		Addr: c.Listen, Capacity: c.Capacity, Service: c.Service, DelayDist: c.DelayDist,
-		TLS: c.TLS, CAPath: c.CAOut,
+		KeepWorking: c.KeepWorking, TLS: c.TLS, CAPath: c.CAOut,
 	}, e.stdout)
 	if err != nil {
 		return refuse("%v", err)
