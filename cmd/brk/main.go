@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -141,6 +142,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error())+durationHint(err.Error()))
 		return exitUsage
 	}
+	if err := refuseEmpty(kctx); err != nil {
+		fmt.Fprintf(stderr, "brk: %v\n", err)
+		return exitUsage
+	}
 	if err := refuseTypedZeros(kctx); err != nil {
 		fmt.Fprintf(stderr, "brk: %v\n", err)
 		return exitUsage
@@ -224,6 +229,53 @@ func durationHint(msg string) string {
 // (kctx.Path) through two tables, zeroRules and needsFlags, so that a new
 // flag slots in as one row; a flag of another test needs no row at all
 // (otherTestFlag).
+
+// emptyMeaningful are the flags whose empty value is a value of its own,
+// not "left out" (docs/cli.md lists them): --expect-body "" expects an
+// empty body.
+var emptyMeaningful = []string{"expect-body"}
+
+// refuseEmpty refuses, before any traffic, a flag typed with an empty
+// value (--run-id=, --targets ""), which would otherwise run as if it
+// were left out, unless the empty value is one of its own
+// (emptyMeaningful). A text flag is empty when its value is ""; a list
+// flag (-H, --server-pid, --protocols) when it holds no item or an empty
+// one. A number's empty value is refused by the parser already.
+func refuseEmpty(kctx *kong.Context) error {
+	for _, p := range kctx.Path {
+		f := p.Flag
+		if f == nil || !f.Target.IsValid() || slices.Contains(emptyMeaningful, f.Name) || !emptyValue(f.Target) {
+			continue
+		}
+		name := "--" + f.Name
+		if f.Short != 0 {
+			name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
+		}
+		return fmt.Errorf("%s needs a value, not \"\" (leave the flag out for its default)", name)
+	}
+	return nil
+}
+
+// emptyValue reports whether v, a flag's value, is an empty text or a
+// list that holds no item or an empty text.
+func emptyValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String:
+		return v.Len() == 0
+	case reflect.Pointer:
+		return !v.IsNil() && v.Elem().Kind() == reflect.String && v.Elem().Len() == 0
+	case reflect.Slice:
+		if v.Len() == 0 {
+			return true
+		}
+		for i := range v.Len() {
+			if e := v.Index(i); e.Kind() == reflect.String && e.Len() == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // zeroRule refuses a typed zero of a flag whose zero is no meaningful
 // value: the library (or the command) reads 0 as "use the default" or

@@ -130,7 +130,8 @@ var refusals = []struct {
 	{"ab accept abc", false, []string{"ab", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b", "--accept", "abc"}, "--accept \"abc\": want a percentage such as 99.99"},
 	{"ab bad url b", false, []string{"ab", "http://127.0.0.1:1/a", "ftp://127.0.0.1:1/b"}, "bad URL \"ftp://127.0.0.1:1/b\": the scheme must be http:// or https://"},
 	{"rate phase", false, []string{"rate", "http://127.0.0.1:1/plain", "--phase", "500us"}, "--phase must be at least 1ms"},
-	{"accept empty", false, []string{"http://127.0.0.1:1/plain", "--accept="}, "--accept needs a percentage such as 99.99"},
+	{"accept empty", false, []string{"http://127.0.0.1:1/plain", "--accept="}, `--accept needs a value, not "" (leave the flag out for its default)`},
+	{"accept blank", false, []string{"http://127.0.0.1:1/plain", "--accept= "}, "--accept needs a percentage such as 99.99"},
 	{"rate outstanding level", false, []string{"rate", "http://127.0.0.1:1/plain", "--conn", "1", "--rate-depth", "100000"}, "--conn × --rate-depth above 4194304 outstanding requests is not supported"},
 	{"conn outstanding", false, []string{"conn", "http://127.0.0.1:1/plain", "--max", "100000"}, "--start/--max above 65536 are not supported"},
 }
