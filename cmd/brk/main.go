@@ -24,6 +24,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/redact"
 )
 
 // Exit codes: README.md's exit codes table (docs/cli.md has the details).
@@ -71,6 +72,8 @@ type env struct {
 
 	// prom is the run's --prometheus-* and --run-id flags (nil: none).
 	prom *promFlags
+	// secrets are kept out of everything brk writes (secrets.go).
+	secrets *redact.Secrets
 }
 
 func main() {
@@ -111,7 +114,9 @@ func (e *env) stdoutErr() error {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	stdout = &stickyWriter{w: stdout}
+	sec := startSecrets()
+	stdout = &stickyWriter{w: &redactWriter{w: stdout, sec: sec}}
+	stderr = &redactWriter{w: stderr, sec: sec}
 	args, code, done := words(args, stdout, stderr)
 	if done {
 		return code
@@ -142,6 +147,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error())+durationHint(err.Error()))
 		return exitUsage
 	}
+	addFlagSecrets(sec, kctx)
 	if err := refuseEmpty(kctx); err != nil {
 		fmt.Fprintf(stderr, "brk: %v\n", err)
 		return exitUsage
@@ -161,7 +167,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, secrets: sec}
 	if err := kctx.Run(e); err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {

@@ -55,7 +55,7 @@ var refusals = []struct {
 	{"url no scheme", false, []string{"127.0.0.1:1/plain"}, "bad URL \"127.0.0.1:1/plain\": no scheme: give http://127.0.0.1:1/plain or https://127.0.0.1:1/plain"},
 	{"url bad scheme", false, []string{"ftp://127.0.0.1:1/plain"}, "bad URL \"ftp://127.0.0.1:1/plain\": the scheme must be http:// or https://"},
 	{"url no host", false, []string{"http:///plain"}, "bad URL \"http:///plain\": no host"},
-	{"url credentials", false, []string{"http://u:p@127.0.0.1:1/plain"}, "bad URL \"http://u:p@127.0.0.1:1/plain\": credentials in URLs are not supported (use -H Authorization:)"},
+	{"url credentials", false, []string{"http://u:p@127.0.0.1:1/plain"}, "bad URL \"http://u:xxxxx@127.0.0.1:1/plain\": credentials in URLs are not supported (use -H Authorization:)"},
 	{"url port 0", false, []string{"http://127.0.0.1:0/plain"}, "bad URL \"http://127.0.0.1:0/plain\": port \"0\" is not 1..65535"},
 	{"url unparsable", false, []string{"http://[::1/plain"}, "bad URL \"http://[::1/plain\": parse \"http://[::1/plain\": missing ']' in host"},
 	{"connect no port", false, []string{"http://127.0.0.1:1/plain", "--connect", "127.0.0.1"}, "--connect \"127.0.0.1\": want HOST:PORT"},

@@ -114,14 +114,26 @@ func (s *Secrets) Header(name, value string) {
 }
 
 // URL adds the password of raw's userinfo, and the userinfo whole, if
-// raw is a URL with one.
+// raw is a URL with one; also when raw does not parse (its parser's
+// error quotes it whole).
 func (s *Secrets) URL(raw string) {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	if u, err := url.Parse(raw); err == nil {
+		if p, ok := u.User.Password(); ok {
+			s.Add(u.User.Username()+":"+p, p)
+		}
 		return
 	}
-	if p, ok := u.User.Password(); ok {
-		s.Add(u.User.Username()+":"+p, p)
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		if _, p, ok := strings.Cut(rest[:i], ":"); ok {
+			s.Add(rest[:i], p)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ func TestString(t *testing.T) {
 	s.Header("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("alice:pa55word")))
 	s.Header("X-Other", "notsecret")
 	s.URL("http://bob:hunter22@127.0.0.1:9/write")
+	s.URL("http://eve:unparsable@[::1/write") // its parser's error quotes it
 	for _, c := range []struct{ in, want string }{
 		{`401 bad credentials Bearer s3cr<et>/tok"en`, "401 bad credentials " + Mark},
 		{`token s3cr<et>/tok"en refused`, "token " + Mark + " refused"},                            // the token after the scheme
@@ -22,6 +23,7 @@ func TestString(t *testing.T) {
 		{"cookie c00kieval theme=dark", "cookie " + Mark + " " + Mark},
 		{"user alice:pa55word denied", "user " + Mark + " denied"},
 		{"bob:hunter22", Mark},
+		{`parse "http://eve:unparsable@[::1/write": missing ']' in host`, `parse "http://` + Mark + `@[::1/write": missing ']' in host`},
 		{"notsecret", "notsecret"},
 		// Cut short at the end of a body: the token's prefix goes.
 		{"bad credentials Bearer s3cr<e", "bad credentials Bearer " + Mark},
