@@ -6,8 +6,10 @@
 //
 // Secrets is the one redaction every writer of brk's output goes
 // through: the text, the JSON and HTML reports, the pushed series and the
-// errors. Body quotes a server's body in an error: redacted, then at most
-// MaxBody bytes, escaped.
+// errors (String). What a server sent is redacted with Echo, which also
+// finds a secret cut short at its end; Walk redacts a whole report so;
+// Body quotes a server's body in an error: redacted, then at most MaxBody
+// bytes, escaped.
 package redact
 
 import (
@@ -170,10 +172,7 @@ func jsonString(v string, htmlSafe bool) string {
 	return out[1 : len(out)-1]
 }
 
-// String is x with every secret replaced by Mark, and, at its end, a
-// secret cut short: a trailing prefix of one (at least MinLen bytes, past
-// any scheme), as a server that echoes a credential in a body cut to a
-// length leaves it.
+// String is x with every secret replaced by Mark.
 func (s *Secrets) String(x string) string {
 	if s == nil {
 		return x
@@ -183,7 +182,20 @@ func (s *Secrets) String(x string) string {
 	if s.r == nil {
 		return x
 	}
-	x = s.r.Replace(x)
+	return s.r.Replace(x)
+}
+
+// Echo is String of x, a text a server sent (or one that holds it), and,
+// at its end, a secret cut short: a trailing prefix of one (at least
+// MinLen bytes, past any scheme), as a server that echoes a credential in
+// a body cut to a length leaves it.
+func (s *Secrets) Echo(x string) string {
+	x = s.String(x)
+	if s == nil {
+		return x
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	for _, f := range s.cut {
 		for k := min(len(f)-1, len(x)); k >= MinLen; k-- {
 			if strings.HasSuffix(x, f[:k]) {
@@ -198,7 +210,7 @@ func (s *Secrets) String(x string) string {
 // cut, so that no secret is cut past recognition), then at most MaxBody
 // bytes, escaped as a Go string, with the count of bytes left out.
 func (s *Secrets) Body(b []byte) string {
-	x := s.String(string(b))
+	x := s.Echo(string(b))
 	if len(x) <= MaxBody {
 		return strconv.Quote(x)
 	}

@@ -31,12 +31,16 @@ func TestString(t *testing.T) {
 		{"ends in tok", "ends in tok"}, // under MinLen bytes of it
 		{"the scheme alone: Bearer", "the scheme alone: Bearer"},
 	} {
-		if got := s.String(c.in); got != c.want {
-			t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
+		if got := s.Echo(c.in); got != c.want {
+			t.Errorf("Echo(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+	// String leaves a text's end alone: it ends a write, not an echo.
+	if got := s.String("ends in tok1"); got != "ends in tok1" {
+		t.Errorf("String cut a trailing prefix: %q", got)
+	}
 	var none *Secrets
-	if none.String("x") != "x" || (&Secrets{}).String("x") != "x" {
+	if none.String("x") != "x" || (&Secrets{}).String("x") != "x" || none.Echo("x") != "x" {
 		t.Error("an empty set changes its input")
 	}
 	if got := New("abc").String("abc abc"); got != "abc abc" {

@@ -2,7 +2,7 @@ package redact
 
 import "reflect"
 
-// Walk redacts, in place, every string that ptr (a pointer) reaches:
+// Walk redacts (Echo), in place, every string that ptr (a pointer) reaches:
 // exported struct fields, slice and array elements, map values, through
 // pointers. It is how a report (brk.Result, a phase's stats) is redacted
 // as a whole before it is written, so that a field added later is
@@ -28,7 +28,7 @@ func (s *Secrets) walk(v reflect.Value, seen map[uintptr]bool) {
 		}
 	case reflect.String:
 		if v.CanSet() {
-			if r := s.String(v.String()); r != v.String() {
+			if r := s.Echo(v.String()); r != v.String() {
 				v.SetString(r)
 			}
 		}
