@@ -36,8 +36,8 @@ func parseTargetURL(raw string, opts TLSOptions) (*url.URL, *tls.Config, error) 
 	if u.Host == "" || u.Hostname() == "" {
 		return nil, nil, refuse("%s %q: no host", fURL, raw)
 	}
-	if u.User != nil {
-		return nil, nil, refuse("%s %q: credentials in URLs are not supported (use %s Authorization:)", fURL, raw, fHeaders)
+	if u.User != nil { // its password never shown
+		return nil, nil, refuse("%s %q: credentials in URLs are not supported (use %s Authorization:)", fURL, u.Redacted(), fHeaders)
 	}
 	if pt := u.Port(); pt != "" {
 		if n, err := strconv.ParseUint(pt, 10, 16); err != nil || n == 0 {

@@ -126,7 +126,7 @@ func (c Config) validate() (Config, error) {
 		return c, fmt.Errorf("prom: remote-write URL: %w", err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return c, fmt.Errorf("prom: remote-write URL %q: want http:// or https:// and a host", c.URL)
+		return c, fmt.Errorf("prom: remote-write URL %q: want http:// or https:// and a host", u.Redacted())
 	}
 	for name := range c.Labels {
 		if !labelName.MatchString(name) || len(name) >= 2 && name[:2] == "__" {

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/exp/api/remote"
+
+	"github.com/brk-bench/brk/internal/redact"
 )
 
 const (
@@ -28,6 +32,7 @@ type Pusher struct {
 	api    *remote.API
 	client *http.Client
 	enc    *encoder
+	sec    *redact.Secrets // kept out of the errors
 
 	mu     sync.Mutex // guards closed and sends on queue
 	closed bool
@@ -44,12 +49,16 @@ type Pusher struct {
 // New validates cfg and starts a Pusher's sending goroutine. It sends
 // nothing until the first Push.
 func New(cfg Config) (*Pusher, error) {
+	// The secrets an error could carry: the URL's password, and the
+	// credential a receiver may quote when it refuses it.
+	sec := redact.New(cfg.Authorization)
+	sec.URL(cfg.URL)
 	cfg, err := cfg.validate()
 	if err != nil {
-		return nil, err
+		return nil, errors.New(sec.String(err.Error()))
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	client := &http.Client{Transport: authTransport{base: tr, auth: cfg.Authorization}}
+	client := &http.Client{Transport: quoteTransport{base: authTransport{base: tr, auth: cfg.Authorization}, sec: sec}}
 	api, err := remote.NewAPI(cfg.URL,
 		remote.WithAPIHTTPClient(client),
 		remote.WithAPIPath(""), // cfg.URL is the whole endpoint
@@ -63,7 +72,7 @@ func New(cfg Config) (*Pusher, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Pusher{
-		cfg: cfg, api: api, client: client, enc: newEncoder(cfg),
+		cfg: cfg, api: api, client: client, enc: newEncoder(cfg), sec: sec,
 		queue: make(chan Sample, queueSize),
 		ctx:   ctx, cancel: cancel, done: make(chan struct{}),
 	}
@@ -169,7 +178,7 @@ func (p *Pusher) send(batch []Sample) {
 	defer cancel()
 	if _, err := p.api.Write(ctx, remote.WriteV1MessageType, req); err != nil {
 		p.dropped.Add(uint64(len(batch)))
-		err = fmt.Errorf("prom: remote write: %w", err)
+		err = errors.New(p.sec.String("prom: remote write: " + err.Error()))
 		p.lastErr.Store(&err)
 		return
 	}
@@ -191,3 +200,32 @@ func (t authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func (t authTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
+
+// errorBodyLimit bounds what is read of a failed response's body.
+const errorBodyLimit = 64 << 10
+
+// quoteTransport makes a failed response (not 2xx) fit for an error
+// message, which is all the remote-write client uses it for: its body
+// becomes the first redact.MaxBody bytes of what the receiver sent,
+// secrets redacted, quoted (a receiver may quote the credential it
+// refused, or send a page of HTML); its status the code's standard text,
+// not the receiver's own words.
+type quoteTransport struct {
+	base authTransport
+	sec  *redact.Secrets
+}
+
+func (t quoteTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if err != nil || resp.StatusCode/100 == 2 {
+		return resp, err
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(strings.NewReader(t.sec.Body(b)))
+	resp.ContentLength = -1
+	resp.Status = fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+	return resp, nil
+}
+
+func (t quoteTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }

@@ -385,3 +385,43 @@ func TestPushZeroTimeIsNow(t *testing.T) {
 
 // BenchmarkEncode encodes one typical sample: 4 targets, 3 failure
 // categories, 3 status codes, the default buckets.
+
+// TestErrorKeepsSecrets: a receiver whose 401 body quotes the credential
+// it refused (plain, JSON-escaped, and again past a long preamble) leaves
+// neither the credential nor the token after its scheme in Err, nor the
+// URL's password; Err quotes at most 200 bytes of the body, escaped
+// (issue 29 item 1).
+func TestErrorKeepsSecrets(t *testing.T) {
+	const auth = `Bearer tok/en"s3cret`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		got := req.Header.Get("Authorization")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, "bad credentials "+got+"\n")
+		io.WriteString(w, `{"refused":"tok\/en\"s3cret"}`+strings.Repeat(".", 500)+got)
+	}))
+	t.Cleanup(srv.Close)
+	u := strings.Replace(srv.URL, "http://", "http://user:pa55word@", 1)
+	p, err := New(Config{URL: u, Authorization: auth, Edges: []float64{0.1}, Interval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Push(sampleAt(1))
+	p.Close(context.Background())
+	e := p.Err()
+	if e == nil {
+		t.Fatal("no error from a 401 receiver")
+	}
+	msg := e.Error()
+	for _, secret := range []string{"s3cret", "tok/en", `tok\/en`, "pa55word"} {
+		if strings.Contains(msg, secret) {
+			t.Errorf("Err carries %q: %s", secret, msg)
+		}
+	}
+	if !strings.Contains(msg, "401") || !strings.Contains(msg, `bad credentials [redacted]\n`) || !strings.Contains(msg, "more bytes") {
+		t.Errorf("Err = %s; want the 401, the body quoted and redacted, cut", msg)
+	}
+	if len(msg) > 400 {
+		t.Errorf("Err is %d bytes: the body was not cut to 200", len(msg))
+	}
+	t.Log(msg)
+}

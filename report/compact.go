@@ -248,14 +248,24 @@ func phasesTime(r *brk.Result) time.Duration {
 	return time.Duration(s * float64(time.Second)).Round(time.Second)
 }
 
-// whyRejected is a rejected phase's reason in short: the success share
-// against --accept, else its reason.
+// whyRejected is a rejected phase's reason in short when the success
+// rule rejected it: the success share against --accept; else its reason,
+// whole. A phase whose success share is below --accept may have been
+// rejected for a cause judged before it (protocol faults, the connections
+// test's setups): the reason names that cause, never the share.
 func whyRejected(r *brk.Result, p *brk.PhaseStats) string {
 	acc, err := strconv.ParseFloat(r.Accept, 64)
-	if err == nil && p.Counts.Attempted > 0 && p.SuccessPct < acc && p.Counts.Protocol == 0 {
+	if err == nil && p.Counts.Attempted > 0 && p.SuccessPct < acc && successRule(p.Reason) {
 		return fmt.Sprintf("success %s < %s %%", Pct(p.SuccessPct), r.Accept)
 	}
 	return p.Reason
+}
+
+// successRule reports whether reason is the success rule's ("success
+// 99.7% (…) is below --accept …", the connections test's prefixed
+// "requests: "), the words of sched.Judge, or none.
+func successRule(reason string) bool {
+	return reason == "" || strings.HasPrefix(strings.TrimPrefix(reason, "requests: "), "success ")
 }
 
 // lastPhaseAt is the last phase at level, accepted or not.

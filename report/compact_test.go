@@ -55,10 +55,27 @@ func TestHeld(t *testing.T) {
 	r := &brk.Result{Test: brk.ModeRequests, Verdict: brk.VerdictBroken, Accept: "99.99", LastAccepted: &held, FirstRejected: &broke,
 		Phases: []*brk.PhaseStats{
 			{Index: 0, Level: 32, Accepted: true, RequestsPerSec: 799.4, LatencyMs: brk.Latency{P99: 41}},
-			{Index: 1, Level: 40, Counts: brk.Counts{Attempted: 1000, Succeeded: 997}, SuccessPct: 99.7, Reason: "…"},
+			{Index: 1, Level: 40, Counts: brk.Counts{Attempted: 1000, Succeeded: 997}, SuccessPct: 99.7,
+				Reason: "success 99.7% (997 of 1000) is below --accept 99.99% at 40 concurrent requests"},
 		}}
 	if got, want := report.Held(r), "Held 32 concurrent requests (≈799 req/s, p99 41.0 ms); broke at 40 (success 99.7 % < 99.99 %)"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+	// A phase rejected for another cause says that cause, even when its
+	// success share is below --accept too (issue 29 item 8): protocol
+	// faults no request owned (Counts.Protocol 0), the connections test's
+	// setups.
+	for _, reason := range []string{
+		"invalid protocol data from the server: 2 protocol faults (first: response bytes with no request outstanding)",
+		"setups: 90% established (90 of 100; 10 failed, 0 timed out) is below --accept 99.99% at 40 concurrent connections",
+	} {
+		bad := *r
+		p := *r.Phases[1]
+		p.Reason = reason
+		bad.Phases = []*brk.PhaseStats{r.Phases[0], &p}
+		if got, want := report.Held(&bad), "Held 32 concurrent requests (≈799 req/s, p99 41.0 ms); broke at 40 ("+reason+")"; got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
 	}
 	r.Verdict, r.FirstRejected, r.Phases = brk.VerdictDone, nil, r.Phases[:1]
 	if got, want := report.Held(r), "Held 32 concurrent requests (≈799 req/s, p99 41.0 ms): the --max level, accepted"; got != want {

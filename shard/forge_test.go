@@ -198,3 +198,43 @@ type phaserFunc func(context.Context, sched.PhaseSpec) (*sched.Measurement, erro
 func (f phaserFunc) RunPhase(ctx context.Context, s sched.PhaseSpec) (*sched.Measurement, error) {
 	return f(ctx, s)
 }
+
+// TestReplayedHelloRefused: shard 1's hello, recorded in one run and
+// replayed in place of its hello in the next, is refused as a replay,
+// not as a token that differs (issue 29 item 8): the token is the same.
+func TestReplayedHelloRefused(t *testing.T) {
+	var hello []byte
+	record := func(dir string, n int, f []byte) [][]byte {
+		if dir == "up" && n == 0 && hello == nil {
+			hello = append([]byte{}, f...)
+		}
+		return [][]byte{f}
+	}
+	if runs := runShards(t, 2, func(i int, cfg *Config, _ *fakeLocal) {
+		if i == 1 {
+			cfg.Addr = startProxy(t, cfg.Addr, record).ln.Addr().String()
+		}
+	}); runs[1].err != nil || hello == nil {
+		t.Fatalf("the recorded run: %v (hello recorded: %v)", runs[1].err, hello != nil)
+	}
+	replay := func(dir string, n int, f []byte) [][]byte {
+		if dir == "up" && n == 0 {
+			return [][]byte{hello}
+		}
+		return [][]byte{f}
+	}
+	runs := runShards(t, 2, func(i int, cfg *Config, _ *fakeLocal) {
+		if i == 1 {
+			cfg.Addr = startProxy(t, cfg.Addr, replay).ln.Addr().String()
+			cfg.JoinTimeout = time.Second
+		}
+		if i == 0 {
+			cfg.JoinTimeout = time.Second
+		}
+	})
+	err := runs[1].err
+	if err == nil || !strings.Contains(err.Error(), "replayed hello") || strings.Contains(err.Error(), "BRK_TOKEN") {
+		t.Fatalf("shard 1 with a replayed hello: %v; want a refusal naming the replay", err)
+	}
+	t.Log(err)
+}

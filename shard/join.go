@@ -43,8 +43,11 @@ func (p *Lockstep) admit(c net.Conn) {
 		startMs = p.cfg.StartAt.UnixMilli()
 	}
 	switch {
-	case len(h.Nonce) != 32 || !macOK(h.MAC, helloMAC(p.cfg.Token, cn, h)):
-		refuse("authentication failed: the shard's BRK_TOKEN differs from the coordinator's")
+	case len(h.Nonce) != 32:
+		refuse("a malformed hello: its nonce is not 32 hex digits")
+		return
+	case !macOK(h.MAC, helloMAC(p.cfg.Token, cn, h)):
+		refuse(helloRefusal(p.cfg.Token, cn, h))
 		return
 	case h.Count != p.cfg.Spec.Count:
 		refuse(fmt.Sprintf("shard count %d differs from the coordinator's %d", h.Count, p.cfg.Spec.Count))
@@ -92,6 +95,19 @@ func (p *Lockstep) admit(c net.Conn) {
 		}
 		p.post(event{index: h.Index, m: m})
 	}
+}
+
+// helloRefusal names why hello h fails authentication against this
+// connection's challenge cn. A hello whose MAC holds under the
+// coordinator's token for the challenge it says it answers, another one,
+// was made by a shard with this token on another connection (an earlier
+// attempt, another run) and replayed here; any other failure is a token
+// that differs (or a forged hello, which cannot be told from it).
+func helloRefusal(token, cn string, h *message) string {
+	if h.Challenge != "" && h.Challenge != cn && macOK(h.MAC, helloMAC(token, h.Challenge, h)) {
+		return "a replayed hello: it answers another connection's challenge (recorded from an earlier connection or run), not this one's; the token is the same"
+	}
+	return "authentication failed: the shard's BRK_TOKEN differs from the coordinator's"
 }
 
 func short(h string) string {
@@ -160,7 +176,8 @@ func (p *Lockstep) handshake(c net.Conn) (refused bool, err error) {
 	if ch.Type != msgChallenge || len(ch.Nonce) != 32 {
 		return true, errors.New("the coordinator spoke an unknown protocol")
 	}
-	h := &message{Type: msgHello, Index: p.cfg.Spec.Index, Count: p.cfg.Spec.Count, Plan: p.cfg.PlanHash, Nonce: nonce()}
+	h := &message{Type: msgHello, Index: p.cfg.Spec.Index, Count: p.cfg.Spec.Count, Plan: p.cfg.PlanHash,
+		Challenge: ch.Nonce, Nonce: nonce()}
 	if !p.cfg.StartAt.IsZero() {
 		h.StartAtMs = p.cfg.StartAt.UnixMilli()
 	}

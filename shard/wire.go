@@ -23,7 +23,7 @@ import (
 // frame longer than maxFrame before reading it.
 //
 //	coordinator → shard  challenge {nonce}
-//	shard → coordinator  hello     {index, count, plan, start_at_ms, nonce, mac}
+//	shard → coordinator  hello     {index, count, plan, start_at_ms, challenge, nonce, mac}
 //	coordinator → shard  welcome   {mac} (sealed) | refused {reason} (plain)
 //	coordinator → shard  start     {start_at_ms}            once every shard joined
 //	shard → coordinator  report    {phase, depth, lateness_ns, measurement}
@@ -34,7 +34,9 @@ import (
 // The shared token (BRK_TOKEN) never crosses the wire: hello carries
 // HMAC-SHA256(token, both nonces and the shard's claims), welcome an HMAC
 // over both nonces the other way, so each side proves it holds the token
-// and a replayed hello is useless.
+// and a replayed hello is useless. The hello names the challenge it
+// answers (its MAC covers it either way), so that a hello replayed from
+// another connection is refused as a replay, not as a token that differs.
 //
 // From the welcome on, every frame is sealed: its body is an 8-byte
 // big-endian sequence number, the JSON message and HMAC-SHA256 over both
@@ -64,6 +66,7 @@ const (
 // message is every frame's JSON body; Type says which fields matter.
 type message struct {
 	Type      string             `json:"type"`
+	Challenge string             `json:"challenge,omitempty"` // hello: the challenge's nonce it answers
 	Nonce     string             `json:"nonce,omitempty"`
 	MAC       string             `json:"mac,omitempty"`
 	Index     int                `json:"index"`

@@ -361,8 +361,8 @@ func checkURL(raw string) (string, error) {
 	switch {
 	case u.Opaque != "" || u.Hostname() == "":
 		return "", fmt.Errorf("URL %q has no host: write e.g. %s://127.0.0.1:8080/", raw, u.Scheme)
-	case u.User != nil:
-		return "", fmt.Errorf("URL %q has credentials, which are not supported in URLs: send an Authorization header instead", raw)
+	case u.User != nil: // its password never shown
+		return "", fmt.Errorf("URL %q has credentials, which are not supported in URLs: send an Authorization header instead", u.Redacted())
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return "", fmt.Errorf("URL %q has a fragment (#…), which is never sent to the server: remove it", raw)
 	}

@@ -67,14 +67,17 @@ func (c *abCmd) Run(e *env) error {
 		defer f.abort()
 		jsonFile = f
 	}
+	addTargetSecrets(e.secrets, a)
+	addTargetSecrets(e.secrets, b)
 	side := func(name string, t brk.Target) brk.Observer {
-		return &report.Text{W: &prefixWriter{w: text, prefix: name + "│ ", bol: true}, Test: mode, Target: t, Plan: p}
+		return redacting(e.secrets, &report.Text{W: &prefixWriter{w: text, prefix: name + "│ ", bol: true}, Test: mode, Target: t, Plan: p})
 	}
 	res, err := brk.RunAB(e.ctx, mode, a, b, p, side("A", a), side("B", b))
 	if err != nil {
 		return refuseLib(err)
 	}
 	res.A.Command, res.B.Command = commandLine(), commandLine()
+	e.secrets.Walk(res)
 	report.WriteAB(text, res)
 	e.code = res.ExitCode()
 	if c.JSON != "" {

@@ -99,7 +99,7 @@ func (c *benchCmd) Run(e *env) error {
 	}
 	obs := &benchObserver{stderr: e.stderr, csv: bench.NewCSVWriter(out)}
 	var o bench.MatrixObserver = obs
-	if f, ok := e.stderr.(*os.File); ok && !c.Quiet && isTerminal(f.Fd()) {
+	if _, ok := terminal(e.stderr); ok && !c.Quiet {
 		o = progressBenchObserver{obs}
 	}
 	responder := "built-in child (brk fixture --child)"

@@ -144,3 +144,90 @@ func TestZeroMeaningfulAccepted(t *testing.T) {
 		}
 	}
 }
+
+// valueFlags is every flag of command cmd that takes a value (not a
+// switch), read from the kong model, so that a flag added later is
+// covered at once.
+func valueFlags(t *testing.T, cmd string) []string {
+	t.Helper()
+	var c cli
+	exited := -1
+	p, err := newParser(&c, io.Discard, io.Discard, &exited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, n := range p.Model.Children {
+		if n.Name != cmd {
+			continue
+		}
+		for _, f := range n.Flags {
+			if !f.IsBool() && !f.IsCounter() {
+				names = append(names, f.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		t.Fatalf("brk %s: no flag takes a value", cmd)
+	}
+	return names
+}
+
+// TestEmptyEveryFlag: every flag that takes a value, given an empty one
+// (--run-id=, --targets=), is refused before any traffic (exit 2, one
+// line naming the flag) unless an empty value is a value of its own
+// (emptyMeaningful): an empty value never runs as if the flag were left
+// out (issue 29 item 7).
+func TestEmptyEveryFlag(t *testing.T) {
+	u := "http://127.0.0.1:1/plain"
+	commands := map[string][]string{
+		"req": {u}, "conn": {u}, "rate": {u, "--arrivals", "poisson"}, "ab": {u, u},
+		"fixture": {"--listen", "127.0.0.1:0"}, "demo": nil, "bench": nil, "merge": {"a.json"},
+	}
+	n := 0
+	for cmd, args := range commands {
+		for _, name := range valueFlags(t, cmd) {
+			if slices.Contains(emptyMeaningful, name) {
+				continue
+			}
+			n++
+			t.Run(cmd+"/"+name, func(t *testing.T) {
+				line := append(append([]string{cmd}, args...), "--"+name+"=")
+				r := runBrk(t, line...)
+				if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "brk: ") || !strings.Contains(r.stderr, "--"+name) {
+					t.Errorf("brk %s: want exit 2 with one line naming --%s\n%s", strings.Join(line, " "), name, r)
+				}
+			})
+		}
+	}
+	if n < 40 {
+		t.Errorf("only %d flags that take a value found", n)
+	}
+}
+
+// TestEmptyMeaningfulAccepted: the flags whose empty value is a value of
+// its own (--expect-body "" expects an empty body) parse it and pass the
+// empty-value rule.
+func TestEmptyMeaningfulAccepted(t *testing.T) {
+	for _, cmd := range []string{"req", "conn", "rate", "ab"} {
+		for _, flag := range emptyMeaningful {
+			var c cli
+			exited := -1
+			p, err := newParser(&c, io.Discard, io.Discard, &exited)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{cmd, "http://127.0.0.1:1/", "--" + flag, ""}
+			if cmd == "ab" {
+				args = append(args[:2], append([]string{"http://127.0.0.1:1/"}, args[2:]...)...)
+			}
+			kctx, err := parseArgs(p, args)
+			if err != nil || exited >= 0 {
+				t.Fatalf("%s --%s '': does not parse: %v", cmd, flag, err)
+			}
+			if err := refuseEmpty(kctx); err != nil {
+				t.Errorf("%s --%s '' refused: %v", cmd, flag, err)
+			}
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -23,6 +24,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/redact"
 )
 
 // Exit codes: README.md's exit codes table (docs/cli.md has the details).
@@ -71,6 +73,8 @@ type env struct {
 
 	// prom is the run's --prometheus-* and --run-id flags (nil: none).
 	prom *promFlags
+	// secrets are kept out of everything brk writes (secrets.go).
+	secrets *redact.Secrets
 }
 
 func main() {
@@ -111,7 +115,9 @@ func (e *env) stdoutErr() error {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	stdout = &stickyWriter{w: stdout}
+	sec := startSecrets()
+	stdout = &stickyWriter{w: &redactWriter{w: stdout, sec: sec}}
+	stderr = &redactWriter{w: stderr, sec: sec}
 	args, code, done := words(args, stdout, stderr)
 	if done {
 		return code
@@ -142,6 +148,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "brk: %s\n", oneLine(err.Error())+durationHint(err.Error()))
 		return exitUsage
 	}
+	addFlagSecrets(sec, kctx)
+	if err := refuseEmpty(kctx); err != nil {
+		fmt.Fprintf(stderr, "brk: %v\n", err)
+		return exitUsage
+	}
 	if err := refuseTypedZeros(kctx); err != nil {
 		fmt.Fprintf(stderr, "brk: %v\n", err)
 		return exitUsage
@@ -157,7 +168,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, secrets: sec}
 	if err := kctx.Run(e); err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
@@ -225,6 +236,53 @@ func durationHint(msg string) string {
 // (kctx.Path) through two tables, zeroRules and needsFlags, so that a new
 // flag slots in as one row; a flag of another test needs no row at all
 // (otherTestFlag).
+
+// emptyMeaningful are the flags whose empty value is a value of its own,
+// not "left out" (docs/cli.md lists them): --expect-body "" expects an
+// empty body.
+var emptyMeaningful = []string{"expect-body"}
+
+// refuseEmpty refuses, before any traffic, a flag typed with an empty
+// value (--run-id=, --targets ""), which would otherwise run as if it
+// were left out, unless the empty value is one of its own
+// (emptyMeaningful). A text flag is empty when its value is ""; a list
+// flag (-H, --server-pid, --protocols) when it holds no item or an empty
+// one. A number's empty value is refused by the parser already.
+func refuseEmpty(kctx *kong.Context) error {
+	for _, p := range kctx.Path {
+		f := p.Flag
+		if f == nil || !f.Target.IsValid() || slices.Contains(emptyMeaningful, f.Name) || !emptyValue(f.Target) {
+			continue
+		}
+		name := "--" + f.Name
+		if f.Short != 0 {
+			name = fmt.Sprintf("-%c/--%s", f.Short, f.Name)
+		}
+		return fmt.Errorf("%s needs a value, not \"\" (leave the flag out for its default)", name)
+	}
+	return nil
+}
+
+// emptyValue reports whether v, a flag's value, is an empty text or a
+// list that holds no item or an empty text.
+func emptyValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String:
+		return v.Len() == 0
+	case reflect.Pointer:
+		return !v.IsNil() && v.Elem().Kind() == reflect.String && v.Elem().Len() == 0
+	case reflect.Slice:
+		if v.Len() == 0 {
+			return true
+		}
+		for i := range v.Len() {
+			if e := v.Index(i); e.Kind() == reflect.String && e.Len() == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // zeroRule refuses a typed zero of a flag whose zero is no meaningful
 // value: the library (or the command) reads 0 as "use the default" or

@@ -42,6 +42,7 @@ func (c *mergeCmd) Run(e *env) error {
 		return refuse("merge: %v", err)
 	}
 	res.RunID = sharedRunID(reports) // prometheus.go
+	e.secrets.Walk(res)
 	text := e.stdout
 	if c.JSON == "-" {
 		text = e.stderr

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/report"
@@ -15,8 +14,8 @@ func observer(text *report.Text, stderr io.Writer, quiet bool) brk.Observer {
 	if quiet {
 		return text
 	}
-	f, ok := stderr.(*os.File)
-	if !ok || !isTerminal(f.Fd()) {
+	f, ok := terminal(stderr)
+	if !ok {
 		return text
 	}
 	return &report.Live{Text: text, Out: stderr, Width: termWidth(f.Fd())}

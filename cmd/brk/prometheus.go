@@ -20,6 +20,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/redact"
 	"github.com/brk-bench/brk/metrics"
 	"github.com/brk-bench/brk/prom"
 )
@@ -69,8 +70,8 @@ type promFeed struct {
 
 // newPromFeed checks the push flags and starts the pusher (nothing is sent
 // before the first phase starts). f may be nil (brk demo): the run gets a
-// random id and no push.
-func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p brk.Plan) (*promFeed, error) {
+// random id and no push. No label carries one of sec.
+func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p brk.Plan, sec *redact.Secrets) (*promFeed, error) {
 	if f == nil {
 		f = &promFlags{}
 	}
@@ -91,7 +92,7 @@ func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p br
 		if _, dup := labels[name]; dup {
 			return nil, refuse("--prometheus-label %s given twice", name)
 		}
-		labels[name] = value
+		labels[name] = sec.String(value)
 	}
 	feed.native = f.PrometheusNativeHistograms
 	if !feed.native {

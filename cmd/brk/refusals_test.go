@@ -54,7 +54,7 @@ var refusals = []struct {
 	{"url no scheme", false, []string{"127.0.0.1:1/plain"}, "bad URL \"127.0.0.1:1/plain\": no scheme: give http://127.0.0.1:1/plain or https://127.0.0.1:1/plain"},
 	{"url bad scheme", false, []string{"ftp://127.0.0.1:1/plain"}, "bad URL \"ftp://127.0.0.1:1/plain\": the scheme must be http:// or https://"},
 	{"url no host", false, []string{"http:///plain"}, "bad URL \"http:///plain\": no host"},
-	{"url credentials", false, []string{"http://u:p@127.0.0.1:1/plain"}, "bad URL \"http://u:p@127.0.0.1:1/plain\": credentials in URLs are not supported (use -H Authorization:)"},
+	{"url credentials", false, []string{"http://u:p@127.0.0.1:1/plain"}, "bad URL \"http://u:xxxxx@127.0.0.1:1/plain\": credentials in URLs are not supported (use -H Authorization:)"},
 	{"url port 0", false, []string{"http://127.0.0.1:0/plain"}, "bad URL \"http://127.0.0.1:0/plain\": port \"0\" is not 1..65535"},
 	{"url unparsable", false, []string{"http://[::1/plain"}, "bad URL \"http://[::1/plain\": parse \"http://[::1/plain\": missing ']' in host"},
 	{"connect no port", false, []string{"http://127.0.0.1:1/plain", "--connect", "127.0.0.1"}, "--connect \"127.0.0.1\": want HOST:PORT"},
@@ -128,7 +128,8 @@ var refusals = []struct {
 	{"ab accept abc", false, []string{"ab", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b", "--accept", "abc"}, "--accept \"abc\": want a percentage such as 99.99"},
 	{"ab bad url b", false, []string{"ab", "http://127.0.0.1:1/a", "ftp://127.0.0.1:1/b"}, "bad URL \"ftp://127.0.0.1:1/b\": the scheme must be http:// or https://"},
 	{"rate phase", false, []string{"rate", "http://127.0.0.1:1/plain", "--phase", "500us"}, "--phase must be at least 1ms"},
-	{"accept empty", false, []string{"http://127.0.0.1:1/plain", "--accept="}, "--accept needs a percentage such as 99.99"},
+	{"accept empty", false, []string{"http://127.0.0.1:1/plain", "--accept="}, `--accept needs a value, not "" (leave the flag out for its default)`},
+	{"accept blank", false, []string{"http://127.0.0.1:1/plain", "--accept= "}, "--accept needs a percentage such as 99.99"},
 	{"rate outstanding level", false, []string{"rate", "http://127.0.0.1:1/plain", "--conn", "1", "--rate-depth", "100000"}, "--conn × --rate-depth above 4194304 outstanding requests is not supported"},
 	{"conn outstanding", false, []string{"conn", "http://127.0.0.1:1/plain", "--max", "100000"}, "--start/--max above 65536 are not supported"},
 }

@@ -299,7 +299,8 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	if err := brk.Check(t, p, mode); err != nil {
 		return nil, refuseLib(err)
 	}
-	feed, err := newPromFeed(e.prom, text, mode, t, p) // the run id, and a push (prometheus.go)
+	addTargetSecrets(e.secrets, t)
+	feed, err := newPromFeed(e.prom, text, mode, t, p, e.secrets) // the run id, and a push (prometheus.go)
 	if err != nil {
 		return nil, err
 	}
@@ -323,12 +324,13 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	}
 	started := time.Now()
 	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose}, e.stderr, quiet)
-	res, err := brk.RunMode(e.ctx, mode, t, p, feed.observe(obs))
+	res, err := brk.RunMode(e.ctx, mode, t, p, redacting(e.secrets, feed.observe(obs)))
 	if err != nil {
 		return nil, refuseLib(err)
 	}
 	feed.finish(res, mode, t, p)
 	res.Command = commandLine()
+	e.secrets.Walk(res) // before the shard's HMAC signs it
 	if res.Verdict == brk.VerdictInconclusive && len(res.Phases) == 0 {
 		fmt.Fprintf(text, "brk %s test  %s\n", mode, t.Name())
 	}
@@ -355,8 +357,8 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	}
 	if htmlFile != nil {
 		host, _ := os.Hostname()
-		err := report.WriteHTML(htmlFile, res, report.HTMLConditions{
-			Command: "brk " + strings.Join(os.Args[1:], " "), Host: host, CPUs: runtime.NumCPU(),
+		err := report.WriteHTML(&redactWriter{w: htmlFile, sec: e.secrets}, res, report.HTMLConditions{
+			Command: e.secrets.String(commandLine()), Host: host, CPUs: runtime.NumCPU(),
 			OS: runtime.GOOS, Arch: runtime.GOARCH, Started: started,
 		})
 		if err == nil {
@@ -406,7 +408,7 @@ func commandLine() string {
 func writeJSON(e *env, file *reportFile, v any) error {
 	out := io.Writer(e.stdout)
 	if file != nil {
-		out = file
+		out = &redactWriter{w: file, sec: e.secrets}
 	}
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
