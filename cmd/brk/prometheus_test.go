@@ -227,7 +227,7 @@ func TestPromMixTargets(t *testing.T) {
 func TestPromMixTargetsFromStart(t *testing.T) {
 	mix := brk.Target{Mix: []brk.Request{{Method: "GET", URL: "http://h:1/fast?x=1"}, {Method: "POST", URL: "http://h:1/slow"}}}
 	feed, err := newPromFeed(&promFlags{PrometheusRemoteWrite: "http://127.0.0.1:1/api/v1/write"}, io.Discard,
-		brk.ModeRequests, mix, brk.Plan{Timeout: time.Second})
+		brk.ModeRequests, mix, brk.Plan{Timeout: time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
