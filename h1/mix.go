@@ -177,7 +177,9 @@ func (s *MixSession) Wrote(n int) (upTo uint32, ok bool) {
 }
 
 // Parse consumes response bytes up to the end of one response and appends
-// its completion to done.
+// its completion to done. A response when nothing written awaits an
+// answer is a stray (Parser.stray): the server's farewell
+// (proto.ErrClosedIdle) or ErrUnsolicited.
 func (s *MixSession) Parse(b []byte, done []proto.Completion) (int, []proto.Completion, error) {
 	if !s.stray && !s.p.Started() && s.ans == s.wr && (s.partial == 0 || s.ans == s.end) {
 		s.stray = true // nobody asked for these bytes
