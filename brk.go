@@ -423,6 +423,14 @@ type PhaseStats struct {
 	GoAwaysReceived uint64 `json:"goaways_received,omitempty"`
 	StreamsReplayed uint64 `json:"streams_replayed,omitempty"`
 	PeerMaxStreams  *int64 `json:"peer_max_streams,omitempty"`
+	// IdleCloses counts connections the server ended while nothing was
+	// outstanding on them, announcing it with a response that answered no
+	// request (HTTP/1.1: an idle timeout's 408 Request Timeout with
+	// Connection: close, as haproxy sends), or with a 408 that crossed the
+	// request just written on the idle connection (that request was
+	// replayed once). Each connection was replaced; no request failed for
+	// it. Absent when none.
+	IdleCloses uint64 `json:"idle_closes,omitempty"`
 	// SetupsPerSec is established setups ÷ duration (connections test).
 	SetupsPerSec float64 `json:"setups_per_sec"`
 	// Server is the CPU and memory of each Plan.ServerPIDs process over the

@@ -64,6 +64,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		SetupError:          m.SetupError,
 
 		ResetsSent: m.ResetsSent, GoAwaysReceived: m.GoAwaysReceived, StreamsReplayed: m.Replayed,
+		IdleCloses: m.IdleCloses,
 	}
 	if m.PeerMaxKnown {
 		v := m.PeerMaxStreams

@@ -27,7 +27,8 @@ type MixSession struct {
 	tgs          []uint8
 	ans, wr, end uint32
 	last         bool
-	partial      int // bytes of request wr already written
+	partial      int  // bytes of request wr already written
+	stray        bool // the response being parsed answers no request
 
 	buf []byte // coalesced output
 
@@ -52,7 +53,7 @@ func NewMixSession(ts []*Template) (*MixSession, error) {
 
 // Reset begins a new connection: nothing queued, no response in progress.
 func (s *MixSession) Reset() {
-	s.ans, s.wr, s.end, s.last, s.partial = 0, 0, 0, false, 0
+	s.ans, s.wr, s.end, s.last, s.partial, s.stray = 0, 0, 0, false, 0, false
 	s.p.Reset(false)
 }
 
@@ -65,7 +66,7 @@ func (s *MixSession) QueueTarget(token uint32, i int, last bool) {
 	if int(s.end-s.ans) == len(s.toks) {
 		s.grow()
 	}
-	if s.ans == s.end {
+	if s.ans == s.end && !s.stray {
 		s.expectFor(i) // the next response answers this request
 	}
 	k := s.end & uint32(len(s.toks)-1)
@@ -176,10 +177,17 @@ func (s *MixSession) Wrote(n int) (upTo uint32, ok bool) {
 }
 
 // Parse consumes response bytes up to the end of one response and appends
-// its completion to done.
+// its completion to done. A response when nothing written awaits an
+// answer is a stray (Parser.stray): the server's farewell
+// (proto.ErrClosedIdle) or ErrUnsolicited.
 func (s *MixSession) Parse(b []byte, done []proto.Completion) (int, []proto.Completion, error) {
-	if !s.p.Started() && s.ans == s.wr && (s.partial == 0 || s.ans == s.end) {
-		return 0, done, ErrUnsolicited
+	if !s.stray && !s.p.Started() && s.ans == s.wr && (s.partial == 0 || s.ans == s.end) {
+		s.stray = true // nobody asked for these bytes
+		s.p.Reset(false)
+	}
+	if s.stray {
+		n, err := s.p.stray(b)
+		return n, done, err
 	}
 	n, fin, err := s.p.Parse(b)
 	if err != nil || !fin {
@@ -217,6 +225,9 @@ func (s *MixSession) complete(done []proto.Completion, closing bool) []proto.Com
 func (s *MixSession) EOF(done []proto.Completion) ([]proto.Completion, error) {
 	if !s.p.Started() {
 		return done, nil
+	}
+	if s.stray {
+		return done, s.p.strayEOF()
 	}
 	fin, err := s.p.EOF()
 	if !fin {

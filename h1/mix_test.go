@@ -140,7 +140,7 @@ func TestMixSessionParsesPerTarget(t *testing.T) {
 			t.Errorf("completion %d: %+v, want token %d body ok %v", i, got[i], i, ok)
 		}
 	}
-	if _, _, err := s.Parse([]byte("HTTP/1.1 200 OK\r\n"), nil); err != ErrUnsolicited {
+	if _, _, err := s.Parse([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"), nil); err != ErrUnsolicited {
 		t.Errorf("a response to nothing: %v", err)
 	}
 }

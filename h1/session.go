@@ -82,8 +82,38 @@ func (t *Template) Request() []byte {
 }
 
 // ErrUnsolicited is a response that answers no request: bytes before any
-// request was sent, or more responses than requests.
+// request was sent, or more responses than requests. A whole response that
+// announces the close is the server's farewell instead
+// (proto.ErrClosedIdle).
 var ErrUnsolicited = errors.New("unsolicited_response")
+
+// stray parses b as a response that answers no request (nothing written
+// awaits an answer). A whole one that announces the close is the server's
+// farewell on an idle connection, proto.ErrClosedIdle: an idle timeout's
+// 408 Request Timeout with Connection: close, which Go's client drops
+// too. Any other response, or bytes that are none, is ErrUnsolicited.
+func (p *Parser) stray(b []byte) (int, error) {
+	n, fin, err := p.Parse(b)
+	switch {
+	case err != nil:
+		return n, ErrUnsolicited
+	case !fin:
+		return n, nil
+	case p.Close():
+		return n, proto.ErrClosedIdle
+	}
+	return n, ErrUnsolicited
+}
+
+// strayEOF ends a response that answered no request at the peer's close:
+// one the close completes (a close-delimited body) is the server's
+// farewell; one cut short is the parser's error.
+func (p *Parser) strayEOF() error {
+	if fin, err := p.EOF(); !fin {
+		return err
+	}
+	return proto.ErrClosedIdle
+}
 
 // Session is one connection's HTTP/1.1 protocol state: the requests queued
 // for writing, how far the socket took them, and the response parser.
@@ -99,6 +129,7 @@ type Session struct {
 	last    bool // a closing request is queued after them
 	partial int  // bytes of the first queued request already written
 	p       Parser
+	stray   bool // the response being parsed answers no request
 
 	// Tokens of the unanswered requests in queue order: [ans, wr) are
 	// completely written, [wr, end) are queued.
@@ -120,6 +151,7 @@ func NewSession(t *Template) *Session {
 func (s *Session) Reset() {
 	s.queued, s.last, s.partial = 0, false, 0
 	s.ans, s.wr, s.end = 0, 0, 0
+	s.stray = false
 	s.p.Reset(s.t.isHead)
 }
 
@@ -219,12 +251,19 @@ func (s *Session) Wrote(n int) (upTo uint32, ok bool) {
 }
 
 // Parse consumes response bytes up to the end of one response and appends
-// its completion to done.
+// its completion to done. A response when nothing written awaits an
+// answer is a stray (Parser.stray): the server's farewell
+// (proto.ErrClosedIdle) or ErrUnsolicited.
 func (s *Session) Parse(b []byte, done []proto.Completion) (int, []proto.Completion, error) {
-	if !s.p.Started() && s.ans == s.wr && (s.partial == 0 || s.ans == s.end) {
+	if !s.stray && !s.p.Started() && s.ans == s.wr && (s.partial == 0 || s.ans == s.end) {
 		// Nothing written awaits an answer, and no request is being
 		// written: nobody asked for these bytes.
-		return 0, done, ErrUnsolicited
+		s.stray = true
+		s.p.Reset(false)
+	}
+	if s.stray {
+		n, err := s.p.stray(b)
+		return n, done, err
 	}
 	n, fin, err := s.p.Parse(b)
 	if err != nil || !fin {
@@ -257,6 +296,9 @@ func (s *Session) complete(done []proto.Completion, closing bool) []proto.Comple
 func (s *Session) EOF(done []proto.Completion) ([]proto.Completion, error) {
 	if !s.p.Started() {
 		return done, nil
+	}
+	if s.stray {
+		return done, s.p.strayEOF()
 	}
 	fin, err := s.p.EOF()
 	if !fin {

@@ -148,10 +148,14 @@ func TestSessionRefusesUnsolicitedResponses(t *testing.T) {
 	if _, _, err := s.Parse(resp, nil); err != ErrUnsolicited {
 		t.Fatalf("a response before any request: %v", err)
 	}
+	s = NewSession(testTemplate(t))
 	s.Queue(0, false)
 	if _, _, err := s.Parse(resp, nil); err != ErrUnsolicited {
 		t.Fatalf("a response to a request not yet sent: %v", err)
 	}
+	// An error ends the connection: the next one starts afresh.
+	s.Reset()
+	s.Queue(0, false)
 	drain(s, 1<<20)
 	if got := parseAll(t, s, resp); len(got) != 1 || got[0].Token != 0 {
 		t.Fatalf("response: %+v", got)

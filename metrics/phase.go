@@ -94,6 +94,7 @@ type Phase struct {
 	ResetsSent           uint64                  `json:"resets_sent,omitempty"`
 	GoAwaysReceived      uint64                  `json:"goaways_received,omitempty"`
 	Replayed             uint64                  `json:"replayed,omitempty"`
+	IdleCloses           uint64                  `json:"idle_closes,omitempty"`
 	PeerMaxStreams       int64                   `json:"peer_max_streams,omitempty"`
 	PeerMaxKnown         bool                    `json:"peer_max_known,omitempty"`
 	StreamLimit          StreamLimit             `json:"stream_limit,omitzero"`
@@ -214,6 +215,7 @@ func (p *Phase) Add(q *Phase) {
 	p.ResetsSent += q.ResetsSent
 	p.GoAwaysReceived += q.GoAwaysReceived
 	p.Replayed += q.Replayed
+	p.IdleCloses += q.IdleCloses
 	p.peerMax(q.PeerMaxStreams, q.PeerMaxKnown)
 	p.StreamLimit.add(&q.StreamLimit)
 	p.addRate(q.Written, q.Scheduled, q.ExpiredUnsent, q.LateNs, q.SendLag, q.Service, q.ClientLag)
@@ -313,6 +315,7 @@ func (r *Recorder) phase() Phase {
 		ResetsSent:           r.ResetsSent,
 		GoAwaysReceived:      r.GoAwaysReceived,
 		Replayed:             r.Replayed,
+		IdleCloses:           r.IdleCloses,
 		PeerMaxStreams:       r.PeerMaxStreams,
 		PeerMaxKnown:         r.PeerMaxKnown,
 		StreamLimit:          r.StreamLimit,

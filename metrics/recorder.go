@@ -101,6 +101,11 @@ type Recorder struct {
 	Replayed        uint64
 	PeerMaxStreams  int64
 	PeerMaxKnown    bool
+	// IdleCloses counts connections the server ended while idle with a
+	// response that announced the close (an idle timeout's 408 Request
+	// Timeout, or one that crossed the request just written on the idle
+	// connection): each was replaced, no request failed for it.
+	IdleCloses uint64
 	// StreamLimit: the connection whose peer stream limit stayed below
 	// its target the largest share of its time in the phase (HTTP/2).
 	StreamLimit StreamLimit

@@ -6,6 +6,16 @@
 // the engine or on each other.
 package proto
 
+import "errors"
+
+// ErrClosedIdle is what Parse (or EOF) returns for a response that answers
+// no request and announces the close: a server ending a connection that
+// had nothing outstanding (an idle timeout's 408 Request Timeout, as
+// haproxy sends). It is the server's farewell, not a protocol fault: the
+// worker closes the connection gracefully, replaces it and fails no
+// request for it.
+var ErrClosedIdle = errors.New("the server closed an idle connection")
+
 // Session is one connection's protocol as sched's worker drives it. The worker
 // owns the socket, admission, deadlines and outcomes; the session owns the
 // framing: it encodes the requests the worker admits, says how far the
@@ -34,11 +44,13 @@ type Session interface {
 	Wrote(n int) (upTo uint32, ok bool)
 	// Parse consumes response bytes and appends one Completion per
 	// finished response to done. An error is a protocol fault: the
-	// connection cannot be trusted any more.
+	// connection cannot be trusted any more; ErrClosedIdle is the server's
+	// farewell on an idle connection instead.
 	Parse(b []byte, done []Completion) (n int, out []Completion, err error)
 	// EOF tells the session the peer closed the connection: it appends a
 	// completion that the close finishes (a close-delimited body); an
-	// error is a response cut short.
+	// error is a response cut short, or ErrClosedIdle when the close
+	// finished a response that answered no request.
 	EOF(done []Completion) ([]Completion, error)
 	// Cancel is called when request token missed its deadline. keep
 	// reports that the session cancelled that request alone and the

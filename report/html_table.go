@@ -143,7 +143,7 @@ func phaseGroups(p *brk.PhaseStats, fails []htmlKV) []htmlGroup {
 			{"version", t.Version}, {"cipher", t.Cipher}, {"group", t.Group}, {"resumed", u(t.Resumed)},
 		}})
 	}
-	if p.ResetsSent > 0 || p.GoAwaysReceived > 0 || p.StreamsReplayed > 0 || p.PeerMaxStreams != nil {
+	if p.ResetsSent > 0 || p.GoAwaysReceived > 0 || p.StreamsReplayed > 0 || p.PeerMaxStreams != nil || p.IdleCloses > 0 {
 		limit := "none set"
 		if p.PeerMaxStreams != nil {
 			limit = strconv.FormatInt(*p.PeerMaxStreams, 10)
@@ -151,6 +151,7 @@ func phaseGroups(p *brk.PhaseStats, fails []htmlKV) []htmlGroup {
 		gs = append(gs, htmlGroup{"HTTP/2 and replays", []htmlKV{
 			{"resets sent", u(p.ResetsSent)}, {"GOAWAYs received", u(p.GoAwaysReceived)},
 			{"streams replayed", u(p.StreamsReplayed)}, {"server stream limit", limit},
+			{"idle closes", u(p.IdleCloses)},
 		}})
 	}
 	if r := p.Rate; r != nil {

@@ -212,6 +212,9 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 		fmt.Fprintf(w, "  http/2      resets sent %d, GOAWAYs received %d, streams replayed %d; server stream limit %s\n",
 			s.ResetsSent, s.GoAwaysReceived, s.StreamsReplayed, limit)
 	}
+	if s.IdleCloses > 0 {
+		fmt.Fprintf(w, "  idle close  %d connections ended by the server while idle (its 408 farewell): replaced, no request failed\n", s.IdleCloses)
+	}
 	if s.ProtocolFault != "" {
 		fmt.Fprintf(w, "  protocol    first fault: %s\n", s.ProtocolFault)
 	}

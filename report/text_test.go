@@ -42,3 +42,19 @@ func TestTextTLSProbe(t *testing.T) {
 		t.Errorf("a phase without a probe:\n%s", b.String())
 	}
 }
+
+// TestTextIdleCloses: a phase whose server ended idle connections (an
+// idle timeout's 408) says how many, and that no request failed for them.
+func TestTextIdleCloses(t *testing.T) {
+	var b strings.Builder
+	WritePhase(&b, brk.ModeRate, &brk.PhaseStats{Level: 10, IdleCloses: 7})
+	want := "idle close  7 connections ended by the server while idle (its 408 farewell): replaced, no request failed"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	WritePhase(&b, brk.ModeRate, &brk.PhaseStats{Level: 10})
+	if strings.Contains(b.String(), "idle close") {
+		t.Errorf("a phase without idle closes mentions them:\n%s", b.String())
+	}
+}

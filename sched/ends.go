@@ -6,6 +6,7 @@ import (
 
 	"github.com/brk-bench/brk/conn"
 	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/proto"
 )
 
 // How a connection ends — a graceful close, the server's close after the
@@ -106,8 +107,50 @@ func (w *worker) eof(o *owner, now int64) {
 		w.closeFollowers(o, now)
 		return
 	}
+	if err == proto.ErrClosedIdle {
+		w.closedIdle(o, now)
+		return
+	}
 	// Truncated, or nothing received: a transport incident.
 	w.abrupt(o, now, err)
+}
+
+// closedIdle ends a connection whose server said farewell while nothing
+// was outstanding on it: a response that answered no request and
+// announced the close (an idle timeout's 408). It is counted, closed
+// gracefully and replaced; no request fails for it. Requests written
+// after the farewell began crossed it: they are replayed, whatever their
+// method (the server ended the connection before reading them).
+func (w *worker) closedIdle(o *owner, now int64) {
+	w.rec.IdleCloses++
+	w.retireConn(o, now, false)
+}
+
+// crossedClose handles the idle-timeout race: a 408 Request Timeout that
+// announces the close, answering a request written on a connection that
+// had nothing else outstanding, was most likely sent for the idle
+// connection before the request reached the server. It counts as the
+// server's idle close, the request is replayed once on a new connection
+// with its original admission and deadline whatever its method (a 408
+// means the server did not take it), and the connection ends as after
+// any response that closes it. A second such 408 for the same request,
+// and a 408 on a connection that was busy answering, are status outcomes.
+// It reports whether it took the response; the caller has checked the
+// status.
+func (w *worker) crossedClose(o *owner, s *slot, c *Completion, now int64) bool {
+	if !c.Closing || !s.idle || s.crossed {
+		return false
+	}
+	w.rec.IdleCloses++
+	w.rec.Replayed++
+	w.integrate(now)
+	s.crossed = true
+	s.state = slotQueued // written again from its first byte
+	o.inflight--
+	w.outN--
+	w.updateTarget(o, now)
+	w.pol.answered(w, o, true, now)
+	return true
 }
 
 func (w *worker) protocolFault(o *owner, now int64, reason string) {

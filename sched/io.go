@@ -3,6 +3,7 @@ package sched
 import (
 	"github.com/brk-bench/brk/conn"
 	"github.com/brk-bench/brk/poller"
+	"github.com/brk-bench/brk/proto"
 )
 
 // Readiness and socket I/O: one event, reads until the transport would
@@ -111,6 +112,10 @@ func (w *worker) consume(o *owner, b []byte, now int64) bool {
 			if !w.complete(o, &comps[i], now) {
 				return false
 			}
+		}
+		if err == proto.ErrClosedIdle {
+			w.closedIdle(o, now)
+			return false
 		}
 		if err != nil {
 			w.protocolFault(o, now, err.Error())

@@ -27,6 +27,8 @@ type slot struct {
 	state    uint8
 	last     bool  // the connection's last request (Connection: close)
 	target   uint8 // the request mix's target (mix_engine.go; 0 without one)
+	idle     bool  // written on a connection with nothing else outstanding
+	crossed  bool  // replayed once already after an idle close crossed it (ends.go)
 }
 
 // Slot states.
@@ -83,6 +85,7 @@ func (w *worker) push(o *owner) *slot {
 	w.pending++
 	s.state = slotQueued
 	s.written = 0
+	s.crossed = false
 	return s
 }
 
@@ -106,6 +109,7 @@ func (w *worker) markWritten(o *owner, upTo uint32, now int64) {
 			continue
 		}
 		s.state = slotWritten
+		s.idle = o.inflight == 0
 		o.inflight++
 		w.outN++
 		if d := now - s.start; d > w.rec.MaxSendDelayNs {
@@ -142,6 +146,9 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 		// refusing an upload): the server has it, so it counts as
 		// written from now.
 		w.wrote(o, c.Token, now)
+	}
+	if c.Status == 408 && w.crossedClose(o, s, c, now) {
+		return false
 	}
 	w.rec.Response(now - s.start)
 	w.rec.Status(c.Status)

@@ -1,5 +1,5 @@
-// Package testenv starts real servers (nginx) for integration tests and
-// decides whether a missing server skips or fails a test.
+// Package testenv starts real servers (nginx, h2o, haproxy) for integration
+// tests and decides whether a missing server skips or fails a test.
 package testenv
 
 import (
@@ -83,14 +83,18 @@ type Nginx struct {
 var fallbackNginx = "/usr/sbin/nginx"
 
 // nginxBinary returns the nginx executable from PATH or fallbackNginx.
-func nginxBinary() (string, error) {
-	if p, err := exec.LookPath("nginx"); err == nil {
+func nginxBinary() (string, error) { return lookBinary("nginx", fallbackNginx) }
+
+// lookBinary returns the executable name from PATH, or fallback (a
+// distribution's sbin path, often outside a user's PATH) when it is one.
+func lookBinary(name, fallback string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	if st, err := os.Stat(fallbackNginx); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-		return fallbackNginx, nil
+	if st, err := os.Stat(fallback); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+		return fallback, nil
 	}
-	return "", fmt.Errorf("nginx not found in PATH or at %s", fallbackNginx)
+	return "", fmt.Errorf("%s not found in PATH or at %s", name, fallback)
 }
 
 // nginxConfig renders the configuration for prefix and addr.
