@@ -63,4 +63,22 @@ func WriteBreakEvidence(w io.Writer, r *brk.Result) {
 	for _, c := range fp.Conflicts {
 		fmt.Fprintf(w, "conflict: %d %s rejected below %d, which held\n", c.Low, unit, c.High)
 	}
+	if busy, peak := busyPhases(r); busy > 0 {
+		fmt.Fprintf(w, "busy: %d of %d phases ran on a busy box (other processes used up to %.2g cores): the break is the server's under that load\n",
+			busy, len(r.Phases), peak)
+	}
+}
+
+// busyPhases counts the phases judged on a busy box and the most CPU
+// other processes used in one of them.
+func busyPhases(r *brk.Result) (busy int, peak float64) {
+	for _, p := range r.Phases {
+		if p.Evidence != nil && p.Evidence.Busy {
+			busy++
+			if p.OtherCPU != nil {
+				peak = max(peak, p.OtherCPU.MeanCores)
+			}
+		}
+	}
+	return busy, peak
 }

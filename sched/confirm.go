@@ -186,8 +186,10 @@ func (s *levelState) priority(l int, b Bracket) int {
 }
 
 // finish is the run's end once nothing is left to run again: a conflict
-// that persisted, or a box busy in most phases, leaves the break
-// inconclusive.
+// that persisted, or a box busy in most phases whose runs of one level
+// disagreed, leaves the break inconclusive. A box busy throughout whose
+// runs all agreed keeps its verdict: the load did not move it, and each
+// phase names it.
 func (s *levelState) finish(mv Next) Next {
 	if mv.Verdict != Broken && mv.Verdict != Done {
 		return mv
@@ -202,11 +204,25 @@ func (s *levelState) finish(mv Next) Next {
 		return mv
 	}
 	if busy, n := s.busyPhases(); s.mostRuns() > 1 && busy*2 > n {
-		mv.Verdict = Inconclusive
-		mv.Reason = fmt.Sprintf("the box was busy in %d of %d phases (other processes used more than %.2g of a core for more than half of each): its %s cannot be told from the server's (%s)",
-			busy, n, 0.25, "noise", s.pairText(b))
+		if split := s.split(); split >= 0 {
+			mv.Verdict = Inconclusive
+			mv.Reason = fmt.Sprintf("the box was busy in %d of %d phases (other processes used more than a quarter of a core for more than half of each) and the runs of %d %s disagreed: the load cannot be told from the server's (%s)",
+				busy, n, split, s.p.Mode.Unit(), s.pairText(b))
+		}
 	}
 	return mv
+}
+
+// split is the lowest level whose runs disagreed (-1: none): one accepted
+// and one rejected (a stall included).
+func (s *levelState) split() int {
+	low := -1
+	for _, r := range s.levels {
+		if r.acc > 0 && r.rej+r.stall > 0 && (low < 0 || r.level < low) {
+			low = r.level
+		}
+	}
+	return low
 }
 
 // busyPhases counts the judged phases run on a busy box, of all.

@@ -95,12 +95,21 @@ func TestConfirmRules(t *testing.T) {
 			nil, Inconclusive, 32, 33, "the levels conflict: 4 concurrent requests was rejected in 2 of 2 runs below 8, which held in 2 of 3"},
 		{"a conflict resolved by re-runs is none", confirmPlan, capacityWith(32, map[int][]outcome{24: {rej}}),
 			nil, Broken, 32, 33, ""},
-		{"busy in most phases ends inconclusive", confirmPlan, func(l, r int) outcome {
+		{"busy in most phases, the runs agreeing: the verdict stands", confirmPlan, func(l, r int) outcome {
 			if l <= 32 {
 				return busyOK
 			}
 			return busyR
-		}, nil, Inconclusive, 32, 33, "the box was busy in"},
+		}, nil, Broken, 32, 33, "rejected at 33"},
+		{"busy in most phases, the runs of a level disagreeing: inconclusive", confirmPlan, func(l, r int) outcome {
+			switch {
+			case l == 16 && r == 1:
+				return busyR
+			case l <= 32:
+				return busyOK
+			}
+			return busyR
+		}, nil, Inconclusive, 32, 33, "and the runs of 16 concurrent requests disagreed"},
 		{"the linear ramp confirms its final pair", linear, capacityWith(32, nil),
 			[]int{8, 16, 24, 32, 40, 32, 40}, Broken, 32, 40, ""},
 		{"Repeat 1: one noisy phase decides a false break, as before", func() Plan { p := confirmPlan; p.Repeat = 1; return p }(), capacityWith(32, map[int][]outcome{8: {rej}}),

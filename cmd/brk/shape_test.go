@@ -33,7 +33,7 @@ var (
 	// evidenceRE is a phase's evidence line and the summary's stall and
 	// conflict lines: whether a phase was judged on a busy box, too close
 	// to call or a stall measures the machine too.
-	evidenceRE = regexp.MustCompile(`(?m)^(  evidence|stall|conflict): .*\n`)
+	evidenceRE = regexp.MustCompile(`(?m)^(  evidence|stall|conflict|busy): .*\n`)
 	// noisyKeys are the evidence's flags, present only when they hold.
 	noisyKeys = regexp.MustCompile(`\.evidence\.(busy|too_close|stall)(\.|$)`)
 )
