@@ -138,6 +138,13 @@ func TestMergedReportIsOneBox(t *testing.T) {
 			t.Errorf("phase %d:\none box %s\nmerged  %s", n, wj, gj)
 		}
 	}
+	// The same final pair, interval and binding term: the interval's
+	// seed comes from the runs, which the merge replays.
+	if want.FinalPair == nil || want.FinalPair.Interval == nil || !reflect.DeepEqual(got.FinalPair, want.FinalPair) {
+		wj, _ := json.Marshal(want.FinalPair)
+		gj, _ := json.Marshal(got.FinalPair)
+		t.Errorf("final pair:\none box %s\nmerged  %s", wj, gj)
+	}
 	if got.Threads != 6 || len(got.Shards) != 3 {
 		t.Errorf("threads %d, shards %+v", got.Threads, got.Shards)
 	}
