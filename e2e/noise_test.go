@@ -242,3 +242,72 @@ func TestSearchOnABusyBox(t *testing.T) {
 		t.Fatalf("%s (%s)", res.Verdict, res.Reason)
 	}
 }
+
+// Leftover work: a backend that keeps serving requests whose client has
+// gone (--keep-working: a timed-out request holds its slot for its whole
+// service time). After each overloaded phase the server still has work
+// brk no longer waits for; the cool-down lets it finish, so the pair a
+// search finds lies within a fresh server's interval.
+func TestSearchAfterLeftoverWork(t *testing.T) {
+	plan := noisePlan
+	plan.Conns = 32 // up to 32 requests in service or queued when their clients time out
+	search := func() *brk.Result {
+		fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond, KeepWorking: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fx.Close()
+		res, err := brk.RunMode(context.Background(), brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, plan, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAccounting(t, res)
+		return res
+	}
+	first := search()
+	fresh := search()
+	t.Logf("first: %s %s; %s", first.Verdict, first.Reason, levels(first))
+	t.Logf("fresh: %s %s; %s", fresh.Verdict, fresh.Reason, levels(fresh))
+	waited := 0
+	for _, c := range first.CoolDowns {
+		if c.Requests > 1 {
+			waited++
+		}
+	}
+	t.Logf("%d cool-downs, %d of them waited for more than one probe", len(first.CoolDowns), waited)
+	if first.Verdict != brk.VerdictBroken || fresh.Verdict != brk.VerdictBroken {
+		if first.Verdict == brk.VerdictInconclusive || fresh.Verdict == brk.VerdictInconclusive {
+			t.Skipf("a search could not tell (%s / %s): nothing to compare", first.Reason, fresh.Reason)
+		}
+		t.Fatalf("verdicts %s / %s", first.Verdict, fresh.Verdict)
+	}
+	iv := fresh.FinalPair.Interval
+	if held, broke := *first.LastAccepted, *first.FirstRejected; held < iv.Low || broke > iv.High {
+		t.Fatalf("the pair %d/%d after leftover work lies outside a fresh server's interval %d–%d", held, broke, iv.Low, iv.High)
+	}
+}
+
+// A server whose latency spreads as load rises (each request's service
+// drawn from 1–40 ms, 4 in service), judged by --max-p99: the share of
+// slow responses grows over many levels, and the boundary is gradual.
+func TestSearchGradualBoundary(t *testing.T) {
+	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, DelayDist: "uniform:1ms-40ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx.Close()
+	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Phase: time.Second, Timeout: time.Second, MaxP99: 150 * time.Millisecond, Threads: 1, Budget: 2 * time.Minute}
+	res, err := brk.RunMode(context.Background(), brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %s; %s", res.Verdict, res.Reason, levels(res))
+	if res.Verdict != brk.VerdictBroken {
+		t.Fatalf("%s (%s)\n%s", res.Verdict, res.Reason, describe(res))
+	}
+	fp := res.FinalPair
+	t.Logf("interval %d–%d, binding %s, %s", fp.Interval.Low, fp.Interval.High, fp.Binding, fp.Boundary)
+	if fp.Binding != "p99" || fp.Boundary != "gradual" {
+		t.Fatalf("binding %q boundary %q, want p99 and gradual\n%s", fp.Binding, fp.Boundary, describe(res))
+	}
+}

@@ -84,12 +84,53 @@ func checkSearch(t *testing.T, res *brk.Result, plan brk.Plan) (int, int) {
 	if hi == 0 || lo == 0 {
 		t.Fatalf("no growth bracket\n%s", describe(res))
 	}
+	// The search's own moves (a level's first run) are bounded by the
+	// growth and the bisection, plus one for each level whose runs
+	// disagreed (its verdict moved the bracket back); the runs that
+	// confirm a level are at most --repeat (3) a level.
 	bound := int(math.Ceil(math.Log2(float64(broke)/float64(start)))) + int(math.Ceil(math.Log2(float64(hi-lo)/float64(res0)))) + 1
-	if len(res.Phases) > bound {
-		t.Fatalf("%d phases, bound %d (start %d, break %d, bracket %d–%d, resolution %d)\n%s", len(res.Phases), bound, start, broke, lo, hi, res0, describe(res))
+	moves, runs, split := 0, map[int]int{}, map[int][2]bool{}
+	for _, p := range res.Phases {
+		if runs[p.Level] == 0 {
+			moves++
+		}
+		runs[p.Level]++
+		s := split[p.Level]
+		if p.Accepted {
+			s[0] = true
+		} else {
+			s[1] = true
+		}
+		split[p.Level] = s
 	}
-	t.Logf("held %d, broke %d in %d phases (bound %d), %s", held, broke, len(res.Phases), bound, levels(res))
+	for level, s := range split {
+		if s[0] && s[1] {
+			bound++
+		}
+		if runs[level] > brk.DefaultRepeat {
+			t.Fatalf("level %d ran %d times, more than %d\n%s", level, runs[level], brk.DefaultRepeat, describe(res))
+		}
+	}
+	if moves > bound {
+		t.Fatalf("%d levels, bound %d (start %d, break %d, bracket %d–%d, resolution %d)\n%s", moves, bound, start, broke, lo, hi, res0, describe(res))
+	}
+	if fp := res.FinalPair; fp.Interval == nil || fp.Interval.Low > held || fp.Interval.High < broke || fp.HeldRuns < 2 || fp.BrokeRun < 2 {
+		t.Fatalf("final pair %+v: want an interval around %d/%d and both ends confirmed\n%s", fp, held, broke, describe(res))
+	}
+	t.Logf("held %d, broke %d (interval %d–%d, %s) in %d phases (%d levels, bound %d), %s", held, broke,
+		res.FinalPair.Interval.Low, res.FinalPair.Interval.High, res.FinalPair.Boundary, len(res.Phases), moves, bound, levels(res))
 	return held, broke
+}
+
+// quiet reports whether no phase of res had noisy evidence (a stall, too
+// close to call, a busy box).
+func quiet(res *brk.Result) bool {
+	for _, p := range res.Phases {
+		if p.Evidence != nil && p.Evidence.Noisy() {
+			return false
+		}
+	}
+	return true
 }
 
 func levels(res *brk.Result) string {
@@ -129,6 +170,15 @@ func TestSearchRequestsFindsTheModelBreak(t *testing.T) {
 		lo, hi := conns*(int(math.Ceil(tau/t99))-1), conns*int(math.Ceil(tau/t50))
 		if held < lo || held > hi {
 			t.Fatalf("run %d: held %d, the model (turn %.1f–%.1f ms) says %d…%d\n%s", run, held, t50, t99, lo, hi, describe(res))
+		}
+		// A capacity limit is a cliff; on a quiet run the interval is at
+		// most 10 % of the break wide.
+		iv, broke := res.FinalPair.Interval, *res.FirstRejected
+		if res.FinalPair.Boundary != "cliff" {
+			t.Fatalf("run %d: boundary %q, want cliff\n%s", run, res.FinalPair.Boundary, describe(res))
+		}
+		if quiet(res) && float64(iv.High-iv.Low) > max(0.1*float64(broke), 1) {
+			t.Fatalf("run %d: a quiet run's interval %d–%d is wider than 10 %% of the break %d", run, iv.Low, iv.High, broke)
 		}
 	}
 }
