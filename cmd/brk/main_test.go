@@ -466,6 +466,7 @@ func TestUsage(t *testing.T) {
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each is refused before any traffic, timing nothing
 			r := runBrk(t, args...)
 			if r.code != 2 {
 				t.Fatalf("exit %d, want 2\n%s", r.code, r)
