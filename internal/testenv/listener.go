@@ -10,6 +10,8 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+	"syscall"
+	"testing"
 	"time"
 )
 
@@ -135,4 +137,26 @@ func dialable(addr string) bool {
 	}
 	c.Close()
 	return true
+}
+
+// RefusingAddr returns a "127.0.0.1:PORT" address where connections are
+// refused and stay refused while the test runs: a socket is bound to the
+// port but never listens, so no other process can bind it (a closed
+// listener's port is free for anyone, and a process that took it would
+// accept). The socket is closed when the test ends.
+func RefusingAddr(tb testing.TB) string {
+	tb.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		tb.Fatalf("testenv: socket: %v", err)
+	}
+	tb.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		tb.Fatalf("testenv: bind: %v", err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		tb.Fatalf("testenv: getsockname: %v", err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }

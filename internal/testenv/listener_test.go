@@ -146,3 +146,19 @@ func TestStartH2OHandsItsListenerOver(t *testing.T) {
 		t.Fatalf("%s %d %q (server %q), want HTTP/2 200 ok from h2o", resp.Proto, resp.StatusCode, b, resp.Header.Get("Server"))
 	}
 }
+
+// TestRefusingAddr: connections to the address are refused, and no
+// listener can take its port while the test holds it.
+func TestRefusingAddr(t *testing.T) {
+	addr := RefusingAddr(t)
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Fatalf("dial %s: connected, want refused", addr)
+	} else if !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("dial %s: %v, want refused", addr, err)
+	}
+	if ln, err := net.Listen("tcp", addr); err == nil {
+		ln.Close()
+		t.Fatalf("listen %s: bound a port RefusingAddr holds", addr)
+	}
+}
