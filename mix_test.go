@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,6 +17,8 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // mixServer counts requests per "METHOD path" and keeps every body it
@@ -391,12 +392,7 @@ func TestMixFailuresPerTarget(t *testing.T) {
 		checkTargetsSum(t, res)
 	})
 	t.Run("connect", func(t *testing.T) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		base := "http://" + ln.Addr().String()
-		ln.Close()
+		base := "http://" + testenv.RefusingAddr(t)
 		p := brk.Plan{Conns: 2, Start: 1, Max: 1, Phase: 100 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 1}
 		res, err := brk.Run(context.Background(), brk.Target{Mix: mixOf(base)}, p, nil)
 		if err != nil {

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/brk-bench/brk"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestSeedWithin2To53: the seeds the library picks for poisson arrivals
@@ -17,12 +18,7 @@ import (
 // Before, a picked seed was any odd uint64 (above 2^53 in all but one
 // run in 2048). The runs go to a closed port: phase 0 ends at once.
 func TestSeedWithin2To53(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + ln.Addr().String() + "/"
-	ln.Close()
+	url := "http://" + testenv.RefusingAddr(t) + "/"
 	p := brk.Plan{Conns: 1, Start: 10, Max: 10, Phase: 50 * time.Millisecond, Timeout: 100 * time.Millisecond,
 		Threads: 1, Arrivals: "poisson"}
 	for i := range 8 {

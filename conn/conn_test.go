@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 func TestResolve(t *testing.T) {
@@ -118,10 +120,7 @@ func waitReadable(t *testing.T, fd int) {
 }
 
 func TestDialRefused(t *testing.T) {
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := ln.Addr().String()
-	ln.Close()
-	addrs, _ := Resolve(addr)
+	addrs, _ := Resolve(testenv.RefusingAddr(t))
 	fd, err := NewDialer(addrs[0]).Dial()
 	if err != nil {
 		return // refused at once

@@ -4,6 +4,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestProbeTLS: a port whose server answers a ClientHello with a TLS
@@ -44,12 +46,7 @@ func TestProbeTLS(t *testing.T) {
 			}
 		})
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addrs, _ := Resolve(ln.Addr().String())
-	ln.Close()
+	addrs, _ := Resolve(testenv.RefusingAddr(t))
 	if ProbeTLS(addrs[0], time.Second) {
 		t.Fatal("a closed port probed as TLS")
 	}

@@ -3,13 +3,14 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/internal/hostile"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // okResp is a keep-alive OK response with the body "ok".
@@ -190,17 +191,11 @@ func hostileTarget(srv *hostile.Server) brk.Target {
 	return brk.Target{URL: "http://" + srv.Addr() + "/"}
 }
 
-// closedAddr returns the address of a listener that was just closed:
-// nothing listens there, so connects are refused.
+// closedAddr returns an address where nothing listens, so connects are
+// refused, for the whole test (testenv.RefusingAddr).
 func closedAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
+	return testenv.RefusingAddr(t)
 }
 
 // respondThenClose answers one request with resp, then half-closes (FIN)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"net"
 	"os"
 	"testing"
 	"time"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 func compileSchema(t *testing.T) *jsonschema.Schema {
@@ -149,9 +150,7 @@ func TestReportsMatchSchemaAndWhatHappened(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close()
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testenv.RefusingAddr(t)
 
 	short := 400 * time.Millisecond
 	cases := []struct {

@@ -240,35 +240,38 @@ func TestHTMLReadableAt800And1280(t *testing.T) {
 	} {
 		doc := writeHTML(t, tc.r)
 		for _, width := range []int{800, 1280} {
-			l := layoutAt(t, doc, width)
 			what := fmt.Sprintf("%s at %d px", tc.name, width)
-			t.Logf("%s: document %d in %d px; charts %s; smallest text %.1f px (%s)", what, l.Doc, l.View, chartsText(l), l.MinFont, l.MinFontEl)
-			if l.Doc > l.View {
-				t.Errorf("%s: the page scrolls sideways (%d px in %d)", what, l.Doc, l.View)
-			}
-			if l.MinFont < 11-0.05 {
-				t.Errorf("%s: text of %.2f px (%s), want at least 11", what, l.MinFont, l.MinFontEl)
-			}
-			for _, o := range l.Overlaps {
-				t.Errorf("%s: texts overlap: %s", what, o)
-			}
-			lefts := map[string]int{}
-			for _, c := range l.Charts {
-				var id string
-				var left int
-				json.Unmarshal(c[0], &id)
-				json.Unmarshal(c[1], &left)
-				lefts[id] = left
-			}
-			oneColumn := lefts["chart-success"] == lefts["chart-rps"] && lefts["chart-rps"] == lefts["chart-latency"]
-			if width == 800 && !oneColumn || width == 1280 && oneColumn {
-				t.Errorf("%s: chart columns %v", what, lefts)
-			}
-			_, wide := lefts["chart-timeline"]
-			_, narrow := lefts["chart-timeline-narrow"]
-			if tc.r.Phases[0].Timeline != nil && (wide == narrow || wide != (width == 1280)) {
-				t.Errorf("%s: timelines shown: wide %v, narrow %v", what, wide, narrow)
-			}
+			t.Run(what, func(t *testing.T) {
+				t.Parallel() // one Chromium each, timing nothing
+				l := layoutAt(t, doc, width)
+				t.Logf("%s: document %d in %d px; charts %s; smallest text %.1f px (%s)", what, l.Doc, l.View, chartsText(l), l.MinFont, l.MinFontEl)
+				if l.Doc > l.View {
+					t.Errorf("%s: the page scrolls sideways (%d px in %d)", what, l.Doc, l.View)
+				}
+				if l.MinFont < 11-0.05 {
+					t.Errorf("%s: text of %.2f px (%s), want at least 11", what, l.MinFont, l.MinFontEl)
+				}
+				for _, o := range l.Overlaps {
+					t.Errorf("%s: texts overlap: %s", what, o)
+				}
+				lefts := map[string]int{}
+				for _, c := range l.Charts {
+					var id string
+					var left int
+					json.Unmarshal(c[0], &id)
+					json.Unmarshal(c[1], &left)
+					lefts[id] = left
+				}
+				oneColumn := lefts["chart-success"] == lefts["chart-rps"] && lefts["chart-rps"] == lefts["chart-latency"]
+				if width == 800 && !oneColumn || width == 1280 && oneColumn {
+					t.Errorf("%s: chart columns %v", what, lefts)
+				}
+				_, wide := lefts["chart-timeline"]
+				_, narrow := lefts["chart-timeline-narrow"]
+				if tc.r.Phases[0].Timeline != nil && (wide == narrow || wide != (width == 1280)) {
+					t.Errorf("%s: timelines shown: wide %v, narrow %v", what, wide, narrow)
+				}
+			})
 		}
 	}
 }

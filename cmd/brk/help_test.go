@@ -52,6 +52,7 @@ func TestHelpFlagsAccepted(t *testing.T) {
 	}
 	for cmd, args := range commands {
 		t.Run(cmd, func(t *testing.T) {
+			t.Parallel() // parsing, timing nothing
 			h := runBrk(t, cmd, "--help")
 			if h.code != 0 {
 				t.Fatalf("%s --help: exit %d\n%s", cmd, h.code, h)

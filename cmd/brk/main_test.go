@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,6 +25,8 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/bench"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // brkBin is the binary built by TestMain.
@@ -466,6 +467,7 @@ func TestUsage(t *testing.T) {
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each is refused before any traffic, timing nothing
 			r := runBrk(t, args...)
 			if r.code != 2 {
 				t.Fatalf("exit %d, want 2\n%s", r.code, r)
@@ -486,12 +488,7 @@ func TestUsage(t *testing.T) {
 // TestInconclusiveRefused: nothing listens, so phase 0 cannot set up a
 // connection: exit 3, reason mentions "refused", and phase 0 ends early.
 func TestInconclusiveRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testenv.RefusingAddr(t)
 	r := runBrk(t, "http://"+addr+"/plain", "--conn", "4", "--threads", "1", "--phase", "10s")
 	if r.code != 3 {
 		t.Fatalf("exit %d, want 3\n%s", r.code, r)

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // docPage is one page of the documentation: README.md or a docs/*.md.
@@ -117,7 +115,8 @@ func TestReadmeCommandsParse(t *testing.T) {
 // the addresses of the README's servers (127.0.0.1:8080, svc:8080, the
 // quick start's "$URL") are
 // the fixture's that the README's `brk fixture` line started (on a free
-// port), the coordinator box0:7070 a free loopback port, and
+// port), the coordinator box0:7070 a free loopback port shard 0 listens on
+// before the other shards start (startCoordinator), and
 // /tmp/fixture-nethttp the example built by the README's `go build` line
 // into a temporary directory. A command this test does not know fails
 // it: add its case here.
@@ -134,7 +133,7 @@ func TestReadmeCommandsRun(t *testing.T) {
 			built = true
 		}
 	}
-	coord := testenv.FreePort(t)
+	coord := "" // the coordinator's address, once shard 0 listens (startCoordinator)
 	t.Setenv("BRK_TOKEN", "readme-token")
 	var fixture string // host:port of the README's fixture, once started
 	var shards []*proc
@@ -190,8 +189,18 @@ func TestReadmeCommandsRun(t *testing.T) {
 			if fixture == "" {
 				t.Fatalf("%s: no page starts a fixture before it", line)
 			}
-			if slices.Contains(a, "--shard") {
-				shards = append(shards, startBrk(t, nil, a...))
+			if i := slices.Index(a, "--shard"); i >= 0 {
+				if strings.HasPrefix(a[i+1], "0/") {
+					var p0 *proc
+					coord, p0 = startCoordinator(t, func(c string) *proc {
+						return startBrk(t, nil, readmeSubstitute(args, fixture, c, exampleBin, demo)...)
+					})
+					shards = append(shards, p0)
+				} else if coord == "" {
+					t.Fatalf("%s: a shard before shard 0 (which listens first)", line)
+				} else {
+					shards = append(shards, startBrk(t, nil, a...))
+				}
 				shardLines = append(shardLines, line)
 				continue
 			}

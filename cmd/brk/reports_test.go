@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/bench"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // devFull is a file every write to fails with ENOSPC.
@@ -28,12 +29,7 @@ func devFull(t *testing.T) string {
 func TestReportWriteFailed(t *testing.T) {
 	full := devFull(t)
 	fx := startFixture(t, bench.FixtureConfig{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	nothing := "http://" + ln.Addr().String() + "/plain"
-	ln.Close()
+	nothing := "http://" + testenv.RefusingAddr(t) + "/plain"
 	quick := []string{"--conn", "2", "--max", "1", "--phase", "200ms", "--threads", "1"}
 	cases := []struct {
 		name    string

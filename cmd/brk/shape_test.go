@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/bench"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // The shape of what a user reads — the text's lines and the JSON report's
@@ -103,12 +104,7 @@ func TestOutputShapeUnchanged(t *testing.T) {
 	}
 	plain := startFixture(t, bench.FixtureConfig{})
 	slow := startFixture(t, bench.FixtureConfig{Capacity: 1, Service: 20 * time.Millisecond})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testenv.RefusingAddr(t)
 	for _, c := range []struct {
 		name string
 		code int

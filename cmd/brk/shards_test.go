@@ -7,7 +7,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,18 +73,104 @@ func readResult(t *testing.T, path string) *brk.Result {
 }
 
 // startShards starts n shard processes of one plan; args are the plan.
+// Shard 0 listens before the others start (startCoordinator).
 func startShards(t *testing.T, n int, dir string, args ...string) []*proc {
 	t.Helper()
 	t.Setenv("BRK_TOKEN", "loopback-token")
-	coord := testenv.FreePort(t)
-	ps := make([]*proc, n)
-	for i := range ps {
+	shard := func(i int, coord string) *proc {
 		a := append([]string{}, args...)
 		a = append(a, "--shard", fmt.Sprintf("%d/%d", i, n), "--coordinator", coord,
 			"--json", filepath.Join(dir, fmt.Sprintf("shard%d.json", i)))
-		ps[i] = startBrk(t, nil, a...)
+		return startBrk(t, nil, a...)
+	}
+	coord, p0 := startCoordinator(t, func(coord string) *proc { return shard(0, coord) })
+	ps := []*proc{p0}
+	for i := 1; i < n; i++ {
+		ps = append(ps, shard(i, coord))
 	}
 	return ps
+}
+
+// startCoordinator starts shard 0 (start, given the coordinator's
+// address) on a free port and returns once it listens there itself: a
+// process that took the port between FreePort and shard 0's bind would
+// take the other shards' connections. Shard 0 then fails its bind and
+// is started again on another port, up to 5 times.
+func startCoordinator(t *testing.T, start func(coord string) *proc) (string, *proc) {
+	t.Helper()
+	for range 5 {
+		coord := coordinatorPort(t)
+		p := start(coord)
+		if coordinatorListens(t, p, coord) {
+			return coord, p
+		}
+		t.Logf("shard 0 could not bind %s (another process took it): again on another port\n%s", coord, p.wait())
+	}
+	t.Fatal("shard 0 could not bind a port 5 times")
+	return "", nil
+}
+
+// coordinatorPort picks shard 0's port; a test of the retry points it at
+// a taken port.
+var coordinatorPort = testenv.FreePort
+
+// TestStartCoordinatorRetriesATakenPort: when another process holds the
+// port picked first, shard 0 fails to bind it and startCoordinator starts
+// it again on another port, where it listens itself.
+func TestStartCoordinatorRetriesATakenPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	picks := 0
+	coordinatorPort = func(tb testing.TB) string {
+		if picks++; picks == 1 {
+			return ln.Addr().String()
+		}
+		return testenv.FreePort(tb)
+	}
+	t.Cleanup(func() { coordinatorPort = testenv.FreePort })
+	t.Setenv("BRK_TOKEN", "retry-token")
+	coord, p0 := startCoordinator(t, func(coord string) *proc {
+		return startBrk(t, nil, "http://127.0.0.1:1/", "--conn", "2", "--max", "1", "--phase", "200ms", "--quiet",
+			"--shard", "0/2", "--coordinator", coord, "--join-timeout", "1s")
+	})
+	if coord == ln.Addr().String() || picks != 2 {
+		t.Fatalf("shard 0 on %s after %d picks; the first pick %s was taken, want a second port", coord, picks, ln.Addr())
+	}
+	if ok, err := testenv.ListensOn(p0.cmd.Process.Pid, coord); !ok && !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("shard 0 does not listen on %s: %v", coord, err)
+	}
+	if r := p0.wait(); r.code != 3 || !strings.Contains(r.stdout, "did not join") {
+		t.Errorf("shard 0 alone: %s", r)
+	}
+}
+
+// coordinatorListens waits (at most 10 s) until p listens on coord
+// (testenv.ListensOn), and reports false when p said the port was taken.
+func coordinatorListens(t *testing.T, p *proc, coord string) bool {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ok, err := testenv.ListensOn(p.cmd.Process.Pid, coord)
+		if errors.Is(err, errors.ErrUnsupported) {
+			return true // no /proc: the other shards find out when they join
+		}
+		if err != nil {
+			t.Fatalf("shard 0's listener: %v", err)
+		}
+		if ok {
+			return true
+		}
+		if strings.Contains(p.stdout.String(), "bind: address already in use") {
+			return false
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("shard 0 did not listen on %s within 10s\n%s", coord, p.wait())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // TestShardsFindTheSameBreak: 3 shards of the connections test (one
@@ -330,16 +418,14 @@ func TestShardKilled(t *testing.T) {
 // named), and the coordinator never starts without it.
 func TestShardWrongToken(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
-	coord := testenv.FreePort(t)
-	args := func(shard string) []string {
+	args := func(shard, coord string) []string {
 		return []string{fx.URL("/plain"), "--conn", "2", "--phase", "200ms", "--max", "1", "--quiet",
 			"--shard", shard, "--coordinator", coord, "--join-timeout", "3s"}
 	}
 	t.Setenv("BRK_TOKEN", "right")
-	p0 := startBrk(t, nil, args("0/2")...)
-	time.Sleep(300 * time.Millisecond)
+	coord, p0 := startCoordinator(t, func(coord string) *proc { return startBrk(t, nil, args("0/2", coord)...) })
 	t.Setenv("BRK_TOKEN", "wrong")
-	r1 := runBrk(t, args("1/2")...)
+	r1 := runBrk(t, args("1/2", coord)...)
 	expectCode(t, r1, 3)
 	if !strings.Contains(r1.stdout, "authentication failed") {
 		t.Errorf("shard 1: %s", r1)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
-	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestTargetsRefused: a bad targets file is refused before any traffic,
@@ -196,10 +195,13 @@ func TestTargetsShardsMerge(t *testing.T) {
 	validateSchema(t, filepath.Join(dir, "merged.json"))
 	// Another weight on shard 1: the plan hashes differ, the run is refused.
 	t.Setenv("BRK_TOKEN", "loopback-token")
-	coord := testenv.FreePort(t)
-	common := []string{"--conn", "4", "--start", "1", "--max", "1", "--pace", "1", "--phase", "200ms", "--threads", "1", "--quiet", "--coordinator", coord, "--join-timeout", "5s"}
-	p0 := startBrk(t, nil, append([]string{"--targets", filepath.Join(dir, "t.txt"), "--shard", "0/2"}, common...)...)
-	p1 := startBrk(t, nil, append([]string{"--targets", filepath.Join(dir, "t2.txt"), "--shard", "1/2"}, common...)...)
+	common := func(coord string) []string {
+		return []string{"--conn", "4", "--start", "1", "--max", "1", "--pace", "1", "--phase", "200ms", "--threads", "1", "--quiet", "--coordinator", coord, "--join-timeout", "5s"}
+	}
+	coord, p0 := startCoordinator(t, func(coord string) *proc {
+		return startBrk(t, nil, append([]string{"--targets", filepath.Join(dir, "t.txt"), "--shard", "0/2"}, common(coord)...)...)
+	})
+	p1 := startBrk(t, nil, append([]string{"--targets", filepath.Join(dir, "t2.txt"), "--shard", "1/2"}, common(coord)...)...)
 	r0, r1 := p0.wait(), p1.wait()
 	if r0.code != 3 || r1.code != 3 || !strings.Contains(r1.stdout, "the shard's plan differs from the coordinator's (plan hash") {
 		t.Errorf("shards with different targets ran:\n%s\n%s", r0, r1)

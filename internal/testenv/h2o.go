@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -52,12 +53,23 @@ func StartH2O(tb testing.TB, leaf *Leaf, extra string) *H2O {
 		// temp dir.
 		user = "user: root\n"
 	}
-	var lastErr error
-	for range 5 {
-		addr := FreePort(tb)
-		_, port, _ := net.SplitHostPort(addr)
-		h := &H2O{Addr: addr, AccessLog: filepath.Join(dir, "access.log"), ErrorLog: filepath.Join(dir, "error.log"), exited: make(chan struct{})}
-		conf := fmt.Sprintf(`listen:
+	// h2o takes its listener from the environment as Server::Starter
+	// hands it over (SERVER_STARTER_PORT="ADDR=FD"): the port is held from
+	// choosing it to serving it, and no other process can take it between.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("testenv: listen: %v", err)
+	}
+	defer ln.Close() // the child holds its own copy
+	lnFile, err := ln.(*net.TCPListener).File()
+	if err != nil {
+		tb.Fatalf("testenv: listener file: %v", err)
+	}
+	defer lnFile.Close()
+	addr := ln.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	h := &H2O{Addr: addr, AccessLog: filepath.Join(dir, "access.log"), ErrorLog: filepath.Join(dir, "error.log"), exited: make(chan struct{})}
+	conf := fmt.Sprintf(`listen:
   host: 127.0.0.1
   port: %s
   ssl:
@@ -72,46 +84,47 @@ hosts:
     paths:
       /:
         file.dir: %s
-`, port, leaf.CertPath, leaf.KeyPath, user, filepath.Join(dir, "error.log"), h.AccessLog, extra, docs)
-		path := filepath.Join(dir, "h2o.conf")
-		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-		var out bytes.Buffer
-		h.cmd = exec.Command(bin, "-c", path)
-		h.cmd.Stdout, h.cmd.Stderr = &out, &out
-		h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		h.cmd.WaitDelay = time.Second
-		if err := h.cmd.Start(); err != nil {
-			tb.Fatalf("testenv: start h2o: %v", err)
-		}
-		go func() { h.cmd.Wait(); close(h.exited) }()
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			select {
-			case <-h.exited:
-				log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-				lastErr = fmt.Errorf("h2o exited (%v): %s%s", h.cmd.ProcessState, out.Bytes(), log)
-			default:
-			}
-			if lastErr != nil {
-				break
-			}
-			c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
-			if err == nil {
-				c.Close()
-				tb.Cleanup(h.stop)
-				return h
-			}
-			if time.Now().After(deadline) {
-				h.stop()
-				tb.Fatalf("testenv: h2o did not accept on %s within 5s", addr)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+`, port, leaf.CertPath, leaf.KeyPath, user, h.ErrorLog, h.AccessLog, extra, docs)
+	path := filepath.Join(dir, "h2o.conf")
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		tb.Fatal(err)
 	}
-	tb.Fatalf("testenv: start h2o: %v", lastErr)
-	return nil
+	out := &lockedBuffer{}
+	h.cmd = exec.Command(bin, "-c", path)
+	h.cmd.ExtraFiles = []*os.File{lnFile} // fd 3
+	h.cmd.Env = append(os.Environ(), "SERVER_STARTER_PORT="+addr+"=3")
+	h.cmd.Stdout, h.cmd.Stderr = out, out
+	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	h.cmd.WaitDelay = time.Second
+	if err := h.cmd.Start(); err != nil {
+		tb.Fatalf("testenv: start h2o: %v", err)
+	}
+	go func() { h.cmd.Wait(); close(h.exited) }()
+	// The listener accepts from the start (the kernel queues connections
+	// until h2o serves them); h2o says when it serves.
+	deadline := time.Now().Add(5 * time.Second)
+	for !h.serving(out) {
+		select {
+		case <-h.exited:
+			log, _ := os.ReadFile(h.ErrorLog)
+			tb.Fatalf("testenv: h2o exited (%v): %s%s", h.cmd.ProcessState, out.String(), log)
+		default:
+		}
+		if time.Now().After(deadline) {
+			h.stop()
+			tb.Fatalf("testenv: h2o did not say it serves within 5s: %s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tb.Cleanup(h.stop)
+	return h
+}
+
+// serving reports whether h2o said it serves requests, on its output or
+// in its error log (where it writes once error-log is set).
+func (h *H2O) serving(out *lockedBuffer) bool {
+	log, _ := os.ReadFile(h.ErrorLog)
+	return strings.Contains(out.String()+string(log), "is ready to serve requests")
 }
 
 func (h *H2O) stop() {

@@ -91,7 +91,7 @@ func startPrometheusOnce(tb testing.TB, bin string, opt PrometheusOptions) (*Pro
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(prometheusConfig), 0o644); err != nil {
 		return nil, err
 	}
-	addr := FreePort(tb)
+	addr := pickPort(tb)
 	p := &Prometheus{
 		Addr: addr, URL: "http://" + addr, WriteURL: "http://" + addr + "/api/v1/write", Dir: dir,
 		out: &lockedBuffer{}, exited: make(chan struct{}),
@@ -106,17 +106,26 @@ func startPrometheusOnce(tb testing.TB, bin string, opt PrometheusOptions) (*Pro
 	}
 	go func() { p.cmd.Wait(); close(p.exited) }()
 
+	deadline := time.Now().Add(20 * time.Second)
+	// Whoever took the port between FreePort and Prometheus's bind would
+	// answer /-/ready too: first the listener must be Prometheus's own.
+	switch err := awaitListener(p.cmd.Process.Pid, addr, p.exited, time.Until(deadline)); {
+	case errors.Is(err, errExited):
+		msg := fmt.Sprintf("prometheus exited (%v): %s", p.cmd.ProcessState, p.out.String())
+		if strings.Contains(msg, "address already in use") {
+			return nil, fmt.Errorf("%w: %s", errBind, msg)
+		}
+		return nil, errors.New(msg)
+	case err != nil:
+		p.stop()
+		return nil, fmt.Errorf("prometheus: %v:\n%s", err, p.out.String())
+	}
 	client := &http.Client{Timeout: time.Second}
 	defer client.CloseIdleConnections()
-	deadline := time.Now().Add(20 * time.Second)
 	for {
 		select {
 		case <-p.exited:
-			msg := fmt.Sprintf("prometheus exited (%v): %s", p.cmd.ProcessState, p.out.String())
-			if strings.Contains(msg, "address already in use") {
-				return nil, fmt.Errorf("%w: %s", errBind, msg)
-			}
-			return nil, errors.New(msg)
+			return nil, fmt.Errorf("prometheus exited (%v): %s", p.cmd.ProcessState, p.out.String())
 		default:
 		}
 		if resp, err := client.Get(p.URL + "/-/ready"); err == nil {

@@ -36,7 +36,8 @@ func SkipOrFail(tb testing.TB, format string, args ...any) {
 // FreePort returns a "127.0.0.1:PORT" address that was free a moment ago:
 // it listens on 127.0.0.1:0 and closes the listener. Another process may
 // take the port before the caller binds it, so callers retry on bind
-// failure.
+// failure and check that their server holds the listener (ListensOn); a
+// server that can take a listener is handed one instead (StartH2O).
 func FreePort(tb testing.TB) string {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -142,8 +143,10 @@ func nginxConfig(prefix, addr string, opt NginxOptions) string {
 // StartNginx starts a private nginx in a fresh temporary prefix, listening
 // on a free 127.0.0.1 port, and stops it when the test ends. It skips the
 // test (or fails it when Required) if nginx is not installed. It retries up
-// to 5 times with a new port when the bind fails, and waits at most 5 s for
-// the port to accept connections.
+// to 5 times with a new port when the bind fails (nginx cannot be handed a
+// listener: it binds the port itself, and another process may take the
+// port first), and waits at most 5 s for nginx itself to listen there (see
+// ListensOn: a connection accepted by whoever took the port is no sign).
 func StartNginx(tb testing.TB, opt NginxOptions) *Nginx {
 	tb.Helper()
 	bin, err := nginxBinary()
@@ -169,7 +172,7 @@ var errBind = errors.New("bind failed")
 
 func startNginxOnce(tb testing.TB, bin string, opt NginxOptions) (*Nginx, error) {
 	prefix := tb.TempDir()
-	addr := FreePort(tb)
+	addr := pickPort(tb)
 	conf := filepath.Join(prefix, "nginx.conf")
 	if err := os.WriteFile(conf, []byte(nginxConfig(prefix, addr, opt)), 0o644); err != nil {
 		return nil, err
@@ -198,32 +201,24 @@ func startNginxOnce(tb testing.TB, bin string, opt NginxOptions) (*Nginx, error)
 		close(n.exited)
 	}()
 
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		select {
-		case <-n.exited:
-			log, _ := os.ReadFile(errorLog)
-			msg := fmt.Sprintf("nginx exited (%v): %s%s", cmd.ProcessState, out.Bytes(), log)
-			if strings.Contains(msg, "Address already in use") {
-				return nil, fmt.Errorf("%w: %s", errBind, msg)
-			}
-			return nil, errors.New(msg)
-		default:
+	// nginx retries a taken port for 2.5 s before it exits; meanwhile the
+	// port answers for whoever took it, so readiness is nginx's own
+	// listener (ListensOn), not an accepted connection.
+	switch err := awaitListener(cmd.Process.Pid, addr, n.exited, 5*time.Second); {
+	case errors.Is(err, errExited):
+		log, _ := os.ReadFile(errorLog)
+		msg := fmt.Sprintf("nginx exited (%v): %s%s", cmd.ProcessState, out.Bytes(), log)
+		if strings.Contains(msg, "Address already in use") {
+			return nil, fmt.Errorf("%w: %s", errBind, msg)
 		}
-		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
-		if err == nil {
-			c.Close()
-			tb.Cleanup(n.stop)
-			return n, nil
-		}
-		if time.Now().After(deadline) {
-			n.stop()
-			log, _ := os.ReadFile(errorLog)
-			return nil, fmt.Errorf("nginx did not accept on %s within 5s: %v\n%s", addr, err, log)
-		}
-		// Polling is the only readiness signal nginx offers here.
-		time.Sleep(10 * time.Millisecond)
+		return nil, errors.New(msg)
+	case err != nil:
+		n.stop()
+		log, _ := os.ReadFile(errorLog)
+		return nil, fmt.Errorf("nginx: %v\n%s", err, log)
 	}
+	tb.Cleanup(n.stop)
+	return n, nil
 }
 
 // stop sends SIGTERM (fast shutdown) to the master process and waits up to
