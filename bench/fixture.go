@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -30,7 +31,8 @@ type FixtureConfig struct {
 	// Service is the service time of each request while it holds a
 	// capacity slot (used when Capacity > 0 or Service > 0).
 	Service time.Duration
-	// DelayDist is "" or "uniform:A-B" with Go durations, e.g.
+	// DelayDist is "", "lognormal:MEDIAN,SIGMA" (e.g. "lognormal:10ms,1.2":
+	// a heavy tail) or "uniform:A-B" with Go durations, e.g.
 	// "uniform:1ms-10ms": each request's service time is drawn uniformly
 	// from [A,B] instead of Service (a slow upstream).
 	DelayDist string
@@ -46,6 +48,30 @@ type FixtureConfig struct {
 	// CAPath, with TLS, is where the certificate's PEM is written so that
 	// clients can trust it. Setting it without TLS is an error.
 	CAPath string
+}
+
+// maxLogNormal bounds a lognormal service time.
+const maxLogNormal = 10 * time.Second
+
+// parseLogNormal parses "lognormal:MEDIAN,SIGMA" (a Go duration and a
+// positive number): service times whose logarithm is normal, a heavy
+// tail. ok is false for another distribution.
+func parseLogNormal(s string) (median time.Duration, sigma float64, ok bool, err error) {
+	spec, found := strings.CutPrefix(strings.TrimSpace(s), "lognormal:")
+	if !found {
+		return 0, 0, false, nil
+	}
+	m, sg, found := strings.Cut(spec, ",")
+	if !found {
+		return 0, 0, true, fmt.Errorf("bad delay distribution %q: want lognormal:MEDIAN,SIGMA, e.g. lognormal:10ms,1.2", s)
+	}
+	if median, err = time.ParseDuration(strings.TrimSpace(m)); err != nil || median <= 0 {
+		return 0, 0, true, fmt.Errorf("bad delay distribution %q: bad median %q", s, m)
+	}
+	if sigma, err = strconv.ParseFloat(strings.TrimSpace(sg), 64); err != nil || !(sigma > 0) || sigma > 5 {
+		return 0, 0, true, fmt.Errorf("bad delay distribution %q: sigma %q must be above 0 and at most 5", s, sg)
+	}
+	return median, sigma, true, nil
 }
 
 // ParseDelayDist parses "uniform:A-B" (A <= B, both >= 0, Go durations) and
@@ -86,6 +112,8 @@ type Fixture struct {
 	service     time.Duration
 	distLo      time.Duration
 	distHi      time.Duration
+	logMedian   time.Duration // lognormal:MEDIAN,SIGMA (logSigma > 0)
+	logSigma    float64
 	useDist     bool
 	keepWorking bool // FixtureConfig.KeepWorking
 
@@ -125,11 +153,18 @@ func StartFixture(cfg FixtureConfig) (*Fixture, error) {
 		serveDone:   make(chan struct{}),
 	}
 	if cfg.DelayDist != "" {
-		lo, hi, err := ParseDelayDist(cfg.DelayDist)
-		if err != nil {
-			return nil, fmt.Errorf("fixture: %v", err)
+		if median, sigma, ok, err := parseLogNormal(cfg.DelayDist); ok {
+			if err != nil {
+				return nil, fmt.Errorf("fixture: %v", err)
+			}
+			f.logMedian, f.logSigma, f.useDist = median, sigma, true
+		} else {
+			lo, hi, err := ParseDelayDist(cfg.DelayDist)
+			if err != nil {
+				return nil, fmt.Errorf("fixture: %v", err)
+			}
+			f.distLo, f.distHi, f.useDist = lo, hi, true
 		}
-		f.distLo, f.distHi, f.useDist = lo, hi, true
 	}
 	if cfg.Capacity > 0 {
 		f.sem = make(chan time.Time, cfg.Capacity)
@@ -252,6 +287,10 @@ func peak(max *atomic.Int64, v int64) {
 
 // serviceTime returns this request's service time.
 func (f *Fixture) serviceTime() time.Duration {
+	if f.logSigma > 0 {
+		d := float64(f.logMedian) * math.Exp(f.logSigma*rand.NormFloat64())
+		return time.Duration(min(d, float64(maxLogNormal)))
+	}
 	if f.useDist {
 		if f.distHi == f.distLo {
 			return f.distLo

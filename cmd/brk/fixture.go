@@ -14,7 +14,7 @@ type fixtureCmd struct {
 	Listen      string        `default:"127.0.0.1:8080" help:"Listen address."`
 	Capacity    int           `help:"At most this many requests in service at once (0 = unlimited); the rest queue."`
 	Service     time.Duration `help:"Service time of each request."`
-	DelayDist   string        `help:"Draw each service time from uniform:A-B (a slow upstream)." placeholder:"uniform:A-B"`
+	DelayDist   string        `help:"Draw each service time from uniform:A-B (a slow upstream) or lognormal:MEDIAN,SIGMA (a heavy tail)." placeholder:"uniform:A-B"`
 	KeepWorking bool          `help:"Keep serving a request whose client has gone (a backend that cannot cancel its work): after a timeout its slot stays taken for the whole service time."`
 	TLS         bool          `name:"tls" help:"Serve HTTPS (ALPN h2 and http/1.1) with an ephemeral self-signed certificate; plain HTTP serves HTTP/1.1 and h2c (prior knowledge)."`
 	CAOut       string        `name:"ca-out" help:"With --tls, write the certificate (its own CA) as PEM to PATH, for --cacert." placeholder:"PATH"`
