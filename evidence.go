@@ -41,12 +41,17 @@ func finalPair(out *sched.Outcome) *FinalPair {
 }
 
 // bindingText names the term that decided the break: the success ratio
-// with its most common failure ("success ratio (timeouts)").
+// with its most common failure ("success ratio (timeout)"), a timeout's
+// abandoned followers counted as its own.
 func bindingText(t sched.Term, broke *sched.Judged) string {
 	if t != sched.TermSuccess || broke.Run == nil || broke.Run.Stats == nil {
 		return t.String()
 	}
-	f := &broke.Run.Stats.Counts.Failed
+	f := broke.Run.Stats.Counts.Failed
+	// The followers a timeout abandoned are the timeout's.
+	followers := min(broke.Run.Stats.TimeoutFollowers, f[metrics.Abandoned])
+	f[metrics.Timeout] += followers
+	f[metrics.Abandoned] -= followers
 	top := 0
 	for c := range f {
 		if f[c] > f[top] {
