@@ -129,8 +129,8 @@ func (s *levelState) heldAbove(low int) int {
 
 // pending are the levels to run again, the bracket's ends first: each
 // unsettled level that is noisy, the first rejection before any level
-// held, in conflict, or (when the search has ended, in a break or at the
-// cap) an end of the final pair.
+// held, in conflict, or (when the search has ended in a break, or at the
+// cap after a level broke) an end of the final pair.
 func (s *levelState) pending(b Bracket, ended Next) []int {
 	most := s.mostRuns()
 	if most < 2 {
@@ -151,7 +151,10 @@ func (s *levelState) pending(b Bracket, ended Next) []int {
 			want[h] = true
 		}
 	}
-	if ended.End && (ended.Verdict == Broken || ended.Verdict == Done) {
+	// The final pair's ends; the --max level a run ends Done at only
+	// when a level broke in it (--max inside the break's interval): a run
+	// that held every level up to --max has no break to confirm.
+	if ended.End && (ended.Verdict == Broken || ended.Verdict == Done && s.firstBroke >= 0) {
 		if b.Held >= 0 {
 			want[b.Held] = true
 		}
