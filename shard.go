@@ -324,6 +324,11 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 	}
 	p.Conns = levelConns(p, mode)
 	splan := enginePlan(p, mode, acc, p.addr)
+	if r0.Shard.Unjudged {
+		// Shards without a coordinator ran each level of the ramp once:
+		// the merge judges each on that run, with nothing to confirm it.
+		splan.Repeat = 1
+	}
 	res := &Result{Schema: 1, Test: mode, URL: r0.URL, Protocol: r0.Protocol, TLS: r0.TLS, Conns: r0.Conns,
 		Requests: r0.Requests, TimeoutMs: r0.TimeoutMs, Accept: r0.Accept, Phases: []*PhaseStats{},
 		Plan: r0.Plan, Version: Version(), Command: r0.Command, StartedAt: r0.StartedAt}

@@ -193,8 +193,9 @@ func slowerThan(s *metrics.Phase, limit time.Duration) uint64 {
 
 // findStall finds a stall in a rejected phase's timeline: a run of spans
 // no wider than max(3 × timeout, 10 % of the phase) (one span more for
-// their alignment) holding at least StallShare of its failures, while the
-// phase's other outcomes met --accept.
+// their alignment), and no wider than half the phase, holding at least
+// StallShare of its failures, while the phase's other outcomes met
+// --accept and responses succeeded after it (the server recovered).
 func findStall(tl *metrics.Timeline, plan Plan, active time.Duration) *Stall {
 	if tl == nil || tl.WidthNs <= 0 {
 		return nil
@@ -209,6 +210,10 @@ func findStall(tl *metrics.Timeline, plan Plan, active time.Duration) *Stall {
 	}
 	limit := max(3*plan.Timeout, active/10)
 	k := max(int((int64(limit)+tl.WidthNs-1)/tl.WidthNs)+1, 1)
+	// A stall is a short part of the phase: at most half its admission.
+	if half := int(int64(active) / 2 / tl.WidthNs); half >= 1 {
+		k = min(k, half)
+	}
 	best, at := uint64(0), 0
 	var win, winOK uint64
 	bestOK := uint64(0)
@@ -236,6 +241,16 @@ func findStall(tl *metrics.Timeline, plan Plan, active time.Duration) *Stall {
 	for end > at && spans[end-1].Failed == 0 {
 		bestOK -= spans[end-1].Succeeded
 		end--
+	}
+	// The server recovered: responses succeeded after the span. Failures
+	// that last to the phase's end are an overload building up (a rate
+	// test's backlog), not a pause.
+	var after uint64
+	for _, s := range spans[end:] {
+		after += s.Succeeded
+	}
+	if after == 0 {
+		return nil
 	}
 	w := time.Duration(tl.WidthNs)
 	return &Stall{At: time.Duration(at) * w, Span: time.Duration(end-at) * w,

@@ -57,6 +57,7 @@ func TestExamine(t *testing.T) {
 		{"clean: success binding with margin +1", measured(10000, 0, 0, okSetups, 4), reqPlan, TermSuccess, false, false, false},
 		{"a stall: 24 of 24 failures in 0.3 s, the rest held", withTimeline(measured(976, 24, 0, okSetups, 4), spread(10, 97), stallFailed), stallPlan, TermSuccess, true, false, false},
 		{"failures spread over the phase: no stall", withTimeline(measured(970, 30, 0, okSetups, 4), spread(10, 97), spreadFailed), stallPlan, TermSuccess, false, false, false},
+		{"failures to the phase's end (a backlog building up): no stall", withTimeline(measured(976, 24, 0, okSetups, 4), spread(10, 97), []uint64{0, 0, 0, 0, 0, 0, 0, 10, 12, 2}), stallPlan, TermSuccess, false, false, false},
 		{"too close: 2 failures of 10,000 where 1 is allowed", measured(9998, 2, 0, okSetups, 4), reqPlan, TermSuccess, false, true, false},
 		{"too close: at the allowance", measured(9999, 1, 0, okSetups, 4), reqPlan, TermSuccess, false, true, false},
 		{"not close: 3 failures where 1 is allowed", measured(9997, 3, 0, okSetups, 4), reqPlan, TermSuccess, false, false, false},

@@ -115,8 +115,11 @@ func TestRateRefineRequestsPerSecond(t *testing.T) {
 			}
 			w.Write([]byte("ok"))
 		}))
+		// --repeat 1: this server breaks for good after 1.5 s, so a second
+		// run of 10 requests/s (confirming the final pair) would fail too;
+		// the test is about the bisection's units, one run a level.
 		r = runBrk(t, "rate", srv.URL+"/", "--conn", "2", "--threads", "1", "--start", "10", "--pace", "20", "--max", "30",
-			"--phase", "1s", "--timeout", "200ms", "--refine", "--quiet", "--json", path)
+			"--phase", "1s", "--timeout", "200ms", "--refine", "--repeat", "1", "--quiet", "--json", path)
 		srv.Close()
 		// Only a client that fell behind its schedule (a loaded machine)
 		// is retried.

@@ -262,6 +262,9 @@ func readmeSubstitute(args []string, fixture, coord, exampleBin string, demo boo
 			a = "http://" + fixture + "/plain"
 		}
 		a = strings.ReplaceAll(a, "127.0.0.1:8080", fixture)
+		// The docs' service at svc:8080/api is the fixture's /plain (the
+		// fixture answers 404 elsewhere: a user's mistake, no verdict).
+		a = strings.ReplaceAll(a, "svc:8080/api", fixture+"/plain")
 		a = strings.ReplaceAll(a, "svc:8080", fixture)
 		a = strings.ReplaceAll(a, "box0:7070", coord)
 		a = strings.ReplaceAll(a, "/tmp/fixture-nethttp", exampleBin)
