@@ -25,6 +25,7 @@ type CoolDown struct {
 	Within   time.Duration `json:"within_ns"`    // the answer it waited for
 	Waited   time.Duration `json:"waited_ns"`
 	Requests uint64        `json:"requests"`
+	Setups   uint64        `json:"setups"`   // connections it set up (replacing ones a timeout retired)
 	Answered bool          `json:"answered"` // a request was answered within Within
 }
 
@@ -50,6 +51,7 @@ func (e *Engine) CoolDown(ctx context.Context, within, most time.Duration) CoolD
 			break
 		}
 		cd.Requests += m.Stats.Counts.Attempted
+		cd.Setups += m.Stats.Setups.Attempted
 		if h := m.Stats.Latency; h.TotalCount() > 0 && time.Duration(h.Min())*time.Microsecond <= within {
 			cd.Answered = true
 			break

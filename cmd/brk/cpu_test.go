@@ -503,7 +503,7 @@ var phaseLines = []struct {
 	{"cpu", regexp.MustCompile(`^  cpu         client user \d+\.\d{3} s, system \d+\.\d{3} s, \d+\.\d\d µs per response; machine (\d+\.\d %|unavailable); worker threads busy \d+\.\d %$`)},
 }
 
-var phaseHeadRE = regexp.MustCompile(`^phase (\d+)  level \d+ concurrent requests \(\d+ per connection\)  (accepted|REJECTED|interrupted \(not judged\))$`)
+var phaseHeadRE = regexp.MustCompile(`^phase (\d+)  level \d+ concurrent requests \(\d+ per connection\)  (accepted|REJECTED|interrupted \(not judged\))( \((ramp|grow|down|bisect|repeat)\))?$`)
 
 // TestPhaseText: every phase block has requests, failures, latency, load,
 // generator and cpu lines in that order, each with its units, and the

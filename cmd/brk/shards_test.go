@@ -353,10 +353,14 @@ func TestShardsSearchInStep(t *testing.T) {
 	}
 }
 
+// total is every request a run sent: its phases' and its cool-downs'.
 func total(r *brk.Result) uint64 {
 	var n uint64
 	for _, p := range r.Phases {
 		n += p.Counts.Attempted
+	}
+	for _, c := range r.CoolDowns {
+		n += c.Requests
 	}
 	return n
 }
