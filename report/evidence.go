@@ -41,6 +41,7 @@ func seconds(s float64) string { return fmt.Sprintf("%.2g s", s) }
 // the binding term and the boundary's shape, the stalls and conflicts its
 // runs showed and the cool-downs before them.
 func WriteBreakEvidence(w io.Writer, r *brk.Result) {
+	writeCoolDowns(w, r.CoolDowns)
 	fp := r.FinalPair
 	if fp == nil {
 		return
@@ -67,6 +68,21 @@ func WriteBreakEvidence(w io.Writer, r *brk.Result) {
 		fmt.Fprintf(w, "busy: %d of %d phases ran on a busy box (other processes used up to %.2g cores): the break is the server's under that load\n",
 			busy, len(r.Phases), peak)
 	}
+}
+
+// writeCoolDowns sums the waits before re-runs and bisection probes:
+// their requests and connections are outside every phase.
+func writeCoolDowns(w io.Writer, cds []brk.CoolDown) {
+	if len(cds) == 0 {
+		return
+	}
+	var requests, setups uint64
+	var waited float64
+	for _, c := range cds {
+		requests, setups, waited = requests+c.Requests, setups+c.Setups, waited+c.Waited.Seconds()
+	}
+	fmt.Fprintf(w, "cool-down: %d waits before re-runs and bisection probes, %.2g s in all; %d requests and %d connections outside the phases\n",
+		len(cds), waited, requests, setups)
 }
 
 // busyPhases counts the phases judged on a busy box and the most CPU
