@@ -46,7 +46,11 @@ func TestRunLeavesNothingBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close()
-	slow, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0", Service: 50 * time.Millisecond})
+	// One request in service, 8 ms each: of 4 outstanding the first is
+	// answered in 8 ms and the last after 32 ms, past a 20 ms timeout (a
+	// server that answers nothing in time is the user's mistake, not a
+	// break).
+	slow, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0", Capacity: 1, Service: 8 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
