@@ -193,7 +193,7 @@ func slowerThan(s *metrics.Phase, limit time.Duration) uint64 {
 
 // findStall finds a stall in a rejected phase's timeline: a run of spans
 // no wider than max(3 × timeout, 10 % of the phase) (one span more for
-// their alignment), and no wider than half the phase, holding at least
+// their alignment), in a phase at least twice as long, holding at least
 // StallShare of its failures, while the phase's other outcomes met
 // --accept and responses succeeded after it (the server recovered).
 func findStall(tl *metrics.Timeline, plan Plan, active time.Duration) *Stall {
@@ -210,9 +210,11 @@ func findStall(tl *metrics.Timeline, plan Plan, active time.Duration) *Stall {
 	}
 	limit := max(3*plan.Timeout, active/10)
 	k := max(int((int64(limit)+tl.WidthNs-1)/tl.WidthNs)+1, 1)
-	// A stall is a short part of the phase: at most half its admission.
-	if half := int(int64(active) / 2 / tl.WidthNs); half >= 1 {
-		k = min(k, half)
+	// A stall is a short part of the phase: in a phase shorter than twice
+	// its span, a wave of timeouts is an overload as much as a pause, and
+	// no stall is told.
+	if int64(k)*tl.WidthNs*2 > int64(active) {
+		return nil
 	}
 	best, at := uint64(0), 0
 	var win, winOK uint64
