@@ -1,13 +1,11 @@
 package e2e
 
 import (
-	"context"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/e2ekit"
 	"github.com/brk-bench/brk/internal/hostile"
 
 	"github.com/brk-bench/brk/internal/testenv"
@@ -17,7 +15,7 @@ import (
 const okResp = hostile.OKResponse
 
 // runTimeout bounds every brk.Run in these tests.
-const runTimeout = 20 * time.Second
+const runTimeout = e2ekit.RunTimeout
 
 // shortPlan is one phase (Start == Max) of d outstanding requests on each
 // of conns connections, on one thread, admitting for phase.
@@ -28,49 +26,19 @@ func shortPlan(conns, d int, phase time.Duration) brk.Plan {
 	}
 }
 
-// runBrk runs brk against target under a context timeout and fails the
-// test on a usage error or a run that outlived the context.
-func runBrk(t *testing.T, target brk.Target, plan brk.Plan) *brk.Result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	res, err := brk.Run(ctx, target, plan, nil)
-	if err != nil {
-		t.Fatalf("brk.Run: %v", err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("brk.Run outlived its %v context: verdict %s (%s)", runTimeout, res.Verdict, res.Reason)
-	}
-	return res
-}
+// The helpers e2e shares with e2e/search (internal/e2ekit).
+var (
+	runBrk          = e2ekit.RunBrk
+	failures        = e2ekit.Failures
+	total           = e2ekit.Total
+	describe        = e2ekit.Describe
+	checkAccounting = e2ekit.CheckAccounting
+	deref           = e2ekit.Deref
+	startFixtureT   = e2ekit.StartFixture
+)
 
-// failures is the sum of every failure category of c.
-func failures(c brk.Counts) uint64 {
-	var n uint64
-	for _, name := range brk.FailureCategories() {
-		n += c.Failure(name)
-	}
-	return n
-}
-
-// total sums the counts of every phase of res.
-func total(res *brk.Result) brk.Counts {
-	var t brk.Counts
-	for _, p := range res.Phases {
-		c := p.Counts
-		t.Attempted += c.Attempted
-		t.Succeeded += c.Succeeded
-		t.Timeout += c.Timeout
-		t.Transport += c.Transport
-		t.Abandoned += c.Abandoned
-		t.Connect += c.Connect
-		t.ConnectTimeout += c.ConnectTimeout
-		t.Status += c.Status
-		t.Body += c.Body
-		t.Protocol += c.Protocol
-	}
-	return t
-}
+// buildBrk builds the brk command for a child process.
+func buildBrk(t *testing.T) string { return e2ekit.BuildBrk(t, "../cmd/brk") }
 
 // totalSetups sums the setup counts of every phase of res.
 func totalSetups(res *brk.Result) brk.Setups {
@@ -94,71 +62,6 @@ func protocolFault(res *brk.Result) string {
 		}
 	}
 	return ""
-}
-
-// describe renders a result for failure messages.
-func describe(res *brk.Result) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "verdict %s (%s)", res.Verdict, res.Reason)
-	for _, p := range res.Phases {
-		fmt.Fprintf(&b, "\n  phase %d level %d accepted=%v counts %+v setups %+v fault %q setup_err %q",
-			p.Index, p.Level, p.Accepted, p.Counts, p.Setups, p.ProtocolFault, p.SetupError)
-	}
-	return b.String()
-}
-
-// checkAccounting asserts, for every phase, that each attempted request
-// has exactly one outcome (Attempted = Succeeded + every failure), and so
-// has each setup started in the phase.
-func checkAccounting(t *testing.T, res *brk.Result) {
-	t.Helper()
-	for _, p := range res.Phases {
-		c := p.Counts
-		if c.Attempted != c.Succeeded+failures(c) {
-			t.Errorf("phase %d: attempted %d != succeeded %d + failures %d (%+v)",
-				p.Index, c.Attempted, c.Succeeded, failures(c), c)
-		}
-		if s := p.Setups; s.Attempted != s.Established+s.Failed+s.TimedOut+s.Abandoned {
-			t.Errorf("phase %d: setups %+v: some started setup has no outcome", p.Index, s)
-		}
-	}
-	tc := total(res)
-	if tc.Attempted != tc.Succeeded+failures(tc) {
-		t.Errorf("run: attempted %d != succeeded %d + failures %d", tc.Attempted, tc.Succeeded, failures(tc))
-	}
-	checkTimelines(t, res)
-}
-
-// checkTimelines asserts that every phase's timeline accounts for each of
-// its outcomes exactly once, spans the phase with at most
-// brk.MaxTimelinePoints points, and starts after the previous phase's.
-func checkTimelines(t *testing.T, res *brk.Result) {
-	t.Helper()
-	prevStart := -1.0
-	for _, p := range res.Phases {
-		tl := p.Timeline
-		if tl == nil {
-			if p.Counts.Attempted > 0 {
-				t.Errorf("phase %d: %d outcomes and no timeline", p.Index, p.Counts.Attempted)
-			}
-			continue
-		}
-		var ok, failed uint64
-		for _, pt := range tl.Points {
-			ok += pt.Succeeded
-			failed += pt.Failed
-		}
-		if ok != p.Counts.Succeeded || failed != failures(p.Counts) {
-			t.Errorf("phase %d: timeline counts %d succeeded, %d failed; the phase %d, %d", p.Index, ok, failed, p.Counts.Succeeded, failures(p.Counts))
-		}
-		if n := len(tl.Points); n > brk.MaxTimelinePoints || tl.WidthS <= 0 || float64(n)*tl.WidthS < p.DurationS || float64(n-1)*tl.WidthS > p.DurationS+tl.WidthS {
-			t.Errorf("phase %d: %d points of %g s for a phase of %.3f s", p.Index, n, tl.WidthS, p.DurationS)
-		}
-		if tl.StartS <= prevStart {
-			t.Errorf("phase %d starts at %.3f s, not after the previous phase (%.3f s)", p.Index, tl.StartS, prevStart)
-		}
-		prevStart = tl.StartS
-	}
 }
 
 // serverStats returns srv's stats once it has counted at least

@@ -130,13 +130,6 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 
 func eqPtr(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 
-func deref(a *int) any {
-	if a == nil {
-		return nil
-	}
-	return *a
-}
-
 func TestReportsMatchSchemaAndWhatHappened(t *testing.T) {
 	s := compileSchema(t)
 	demo := bench.Demo()

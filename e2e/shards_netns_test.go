@@ -107,15 +107,6 @@ func inNetns(t *testing.T, ns string, f func()) {
 	}
 }
 
-func buildBrk(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "brk")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/brk").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // nsRun is one brk process in a namespace.
 type nsRun struct {
 	cmd  *exec.Cmd

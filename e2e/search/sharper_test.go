@@ -1,4 +1,4 @@
-package e2e
+package search
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/e2ekit"
 	"github.com/brk-bench/brk/internal/testenv"
 )
 
@@ -144,7 +145,7 @@ func TestABFindsEachSidesBreak(t *testing.T) {
 	plan := brk.Plan{Conns: 16, Start: 1, Pace: 1, Phase: 400 * time.Millisecond, Timeout: 140 * time.Millisecond, Threads: 1}
 	for attempt := 0; ; attempt++ {
 		var order []string
-		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), e2ekit.RunTimeout)
 		res, err := brk.RunAB(ctx, brk.ModeRequests,
 			brk.Target{URL: a.URL("/plain"), ExpectBody: []byte("ok")}, brk.Target{URL: b.URL("/plain"), ExpectBody: []byte("ok")},
 			plan, orderObserver{"A", &order}, orderObserver{"B", &order})
@@ -190,14 +191,4 @@ func (o orderObserver) PhaseFinished(*brk.PhaseStats) {}
 func onlyTimeouts(res *brk.Result) bool {
 	c := total(res)
 	return failures(c) == c.Timeout+c.Abandoned
-}
-
-func startFixtureT(t *testing.T, cfg bench.FixtureConfig) *bench.Fixture {
-	t.Helper()
-	fx, err := bench.StartFixture(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fx.Close() })
-	return fx
 }

@@ -1,0 +1,163 @@
+// Package e2ekit holds what the end-to-end test packages (e2e, e2e/search)
+// share: running brk under a deadline, summing and describing a result,
+// and checking that every outcome is accounted for once.
+package e2ekit
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
+)
+
+// RunTimeout bounds one run of RunBrk.
+const RunTimeout = 20 * time.Second
+
+// RateAttempts is how many times a rate test's run is made when the client
+// fell behind its schedule (a loaded machine).
+const RateAttempts = 3
+
+// RunBrk runs brk against target under a context timeout and fails the
+// test on a usage error or a run that outlived the context.
+func RunBrk(t *testing.T, target brk.Target, plan brk.Plan) *brk.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
+	defer cancel()
+	res, err := brk.Run(ctx, target, plan, nil)
+	if err != nil {
+		t.Fatalf("brk.Run: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("brk.Run outlived its %v context: verdict %s (%s)", RunTimeout, res.Verdict, res.Reason)
+	}
+	return res
+}
+
+// Failures is the sum of every failure category of c.
+func Failures(c brk.Counts) uint64 {
+	var n uint64
+	for _, name := range brk.FailureCategories() {
+		n += c.Failure(name)
+	}
+	return n
+}
+
+// Total sums the counts of every phase of res.
+func Total(res *brk.Result) brk.Counts {
+	var t brk.Counts
+	for _, p := range res.Phases {
+		c := p.Counts
+		t.Attempted += c.Attempted
+		t.Succeeded += c.Succeeded
+		t.Timeout += c.Timeout
+		t.Transport += c.Transport
+		t.Abandoned += c.Abandoned
+		t.Connect += c.Connect
+		t.ConnectTimeout += c.ConnectTimeout
+		t.Status += c.Status
+		t.Body += c.Body
+		t.Protocol += c.Protocol
+	}
+	return t
+}
+
+// Describe renders a result for failure messages.
+func Describe(res *brk.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "verdict %s (%s)", res.Verdict, res.Reason)
+	for _, p := range res.Phases {
+		fmt.Fprintf(&b, "\n  phase %d level %d accepted=%v counts %+v setups %+v fault %q setup_err %q",
+			p.Index, p.Level, p.Accepted, p.Counts, p.Setups, p.ProtocolFault, p.SetupError)
+	}
+	return b.String()
+}
+
+// CheckAccounting asserts, for every phase, that each attempted request
+// has exactly one outcome (Attempted = Succeeded + every failure), and so
+// has each setup started in the phase.
+func CheckAccounting(t *testing.T, res *brk.Result) {
+	t.Helper()
+	for _, p := range res.Phases {
+		c := p.Counts
+		if c.Attempted != c.Succeeded+Failures(c) {
+			t.Errorf("phase %d: attempted %d != succeeded %d + failures %d (%+v)",
+				p.Index, c.Attempted, c.Succeeded, Failures(c), c)
+		}
+		if s := p.Setups; s.Attempted != s.Established+s.Failed+s.TimedOut+s.Abandoned {
+			t.Errorf("phase %d: setups %+v: some started setup has no outcome", p.Index, s)
+		}
+	}
+	tc := Total(res)
+	if tc.Attempted != tc.Succeeded+Failures(tc) {
+		t.Errorf("run: attempted %d != succeeded %d + failures %d", tc.Attempted, tc.Succeeded, Failures(tc))
+	}
+	checkTimelines(t, res)
+}
+
+// checkTimelines asserts that every phase's timeline accounts for each of
+// its outcomes exactly once, spans the phase with at most
+// brk.MaxTimelinePoints points, and starts after the previous phase's.
+func checkTimelines(t *testing.T, res *brk.Result) {
+	t.Helper()
+	prevStart := -1.0
+	for _, p := range res.Phases {
+		tl := p.Timeline
+		if tl == nil {
+			if p.Counts.Attempted > 0 {
+				t.Errorf("phase %d: %d outcomes and no timeline", p.Index, p.Counts.Attempted)
+			}
+			continue
+		}
+		var ok, failed uint64
+		for _, pt := range tl.Points {
+			ok += pt.Succeeded
+			failed += pt.Failed
+		}
+		if ok != p.Counts.Succeeded || failed != Failures(p.Counts) {
+			t.Errorf("phase %d: timeline counts %d succeeded, %d failed; the phase %d, %d", p.Index, ok, failed, p.Counts.Succeeded, Failures(p.Counts))
+		}
+		if n := len(tl.Points); n > brk.MaxTimelinePoints || tl.WidthS <= 0 || float64(n)*tl.WidthS < p.DurationS || float64(n-1)*tl.WidthS > p.DurationS+tl.WidthS {
+			t.Errorf("phase %d: %d points of %g s for a phase of %.3f s", p.Index, n, tl.WidthS, p.DurationS)
+		}
+		if tl.StartS <= prevStart {
+			t.Errorf("phase %d starts at %.3f s, not after the previous phase (%.3f s)", p.Index, tl.StartS, prevStart)
+		}
+		prevStart = tl.StartS
+	}
+}
+
+// Deref is *a, or nil.
+func Deref(a *int) any {
+	if a == nil {
+		return nil
+	}
+	return *a
+}
+
+// StartFixture starts the built-in fixture for the test's duration.
+func StartFixture(t *testing.T, cfg bench.FixtureConfig) *bench.Fixture {
+	t.Helper()
+	fx, err := bench.StartFixture(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fx.Close() })
+	return fx
+}
+
+// BuildBrk builds the brk command into the test's temporary directory;
+// cmdDir is the path of cmd/brk from the test's package.
+func BuildBrk(t *testing.T, cmdDir string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "brk")
+	if out, err := exec.Command("go", "build", "-o", bin, cmdDir).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
