@@ -273,7 +273,6 @@ func TestUserErrors(t *testing.T) {
 		{name: "report to stdout", url: true, args: []string{"--report", "-"}},
 		{name: "no scheme", args: []string{strings.TrimPrefix(fx.URL("/plain"), "http://")}},
 		{name: "conn --conn", args: []string{"conn", fx.URL("/plain"), "--conn", "5"}},
-		{name: "repeat without refine", url: true, args: []string{"--pace", "1", "--repeat", "2"}},
 		{name: "server-pid missing", url: true, args: []string{"--server-pid", "999999999"}},
 	}
 	for _, c := range cases {
