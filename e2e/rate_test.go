@@ -227,9 +227,10 @@ func TestRateCapacityBreak(t *testing.T) {
 		}
 		checkRateAccounting(t, res)
 		validateRateSchema(t, schema, res)
+		// 50, 150, 250, then the final pair confirmed: 150 and 250 again.
 		if res.Verdict != brk.VerdictBroken || res.LastAccepted == nil || *res.LastAccepted != 150 ||
-			res.FirstRejected == nil || *res.FirstRejected != 250 || len(res.Phases) != 3 {
-			t.Fatalf("repetition %d: %s; want Broken (250 requests/s) after 50 and 150 accepted\n%s",
+			res.FirstRejected == nil || *res.FirstRejected != 250 || len(res.Phases) != 5 {
+			t.Fatalf("repetition %d: %s; want Broken (250 requests/s) after 50 and 150 accepted, each end run twice\n%s",
 				rep, describe(res), phaseLines(res))
 		}
 		t.Logf("repetition %d: %s; p99 at 150: %.1f ms, at 250: %.1f ms", rep, describe(res),

@@ -79,7 +79,9 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 			// A refinement probe lies between the bracket found so far, at
 			// any level (single units): its depth is ⌈level/conns⌉.
 			level, depth = ph.Level, (ph.Level+p.Conns-1)/p.Conns
-			if lastAccepted != nil && ph.Level <= *lastAccepted || firstRejected != nil && ph.Level >= *firstRejected {
+			// A bisection probe lies strictly inside; a repeat runs a
+			// level already run (an end of the bracket, to confirm it).
+			if ph.Role == "bisect" && (lastAccepted != nil && ph.Level <= *lastAccepted || firstRejected != nil && ph.Level >= *firstRejected) {
 				t.Errorf("phase %d: probe at level %d outside the bracket %v..%v", i, ph.Level, deref(lastAccepted), deref(firstRejected))
 			}
 			if ph.Role != "bisect" && ph.Role != "repeat" {

@@ -164,6 +164,11 @@ func attemptedOf(r *brk.Result, raw bool) uint64 {
 			n += p.Counts.Attempted
 		}
 	}
+	if !raw { // one box: its cool-downs' requests too (shards do not cool down)
+		for _, c := range r.CoolDowns {
+			n += c.Requests
+		}
+	}
 	return n
 }
 
