@@ -58,6 +58,7 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 	}
 	p.Defaults()
 	var lastAccepted, firstRejected *int
+	steps := 0 // the linear ramp's steps so far: the phases that were neither a probe nor a repeat
 	for i, ph := range r.Phases {
 		c := ph.Counts
 		sum := c.Succeeded + c.Timeout + c.Transport + c.Abandoned + c.Connect + c.ConnectTimeout + c.Status + c.Body + c.Protocol
@@ -70,7 +71,10 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 				t.Errorf("phase %d: success_pct %v, want %v", i, ph.SuccessPct, want)
 			}
 		}
-		depth := p.Start + i*p.Pace
+		depth := p.Start + steps*p.Pace
+		if !ph.Probe {
+			steps++
+		}
 		if p.Max > 0 && depth > p.Max {
 			depth = p.Max
 		}
