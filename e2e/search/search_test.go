@@ -262,7 +262,9 @@ func TestSearchDownward(t *testing.T) {
 	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Phase: 500 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 1}
 	res := runBrk(t, brk.Target{URL: fx.URL("/plain")}, plan)
 	checkAccounting(t, res)
-	if res.Verdict != brk.VerdictBroken || res.LastAccepted == nil || *res.LastAccepted != 3 || *res.FirstRejected != 4 {
+	// With about 30 requests a phase and one timeout at 4, the interval
+	// may span past a factor of 2: the pair 3/4 then ends inconclusive.
+	if res.Verdict != brk.VerdictBroken && res.Verdict != brk.VerdictInconclusive || res.LastAccepted == nil || *res.LastAccepted != 3 || res.FirstRejected == nil || *res.FirstRejected != 4 {
 		t.Fatalf("ended %s %v/%v (%s), want broken 3/4\n%s", res.Verdict, res.LastAccepted, res.FirstRejected, res.Reason, describe(res))
 	}
 	var roles []string
