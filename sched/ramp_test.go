@@ -2,7 +2,6 @@ package sched
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -107,26 +106,14 @@ func TestLinearMax(t *testing.T) {
 }
 
 // search simulates a search against a capacity: the levels it visits, in
-// order, with their roles, and the end.
+// order, with their roles, and the end (simulate, without evidence).
 func search(p Plan, accepts func(level, run int) bool) ([]int, []Role, Next) {
-	var judged []*Judged
-	var levels []int
-	var roles []Role
-	runs := map[int]int{}
-	for len(judged) < 200 {
-		mv := Decide(p, judged, 0)
-		if mv.End {
-			return levels, roles, mv
+	return simulate(p, func(l, r int) outcome {
+		if accepts(l, r) {
+			return held
 		}
-		runs[mv.Level]++
-		j := &Judged{Judgement: Judgement{Accepted: true, Judged: true}, Index: len(judged), Target: mv.Level, Role: mv.Role}
-		if !accepts(mv.Level, runs[mv.Level]) {
-			j.Judgement = broken(fmt.Sprintf("rejected at %d", mv.Level))
-		}
-		judged = append(judged, j)
-		levels, roles = append(levels, mv.Level), append(roles, mv.Role)
-	}
-	panic("the search did not end")
+		return rej
+	})
 }
 
 func below(capacity int) func(int, int) bool { return func(l, _ int) bool { return l <= capacity } }
