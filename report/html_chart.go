@@ -275,12 +275,45 @@ func (c *chart) drawSeries(b *strings.Builder, lb *labels) {
 			default:
 				fmt.Fprintf(b, `<circle class="pt" cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>`, x, y, pointR, s.color, esc(p.tip))
 			}
-			if c.runOrder && p.kind != ptIn && si == len(c.series)-1 {
-				run := strconv.Itoa(p.run)
-				ly := lb.above(x, y-9, 11, "middle", run)
-				fmt.Fprintf(b, `<text class="run" x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle" %s>%s</text>`, x, ly, halo, run)
+		}
+		if c.runOrder && si == len(c.series)-1 {
+			c.drawRuns(b, lb, s.pts)
+		}
+	}
+}
+
+// drawRuns numbers each point with its phase; the runs of one level whose
+// points lie within a label's height of each other (a level run again)
+// share one label, "3, 5", above the highest of them.
+func (c *chart) drawRuns(b *strings.Builder, lb *labels, pts []chartPoint) {
+	type spot struct {
+		x, y float64
+		runs []string
+	}
+	var spots []*spot
+	for _, p := range pts {
+		if p.kind == ptIn {
+			continue
+		}
+		x, y := c.px(p.x), c.py(p.y)
+		var s *spot
+		for _, o := range spots {
+			if math.Abs(o.x-x) < 1 && math.Abs(o.y-y) < 14 {
+				s = o
+				break
 			}
 		}
+		if s == nil {
+			s = &spot{x: x, y: y}
+			spots = append(spots, s)
+		}
+		s.y = math.Min(s.y, y)
+		s.runs = append(s.runs, strconv.Itoa(p.run))
+	}
+	for _, s := range spots {
+		text := strings.Join(s.runs, ", ")
+		ly := lb.above(s.x, s.y-9, 11, "middle", text)
+		fmt.Fprintf(b, `<text class="run" x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle" %s>%s</text>`, s.x, ly, halo, text)
 	}
 }
 
