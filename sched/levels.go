@@ -263,7 +263,7 @@ func (s *levelState) move(b Bracket) Next {
 		if b.Broke-lo <= s.resolution(b.Held) || !l.Search && (!l.Refine || b.Held < 0) {
 			return end(Broken, s.brokeReason(b))
 		}
-		return Next{Level: lo + (b.Broke-lo)/2, Role: s.bisectRole(), Bracket: b}
+		return Next{Level: lo + (b.Broke-lo)/2, Role: RoleBisect, Bracket: b}
 	}
 	if !l.Search {
 		level := l.Start
@@ -294,9 +294,6 @@ func (s *levelState) move(b Bracket) Next {
 	return Next{Level: level, Role: RoleGrow, Bracket: b}
 }
 
-// bisectRole is a bisection probe's role: the linear ramp's refinement
-// and the search both bisect.
-func (s *levelState) bisectRole() Role { return RoleBisect }
 
 func (s *levelState) doneReason(b Bracket) string {
 	return fmt.Sprintf("max level %s completed and accepted", s.p.levelText(b.Held))
