@@ -294,7 +294,6 @@ func (s *levelState) move(b Bracket) Next {
 	return Next{Level: level, Role: RoleGrow, Bracket: b}
 }
 
-
 func (s *levelState) doneReason(b Bracket) string {
 	return fmt.Sprintf("max level %s completed and accepted", s.p.levelText(b.Held))
 }
