@@ -9,10 +9,11 @@ import (
 )
 
 // EvidenceLine says why a phase's verdict was not taken on its own: a
-// stall, too close to call, a busy box ("" when none of them).
+// stall, too close to call, a rejection on a busy box; or that a hold on a
+// busy box stands ("" when none of them).
 func EvidenceLine(s *brk.PhaseStats) string {
 	e := s.Evidence
-	if e == nil || !e.Noisy() {
+	if e == nil || !e.Noisy(s.Accepted) && !e.Busy {
 		return ""
 	}
 	var parts []string
@@ -31,6 +32,12 @@ func EvidenceLine(s *brk.PhaseStats) string {
 		o := s.OtherCPU
 		parts = append(parts, fmt.Sprintf("a busy box: other processes used %.2g cores (more than a quarter of one in %d of %d windows)",
 			o.MeanCores, o.Busy, o.Windows))
+	}
+	switch {
+	case len(parts) == 0:
+		return ""
+	case !e.Noisy(s.Accepted):
+		return parts[0] + " — a hold under that load stands"
 	}
 	return strings.Join(parts, "; ") + " — its level runs again"
 }

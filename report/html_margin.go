@@ -34,8 +34,8 @@ func marginChart(r *brk.Result, ps []*brk.PhaseStats, unit string) template.HTML
 				continue
 			}
 			tip := fmt.Sprintf("phase %d, level %d: margin %s (%d of %d bad)%s", p.Index, p.Level, fmtF(m.Margin, 2), m.Bad, m.Total, tipState(p))
-			if p.Evidence.Noisy() {
-				tip += "; " + EvidenceLine(p)
+			if line := EvidenceLine(p); line != "" {
+				tip += "; " + line
 			}
 			s.pts = append(s.pts, chartPoint{x: float64(p.Level), y: m.Margin, kind: kindOf(p), run: p.Index, tip: tip})
 		}

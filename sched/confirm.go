@@ -38,7 +38,7 @@ func (r *levelRuns) add(idx int, j *Judged) {
 		r.lastRej = idx
 	}
 	r.latestAccepted = accepted
-	r.noisy = r.noisy || j.Evidence.Noisy()
+	r.noisy = r.noisy || j.Evidence.Noisy(accepted)
 }
 
 func (r *levelRuns) runs() int { return r.acc + r.rej + r.stall }

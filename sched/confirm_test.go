@@ -87,8 +87,10 @@ func TestConfirmRules(t *testing.T) {
 			nil, Broken, 15, 16, ""},
 		{"too close to call: run again, the majority holds", confirmPlan, capacityWith(32, map[int][]outcome{33: {closeR, held, held}, 34: {closeR, held, held}}),
 			nil, Broken, 34, 35, ""},
-		{"a busy box's acceptance runs again before the bracket moves", confirmPlan, capacityWith(32, map[int][]outcome{64: {busyOK}}),
-			nil, Broken, 32, 33, ""},
+		{"a busy box's rejection runs again before the bracket moves", confirmPlan, capacityWith(32, map[int][]outcome{16: {busyR}}),
+			[]int{8, 16, 12, 16, 32, 16, 64, 48, 40, 36, 34, 33, 32, 33}, Broken, 32, 33, ""},
+		{"a busy box's hold stands: only the final pair runs again", confirmPlan, capacityWith(32, map[int][]outcome{16: {busyOK}, 32: {busyOK}}),
+			[]int{8, 16, 32, 64, 48, 40, 36, 34, 33, 32, 33}, Broken, 32, 33, ""},
 		// 8 fails once and 4 every time: the search turns down, 8 holds
 		// when run again, 4 stays rejected below it.
 		{"a conflict that persists ends inconclusive", confirmPlan, capacityWith(32, map[int][]outcome{8: {rej}, 4: {rej, rej, rej}}),

@@ -91,8 +91,13 @@ type Evidence struct {
 }
 
 // Noisy reports whether the phase's verdict needs a second run before it
-// moves the search: a stall, too close to call, or a busy box.
-func (e *Evidence) Noisy() bool { return e.Stall != nil || e.Close || e.Busy }
+// moves the search: a stall, too close to call, or a rejection on a busy
+// box. A hold on a busy box stands: the other processes took from the
+// server, they gave it nothing (and brk's own starvation is the
+// client-bound rule's, not this one's).
+func (e *Evidence) Noisy(accepted bool) bool {
+	return e.Stall != nil || e.Close || e.Busy && !accepted
+}
 
 // StallShare is the least share of a rejected phase's failures that one
 // span must hold for a stall.

@@ -45,7 +45,7 @@ type loadFlags struct {
 	Verbose bool   `short:"v" help:"Write each phase's full block (requests, failures, latency, load, generator, CPU) instead of one line."`
 
 	Refine     bool           `help:"With --pace: after the first rejected phase, bisect between the last accepted and the first rejected level until they are adjacent (single units of the level); each probe is a phase. The search always bisects."`
-	Repeat     int            `default:"3" help:"The most runs of one level: a level whose verdict may be noise (a stall, too close to call, a busy box, the first rejection, a conflict, an end of the final pair) runs again until a majority agrees; 1 confirms nothing."`
+	Repeat     int            `default:"3" help:"The most runs of one level: a level whose verdict may be noise (a stall, too close to call, a rejection on a busy box, the first rejection, a conflict, an end of the final pair) runs again until a majority agrees; 1 confirms nothing."`
 	Growth     *float64       `help:"The search (no --pace): multiply the level by this each phase until a phase is rejected (default 2)." placeholder:"FACTOR"`
 	Resolution string         `help:"The search: bisect until the bracket is at most N (a total level) or P% of the last accepted level (default 1%, at least 1)." placeholder:"N|P%"`
 	Budget     *time.Duration `help:"Bound the run's phases: no phase starts that could end past this (default 5m for the search, none for a --pace ramp)." placeholder:"DURATION"`

@@ -156,7 +156,7 @@ func TestSearchUnderStalls(t *testing.T) {
 				continue
 			}
 			p := res.Phases[i]
-			if p.Evidence == nil || !p.Evidence.Noisy() && runsOf(res, p.Level) < 2 {
+			if p.Evidence == nil || !p.Evidence.Noisy(p.Accepted) && runsOf(res, p.Level) < 2 {
 				t.Errorf("run %d (seed %d): the pause at %v fell in rejected phase %d (level %d) with no stall and no second run: %+v",
 					run, seed, s.Sub(start), i, p.Level, p.Evidence)
 			}
@@ -297,13 +297,17 @@ func TestSearchAfterLeftoverWork(t *testing.T) {
 // 0.3 % to 3 % between about 15 and 70 concurrent requests, and the
 // boundary is gradual. A linear ramp (8, 16, 24, …) probes that slope at
 // evenly spaced levels, where a search would bisect around its crossing.
+// The timeout, 5 s, lies past the tail (one service in 250,000 is slower
+// than 5 s alone): with 2 s (one in 19,000, plus the queue's wait) a
+// search's ~6,000 requests saw a timeout now and then, and one timeout
+// under --accept 99.99 % binds the success ratio instead of the p99.
 func TestSearchGradualBoundary(t *testing.T) {
 	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, DelayDist: "lognormal:4ms,1.6"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fx.Close()
-	plan := brk.Plan{Start: 8, Pace: 8, Max: 160, Phase: time.Second, Timeout: 2 * time.Second, MaxP99: 320 * time.Millisecond, Threads: 1, Budget: 2 * time.Minute}
+	plan := brk.Plan{Start: 8, Pace: 8, Max: 160, Phase: time.Second, Timeout: 5 * time.Second, MaxP99: 320 * time.Millisecond, Threads: 1, Budget: 2 * time.Minute}
 	res, err := brk.RunMode(context.Background(), brk.ModeConnections, brk.Target{URL: fx.URL("/plain")}, plan, nil)
 	if err != nil {
 		t.Fatal(err)

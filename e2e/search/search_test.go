@@ -33,16 +33,39 @@ func runSearch(t *testing.T, m brk.Mode, target brk.Target, plan brk.Plan) (*brk
 	return res, held, broke
 }
 
-// searchOnce runs one search.
+// busyAttempts is how many searches a test makes while each ends
+// inconclusive on a busy box.
+const busyAttempts = 3
+
+// searchOnce runs one search. A search that ended inconclusive on a box
+// busy in most of its phases (other processes took CPU from the server:
+// brk said it could not tell, as it should) is made again, busyAttempts
+// in all; then the test is skipped, with nothing to check against the
+// model. Any other end is the caller's to check.
 func searchOnce(t *testing.T, m brk.Mode, target brk.Target, plan brk.Plan) *brk.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := brk.RunMode(ctx, m, target, plan, nil)
-	if err != nil {
-		t.Fatal(err)
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		res, err := brk.RunMode(ctx, m, target, plan, nil)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		busy := 0
+		for _, p := range res.Phases {
+			if p.Evidence != nil && p.Evidence.Busy {
+				busy++
+			}
+		}
+		if res.Verdict != brk.VerdictInconclusive || 2*busy <= len(res.Phases) {
+			return res
+		}
+		if attempt == busyAttempts {
+			t.Skipf("%d searches ended inconclusive on a busy box, the last busy in %d of %d phases (%s): nothing to check against the model",
+				attempt, busy, len(res.Phases), res.Reason)
+		}
+		t.Logf("attempt %d: inconclusive on a busy box (%d of %d phases): %s; again", attempt, busy, len(res.Phases), res.Reason)
 	}
-	return res
 }
 
 // checkSearch checks a search's end (see runSearch).
@@ -126,7 +149,7 @@ func checkSearch(t *testing.T, res *brk.Result, plan brk.Plan) (int, int) {
 // close to call, a busy box).
 func quiet(res *brk.Result) bool {
 	for _, p := range res.Phases {
-		if p.Evidence != nil && p.Evidence.Noisy() {
+		if p.Evidence != nil && p.Evidence.Noisy(p.Accepted) {
 			return false
 		}
 	}
