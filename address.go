@@ -8,11 +8,28 @@ import (
 	"strings"
 )
 
+// mistypedScheme finds an http or https scheme missing its "://" in
+// part ("http//host", "https:/host", "http:host"): the scheme and the rest
+// after it.
+func mistypedScheme(raw string) (scheme, rest string, ok bool) {
+	for _, s := range []string{"https", "http"} {
+		if after, found := strings.CutPrefix(raw, s); found && after != "" && (after[0] == ':' || after[0] == '/') {
+			if rest = strings.TrimLeft(after, ":/"); rest != "" {
+				return s, rest, true
+			}
+		}
+	}
+	return "", "", false
+}
+
 // parseTargetURL parses an http:// or https:// target URL and, for https,
 // builds its TLS configuration; TLS options on an http:// URL are refused.
 // The TLS configuration is nil for http://.
 func parseTargetURL(raw string, opts TLSOptions) (*url.URL, *tls.Config, error) {
 	if !strings.Contains(raw, "://") {
+		if scheme, rest, ok := mistypedScheme(raw); ok {
+			return nil, nil, refuse("%s %q: a mistyped scheme: give %s://%s", fURL, raw, scheme, rest)
+		}
 		return nil, nil, refuse("%s %q: no scheme: give http://%s or https://%s", fURL, raw, raw, raw)
 	}
 	u, err := url.Parse(raw)

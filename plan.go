@@ -371,13 +371,17 @@ func RateSlotWarning(p Plan) *PlanError {
 	if float64(slots) >= need {
 		return nil
 	}
+	slotsText := strconv.Itoa(slots) + " slots"
+	if slots == 1 {
+		slotsText = "1 slot"
+	}
 	if n > 1 {
-		return refuse("shard %d/%d: its %d of %s %d connections × %s %d = %d slots is below its share of %s %d requests/s (%.0f/s) × %s %s = %.0f outstanding (Little's law): from %.0f requests/s a shard on, a slow response can fail the run from a lack of slots alone",
-			p.Shard.Index, n, conns, fConns, p.Conns, fRateDepth, p.RateDepth, slots, which, rate, share, fTimeout, p.Timeout, need,
+		return refuse("shard %d/%d: its %d of %s %d connections × %s %d = %s is below its share of %s %d requests/s (%.0f/s) × %s %s = %.0f outstanding (Little's law): from %.0f requests/s a shard on, a slow response can fail the run from a lack of slots alone",
+			p.Shard.Index, n, conns, fConns, p.Conns, fRateDepth, p.RateDepth, slotsText, which, rate, share, fTimeout, p.Timeout, need,
 			float64(slots)/p.Timeout.Seconds())
 	}
-	return refuse("%s %d × %s %d = %d slots is below %s %d requests/s × %s %s = %.0f outstanding (Little's law): from %.0f requests/s on, a slow response can fail the run from a lack of slots alone",
-		fConns, p.Conns, fRateDepth, p.RateDepth, slots, which, rate, fTimeout, p.Timeout, need, float64(slots)/p.Timeout.Seconds())
+	return refuse("%s %d × %s %d = %s is below %s %d requests/s × %s %s = %.0f outstanding (Little's law): from %.0f requests/s on, a slow response can fail the run from a lack of slots alone",
+		fConns, p.Conns, fRateDepth, p.RateDepth, slotsText, which, rate, fTimeout, p.Timeout, need, float64(slots)/p.Timeout.Seconds())
 }
 
 // ParseAccept reads an acceptance threshold's text ("99.99", "99.99%",

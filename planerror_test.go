@@ -71,6 +71,8 @@ var refusals = []struct {
 	{name: "rate accept", mode: brk.ModeRate, plan: func(p *brk.Plan) { p.Accept = 200 }, field: "Plan.Accept", want: "Plan.Accept 200: must be at most 100"},
 
 	{name: "url no scheme", tgt: func(t *brk.Target) { t.URL = "127.0.0.1:1/" }, field: "Target.URL", want: `Target.URL "127.0.0.1:1/": no scheme: give http://127.0.0.1:1/ or https://127.0.0.1:1/`},
+	{name: "url scheme without its colon", tgt: func(t *brk.Target) { t.URL = "http//127.0.0.1:1/" }, field: "Target.URL", want: `Target.URL "http//127.0.0.1:1/": a mistyped scheme: give http://127.0.0.1:1/`},
+	{name: "url scheme with one slash", tgt: func(t *brk.Target) { t.URL = "https:/127.0.0.1:1/" }, field: "Target.URL", want: `Target.URL "https:/127.0.0.1:1/": a mistyped scheme: give https://127.0.0.1:1/`},
 	{name: "url scheme", tgt: func(t *brk.Target) { t.URL = "ftp://127.0.0.1:1/" }, field: "Target.URL", want: `Target.URL "ftp://127.0.0.1:1/": the scheme must be http:// or https://`},
 	{name: "url no host", tgt: func(t *brk.Target) { t.URL = "http:///x" }, field: "Target.URL", want: `Target.URL "http:///x": no host`},
 	{name: "url credentials", tgt: func(t *brk.Target) { t.URL = "http://u:p@127.0.0.1:1/" }, field: "Target.URL", want: `Target.URL "http://u:xxxxx@127.0.0.1:1/": credentials in URLs are not supported (use Target.Headers Authorization:)`},

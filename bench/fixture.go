@@ -189,13 +189,10 @@ func StartFixture(cfg FixtureConfig) (*Fixture, error) {
 	f.ln = ln
 
 	mux := http.NewServeMux()
-	mux.HandleFunc("/plain", f.handlePlain)
-	mux.HandleFunc("/hello", f.handleHello)
-	mux.HandleFunc("/json", f.handleJSON)
-	mux.HandleFunc("/echo", f.handleEcho)
-	mux.HandleFunc("/chunked", f.handleChunked)
-	mux.HandleFunc("/delay", f.handleDelay)
-	mux.HandleFunc("/status", f.handleStatus)
+	handlers := f.routeHandlers()
+	for _, r := range FixtureRoutes {
+		mux.HandleFunc(r.Path, handlers[r.Path])
+	}
 	mux.HandleFunc("/", http.NotFound)
 
 	f.srv = &http.Server{
@@ -403,6 +400,32 @@ func (f *Fixture) wrap(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// FixtureRoute is one of the fixture's routes: its path, and what it
+// answers.
+type FixtureRoute struct {
+	Path, Answers string
+}
+
+// FixtureRoutes are the fixture's routes (brk fixture --help lists them);
+// every other path is 404.
+var FixtureRoutes = []FixtureRoute{
+	{"/plain", "ok (text/plain)"},
+	{"/hello", "Hello, World!"},
+	{"/json", `{"message":"Hello, World!"}`},
+	{"/echo", "the request's body"},
+	{"/chunked", "Hello, World! in two chunks"},
+	{"/delay", "?ms=N: ok after N ms (0..60000)"},
+	{"/status", "?code=N: status N (200..599)"},
+}
+
+// routeHandlers are the fixture's handlers by FixtureRoutes' paths.
+func (f *Fixture) routeHandlers() map[string]http.HandlerFunc {
+	return map[string]http.HandlerFunc{
+		"/plain": f.handlePlain, "/hello": f.handleHello, "/json": f.handleJSON, "/echo": f.handleEcho,
+		"/chunked": f.handleChunked, "/delay": f.handleDelay, "/status": f.handleStatus,
+	}
 }
 
 func writeBody(w http.ResponseWriter, code int, ctype, body string) {

@@ -121,6 +121,27 @@ func TestRoutes(t *testing.T) {
 	if got := f.Requests(); got != int64(len(cases)) {
 		t.Errorf("Requests() = %d, want %d", got, len(cases))
 	}
+	// Every route brk fixture --help lists is served (its query made
+	// valid), and every path served is listed.
+	served := map[string]bool{}
+	for _, tc := range cases {
+		if tc.code != 404 {
+			p, _, _ := strings.Cut(tc.path, "?")
+			served[p] = true
+		}
+	}
+	for _, r := range FixtureRoutes {
+		q := map[string]string{"/delay": "?ms=0", "/status": "?code=200"}[r.Path]
+		if got := do(t, c, ctx, "GET", f.URL(r.Path+q), nil); got.code != 200 || r.Answers == "" {
+			t.Errorf("FixtureRoutes lists %s (%q): status %d", r.Path, r.Answers, got.code)
+		}
+		delete(served, r.Path)
+	}
+	for p := range served {
+		if p != "/echo" && p != "/chunked" { // TestEcho, TestChunked
+			t.Errorf("%s is served but not in FixtureRoutes", p)
+		}
+	}
 }
 
 func TestEcho(t *testing.T) {

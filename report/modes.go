@@ -72,11 +72,10 @@ var modeTable = map[brk.Mode]*modeWords{
 				p.Start, p.Pace, maxs, perConnection(p), p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
 		},
 		oneLevel: func(_ brk.Target, p brk.Plan) string {
-			noun := brk.ModeConnections.Noun()
 			if p.KeepAlive {
-				return fmt.Sprintf("%d %s, each kept open carrying requests one at a time", p.Start, noun)
+				return fmt.Sprintf("%s, each kept open carrying requests one at a time", plural(p.Start, "connection"))
 			}
-			return fmt.Sprintf("%d %s, %s per connection", p.Start, noun, plural(max(p.Requests, 1), "request"))
+			return fmt.Sprintf("%s, %s per connection", plural(p.Start, "connection"), plural(max(p.Requests, 1), "request"))
 		},
 		searchOver: func(p brk.Plan) string { return perConnection(p) + "; " },
 		phaseLevel: func(s *brk.PhaseStats) string {
@@ -99,16 +98,16 @@ var modeTable = map[brk.Mode]*modeWords{
 		levelUnit:   " requests/s",
 		rampLine: func(p brk.Plan, maxs string, threads int) string {
 			depth, arrivals := rateSlots(p)
-			return fmt.Sprintf("  offered rate: start %d, pace %d, max %s requests/s, %s arrivals; %d connections × %d outstanding at most; phase %s, timeout %s, accept %s %%; %s\n",
-				p.Start, p.Pace, maxs, arrivals, p.Conns, depth, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
+			return fmt.Sprintf("  offered rate: start %d, pace %d, max %s requests/s, %s arrivals; %s × %d outstanding at most; phase %s, timeout %s, accept %s %%; %s\n",
+				p.Start, p.Pace, maxs, arrivals, plural(p.Conns, "connection"), depth, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
 		},
 		oneLevel: func(_ brk.Target, p brk.Plan) string {
 			depth, arrivals := rateSlots(p)
-			return fmt.Sprintf("%d requests/s offered, %s arrivals, over %d connections × %d outstanding at most", p.Start, arrivals, p.Conns, depth)
+			return fmt.Sprintf("%d requests/s offered, %s arrivals, over %s × %d outstanding at most", p.Start, arrivals, plural(p.Conns, "connection"), depth)
 		},
 		searchOver: func(p brk.Plan) string {
 			depth, arrivals := rateSlots(p)
-			return fmt.Sprintf("%s arrivals; %d connections × %d outstanding at most; ", arrivals, p.Conns, depth)
+			return fmt.Sprintf("%s arrivals; %s × %d outstanding at most; ", arrivals, plural(p.Conns, "connection"), depth)
 		},
 		phaseLevel: func(s *brk.PhaseStats) string { return fmt.Sprintf("level %d requests/s", s.Level) },
 		conditions: connsOpenedOnce,

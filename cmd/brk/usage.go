@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/bench"
 )
 
 // What a new user types first: bare brk, the words help and version, and
@@ -103,6 +104,9 @@ func helpWithExamples(options kong.HelpOptions, ctx *kong.Context) error {
 	if !ok {
 		return nil
 	}
+	if cmd == "fixture" {
+		writeRoutes(ctx.Stdout)
+	}
 	fmt.Fprintln(ctx.Stdout)
 	fmt.Fprintln(ctx.Stdout, "Examples:")
 	writeExamples(ctx.Stdout, ex)
@@ -111,6 +115,15 @@ func helpWithExamples(options kong.HelpOptions, ctx *kong.Context) error {
 		fmt.Fprintln(ctx.Stdout, readMore)
 	}
 	return nil
+}
+
+// writeRoutes lists the fixture's routes (brk fixture --help).
+func writeRoutes(w io.Writer) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Routes (every other path answers 404):")
+	for _, r := range bench.FixtureRoutes {
+		fmt.Fprintf(w, "  %-10s %s\n", r.Path, r.Answers)
+	}
 }
 
 // commandWords are kong's command words, for brk help COMMAND.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brk-bench/brk/bench"
 )
 
 // TestFirstWords: what a new user types first. Bare brk is a short usage
@@ -24,6 +26,15 @@ func TestFirstWords(t *testing.T) {
 	c := runBrk(t, "help", "conn")
 	if c.code != 0 || !strings.HasPrefix(c.stdout, "Usage: brk conn") || !strings.Contains(c.stdout, "--keep-alive") || !strings.Contains(c.stdout, "\nExamples:\n  brk conn ") {
 		t.Errorf("brk help conn: want exit 0 with brk conn's help and examples\n%s", c)
+	}
+	f := runBrk(t, "fixture", "--help")
+	if f.code != 0 || !strings.Contains(f.stdout, "\nRoutes (every other path answers 404):\n") {
+		t.Errorf("brk fixture --help: want its routes\n%s", f)
+	}
+	for _, r := range bench.FixtureRoutes {
+		if !strings.Contains(f.stdout, "\n  "+r.Path+" ") {
+			t.Errorf("brk fixture --help does not list %s\n%s", r.Path, f)
+		}
 	}
 	if n := runBrk(t, "help", "nope"); n.code != 2 || n.stderr != "brk: help nope: no such command; the commands are req, conn, rate, fixture, demo, ab, bench, merge, compare\n" {
 		t.Errorf("brk help nope:\n%s", n)
