@@ -206,6 +206,13 @@ type Result struct {
 	// (a search visits levels out of order: the break is this pair, not
 	// the first rejected phase in run order).
 	FinalPair *FinalPair `json:"final_pair,omitempty"`
+	// Peak is the phase with the highest throughput of successful
+	// responses, whatever its verdict; PeakAccepted the accepted phase
+	// with the highest, when that is another phase; Knee the lowest
+	// level past which twice the load added little but latency.
+	Peak         *Peak `json:"peak,omitempty"`
+	PeakAccepted *Peak `json:"peak_accepted,omitempty"`
+	Knee         *Knee `json:"knee,omitempty"`
 	Threads   int        `json:"threads"`
 	Conns     int        `json:"conns,omitempty"`
 	Requests  int        `json:"requests_per_connection,omitempty"`

@@ -184,6 +184,7 @@ func (r *running) finishOutcome(out *sched.Outcome) *Result {
 		res.FinalPair = finalPair(out)
 	}
 	res.CoolDowns = out.CoolDowns
+	res.summarize()
 	if r.shard != nil {
 		r.shard.report(res)
 	}

@@ -114,6 +114,7 @@ func WriteHeld(w io.Writer, r *brk.Result) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, Held(r))
+	writePeak(w, r)
 	WriteBreakEvidence(w, r)
 	writeBrokeFirst(w, r)
 	writeClientBoundNote(w, r)

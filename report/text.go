@@ -305,6 +305,7 @@ func WriteSummary(w io.Writer, r *brk.Result) {
 	if r.Reason != "" && r.Verdict != brk.VerdictInconclusive {
 		fmt.Fprintf(w, "reason: %s\n", r.Reason)
 	}
+	writePeak(w, r)
 	WriteBreakEvidence(w, r)
 	writeBrokeFirst(w, r)
 	writeClientBoundNote(w, r)

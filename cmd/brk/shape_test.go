@@ -34,9 +34,16 @@ var (
 	// evidenceRE is a phase's evidence line and the summary's stall and
 	// conflict lines: whether a phase was judged on a busy box, too close
 	// to call or a stall measures the machine too.
-	evidenceRE = regexp.MustCompile(`(?m)^(  evidence|stall|conflict|busy): .*\n`)
-	// noisyKeys are the evidence's flags, present only when they hold.
-	noisyKeys = regexp.MustCompile(`\.evidence\.(busy|too_close|stall)(\.|$)`)
+	evidenceRE = regexp.MustCompile(`(?m)^(  evidence|stall|conflict|busy|knee): .*\n`)
+	// noisyKeys are the evidence's flags, present only when they hold, and
+	// the knee and the accepted phases' peak, present when the
+	// measurements had them.
+	noisyKeys = regexp.MustCompile(`(\.evidence\.(busy|too_close|stall)|^\.knee|^\.peak_accepted)(\.|$)`)
+	// peakRE is what the peak line measures beyond its numbers: the peak
+	// phase's verdict, and the accepted phases' peak beside it.
+	peakRE = regexp.MustCompile(`(?m)^(peak: .*), (accepted|rejected), (.*?\))(; of the accepted phases .*)?$`)
+	// thousandsRE folds a number's thousands separators (N,N is N).
+	thousandsRE = regexp.MustCompile(`N(,N)+`)
 )
 
 // textShape is stdout with the client-bound note dropped, every number
@@ -44,7 +51,9 @@ var (
 func textShape(s string) string {
 	s = clientBoundRE.ReplaceAllString(s, "")
 	s = evidenceRE.ReplaceAllString(s, "")
+	s = peakRE.ReplaceAllString(s, "$1, VERDICT, $3")
 	s = numberRE.ReplaceAllString(s, "N")
+	s = thousandsRE.ReplaceAllString(s, "N")
 	return spacesRE.ReplaceAllString(s, " ")
 }
 

@@ -8,6 +8,8 @@ package search
 import (
 	"testing"
 
+	"github.com/brk-bench/brk"
+
 	"github.com/brk-bench/brk/internal/e2ekit"
 )
 
@@ -28,3 +30,34 @@ const rateAttempts = e2ekit.RateAttempts
 
 // buildBrk builds the brk command for a child process.
 func buildBrk(t *testing.T) string { return e2ekit.BuildBrk(t, "../../cmd/brk") }
+
+// busyInconclusive reports whether a run ended inconclusive on a box busy
+// in most of its phases (other processes took CPU from the server), and
+// in how many: brk said it could not tell, as it should, and there is
+// nothing to check against a model.
+func busyInconclusive(res *brk.Result) (bool, int) {
+	busy := 0
+	for _, p := range res.Phases {
+		if p.Evidence != nil && p.Evidence.Busy {
+			busy++
+		}
+	}
+	return res.Verdict == brk.VerdictInconclusive && 2*busy > len(res.Phases), busy
+}
+
+// skipBusy reports whether one of the runs ended inconclusive on a busy
+// box (busyInconclusive), for the caller to make them again; on the
+// busyAttempts-th such attempt it skips the test.
+func skipBusy(t *testing.T, attempt int, runs ...*brk.Result) bool {
+	t.Helper()
+	for _, res := range runs {
+		if noise, busy := busyInconclusive(res); noise {
+			if attempt >= busyAttempts {
+				t.Skipf("attempt %d ended inconclusive on a busy box (%d of %d phases): %s; nothing to check against the model", attempt, busy, len(res.Phases), res.Reason)
+			}
+			t.Logf("attempt %d: inconclusive on a busy box (%d of %d phases): %s; again", attempt, busy, len(res.Phases), res.Reason)
+			return true
+		}
+	}
+	return false
+}

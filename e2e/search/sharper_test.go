@@ -31,11 +31,16 @@ func TestRefineLandsOnThePredictedPair(t *testing.T) {
 	fx := startFixtureT(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	plan := brk.Plan{Conns: 8, Start: 1, Pace: 2, Phase: 400 * time.Millisecond, Timeout: 140 * time.Millisecond,
 		Threads: 1, Refine: true}
-	stalls := 0
+	stalls, busyRuns := 0, 1
 	for run := 0; run < 5; run++ {
 		res := runBrk(t, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}, plan)
 		checkAccounting(t, res)
 		if res.Verdict == brk.VerdictBroken && deref(res.LastAccepted) == 24 && deref(res.FirstRejected) == 25 {
+			continue
+		}
+		if skipBusy(t, busyRuns, res) {
+			busyRuns++
+			run--
 			continue
 		}
 		// A stalled machine only makes latency worse: it can break a
@@ -81,7 +86,11 @@ func TestMaxP99RejectsWhereTheTailCrosses(t *testing.T) {
 }
 
 // TestServerPIDAgreesWithProc: --server-pid on nginx's worker reports CPU
-// that agrees, within 10 %, with /proc/PID/stat read around the run.
+// that agrees with /proc/PID/stat read around the run: never more than
+// /proc's (10 % and a clock tick for each reading over), and no less than
+// /proc's but for what nginx did outside the phases (its set-ups and
+// closes between them: the run's time outside its phases at the phases'
+// CPU rate, 10 % over) and a tick for each reading.
 func TestServerPIDAgreesWithProc(t *testing.T) {
 	ngx := testenv.StartNginx(t, testenv.NginxOptions{})
 	workers := ngx.WorkerPIDs(t)
@@ -89,23 +98,27 @@ func TestServerPIDAgreesWithProc(t *testing.T) {
 		t.Fatalf("nginx workers %v", workers)
 	}
 	pid := workers[0]
-	before := procCPUTicks(t, pid)
+	before, t0 := procCPUTicks(t, pid), time.Now()
 	res := runBrk(t, brk.Target{URL: "http://" + ngx.Addr + "/"},
 		brk.Plan{Conns: 16, Start: 4, Pace: 4, Max: 8, Phase: time.Second, Timeout: time.Second, Threads: 1, ServerPIDs: []int{pid}})
-	after := procCPUTicks(t, pid)
+	after, wall := procCPUTicks(t, pid), time.Since(t0).Seconds()
 	if res.Verdict != brk.VerdictDone {
 		t.Fatalf("%s", describe(res))
 	}
-	var reported float64
+	var reported, phases float64
 	for _, ph := range res.Phases {
+		phases += ph.DurationS
 		if len(ph.Server) != 1 || ph.Server[0].PID != pid || ph.Server[0].Gone || ph.Server[0].UsPerResponse <= 0 || ph.Server[0].RSSBytes == 0 {
 			t.Fatalf("phase %d: server %+v", ph.Index, ph.Server)
 		}
 		reported += ph.Server[0].UserS + ph.Server[0].SystemS
 	}
 	read := float64(after-before) / 100
-	t.Logf("brk reported %.2f s of nginx CPU; /proc read around the run %.2f s", reported, read)
-	if read <= 0.1 || reported < 0.9*read || reported > 1.1*read {
+	const tick = 0.01 // s: /proc/PID/stat's clock tick, one per reading
+	outside := 1.1 * max(wall-phases, 0) * reported / phases
+	t.Logf("brk reported %.2f s of nginx CPU in %.2f s of phases; /proc read around the run (%.2f s) %.2f s; outside the phases at most %.3f s",
+		reported, phases, wall, read, outside)
+	if read <= 0.1 || reported < read-outside-2*tick || reported > 1.1*read+2*tick {
 		t.Fatalf("brk reported %.2f s, /proc says %.2f s", reported, read)
 	}
 	// A process that exits mid-run is reported gone, never fatal.
@@ -155,6 +168,9 @@ func TestABFindsEachSidesBreak(t *testing.T) {
 		}
 		checkAccounting(t, res.A)
 		checkAccounting(t, res.B)
+		if skipBusy(t, attempt+1, res.A, res.B) {
+			continue
+		}
 		if got := strings.Join(order, " "); !strings.HasPrefix(got, "A0 B0 A1 B1") {
 			t.Fatalf("phases ran in the order %s, want turns", got)
 		}
