@@ -210,19 +210,19 @@ type Result struct {
 	// responses, whatever its verdict; PeakAccepted the accepted phase
 	// with the highest, when that is another phase; Knee the lowest
 	// level past which twice the load added little but latency.
-	Peak         *Peak `json:"peak,omitempty"`
-	PeakAccepted *Peak `json:"peak_accepted,omitempty"`
-	Knee         *Knee `json:"knee,omitempty"`
-	Threads   int        `json:"threads"`
-	Conns     int        `json:"conns,omitempty"`
-	Requests  int        `json:"requests_per_connection,omitempty"`
-	KeepAlive bool       `json:"keep_alive,omitempty"` // connections test: Plan.KeepAlive
-	TimeoutMs float64    `json:"timeout_ms"`
-	RateDepth int        `json:"rate_depth,omitempty"` // rate test: outstanding per connection at most
-	Arrivals  string     `json:"arrivals,omitempty"`   // rate test: uniform or poisson
-	Seed      uint64     `json:"seed,omitempty"`       // rate test, poisson: the seed that repeats the run
-	Accept    string     `json:"accept_pct"`
-	Baseline  *Baseline  `json:"baseline,omitempty"`
+	Peak         *Peak     `json:"peak,omitempty"`
+	PeakAccepted *Peak     `json:"peak_accepted,omitempty"`
+	Knee         *Knee     `json:"knee,omitempty"`
+	Threads      int       `json:"threads"`
+	Conns        int       `json:"conns,omitempty"`
+	Requests     int       `json:"requests_per_connection,omitempty"`
+	KeepAlive    bool      `json:"keep_alive,omitempty"` // connections test: Plan.KeepAlive
+	TimeoutMs    float64   `json:"timeout_ms"`
+	RateDepth    int       `json:"rate_depth,omitempty"` // rate test: outstanding per connection at most
+	Arrivals     string    `json:"arrivals,omitempty"`   // rate test: uniform or poisson
+	Seed         uint64    `json:"seed,omitempty"`       // rate test, poisson: the seed that repeats the run
+	Accept       string    `json:"accept_pct"`
+	Baseline     *Baseline `json:"baseline,omitempty"`
 	// Plan is the plan as run, defaults filled in, so that a script can
 	// reproduce the run. Its JSON form is the report's "plan" (phase in
 	// seconds, timeout and limits in milliseconds; Plan.MarshalJSON).
