@@ -143,8 +143,7 @@ func Held(r *brk.Result) string {
 			b.WriteString(")")
 		}
 	}
-	switch r.Verdict {
-	case brk.VerdictBroken:
+	brokeAt := func() {
 		if r.FirstRejected != nil {
 			fmt.Fprintf(&b, "; broke at %d", *r.FirstRejected)
 			if p := broke; p != nil {
@@ -155,6 +154,10 @@ func Held(r *brk.Result) string {
 				b.WriteString(")")
 			}
 		}
+	}
+	switch r.Verdict {
+	case brk.VerdictBroken:
+		brokeAt()
 		if r.Plan.Search != nil {
 			res := effectiveResolution(r)
 			if gap := bracketGap(r); gap > res {
@@ -177,9 +180,14 @@ func Held(r *brk.Result) string {
 			b.WriteString("; then the run ended without a verdict")
 		}
 	case brk.VerdictInterrupted:
-		if r.LastAccepted == nil {
+		// The bracket so far stands beside the interrupt.
+		brokeAt()
+		switch {
+		case r.FirstRejected != nil:
+			b.WriteString("; then interrupted (the bracket so far)")
+		case r.LastAccepted == nil:
 			b.WriteString(": interrupted")
-		} else {
+		default:
 			b.WriteString("; then interrupted")
 		}
 	}

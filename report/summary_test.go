@@ -65,4 +65,14 @@ func TestHeldSearch(t *testing.T) {
 	if got := report.Held(r); !strings.Contains(got, "Held 6 concurrent requests (≈60 req/s, p99 0.000 ms; in 3 of 3 runs); broke at 7 (success 90 % < 99.99 %; in 2 of 3 runs)") {
 		t.Errorf("repeated: %q", got)
 	}
+	// Interrupted after a rejection: the bracket so far stands.
+	r = searchOf(levels[:5], acc[:5], 32, 48, &brk.FinalPair{HeldPhase: i(2), BrokePhase: i(4)})
+	r.Verdict = brk.VerdictInterrupted
+	if got, want := report.Held(r), "Held 32 concurrent requests (≈320 req/s, p99 0.000 ms); broke at 48 (success 90 % < 99.99 %); then interrupted (the bracket so far)"; got != want {
+		t.Errorf("interrupted\n got %q\nwant %q", got, want)
+	}
+	r.FirstRejected, r.FinalPair.BrokePhase = nil, nil
+	if got, want := report.Held(r), "Held 32 concurrent requests (≈320 req/s, p99 0.000 ms); then interrupted"; got != want {
+		t.Errorf("interrupted before a rejection\n got %q\nwant %q", got, want)
+	}
 }
