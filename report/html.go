@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -37,7 +38,13 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r == nil {
 		return errors.New("brk: WriteHTML: nil Result")
 	}
-	d := htmlData{R: r, C: c, Final: FinalLine(r), Held: Held(r), Unit: r.Test.Unit()}
+	d := htmlData{R: r, C: c, Final: FinalLine(r), Held: Held(r), Unit: r.Test.Unit(), Peak: PeakLine(r), Knee: KneeLine(r)}
+	// One reason: a break's that is its rejected phase's is in the
+	// summary sentence already.
+	d.Reason = r.Reason
+	if _, broke := PairPhases(r); r.Verdict == brk.VerdictBroken && broke != nil && broke.Reason == r.Reason {
+		d.Reason = ""
+	}
 	d.VerdictClass = "v-" + string(r.Verdict)
 	switch r.Verdict {
 	case brk.VerdictDone, brk.VerdictBroken, brk.VerdictInterrupted, brk.VerdictInconclusive:
@@ -115,6 +122,8 @@ type htmlData struct {
 	C             HTMLConditions
 	Final         string
 	Held          string // the summary sentence
+	Peak, Knee    string // the peak and knee lines ("" without them)
+	Reason        string // the reason, when the summary sentence does not hold it
 	Unit          string // what a level counts
 	VerdictClass  string
 	LastAccepted  string
@@ -141,4 +150,22 @@ func fmtF(v float64, prec int) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+// flagRE is a command-line flag in a sentence: --threads, --max-p99.
+var flagRE = regexp.MustCompile(`--[a-z0-9][a-z0-9-]*`)
+
+// nowrapFlags is s escaped, each flag in it kept on one line (a browser
+// breaks lines after a hyphen: "-" at one line's end, "-threads" at the
+// next's).
+func nowrapFlags(s string) template.HTML {
+	var b strings.Builder
+	last := 0
+	for _, m := range flagRE.FindAllStringIndex(s, -1) {
+		b.WriteString(template.HTMLEscapeString(s[last:m[0]]))
+		b.WriteString(`<span class="nw">` + template.HTMLEscapeString(s[m[0]:m[1]]) + `</span>`)
+		last = m[1]
+	}
+	b.WriteString(template.HTMLEscapeString(s[last:]))
+	return template.HTML(b.String())
 }

@@ -74,6 +74,7 @@ type chart struct {
 	// runOrder labels each point with its phase number: levels were
 	// visited out of order (a search, a refinement).
 	runOrder bool
+	logX     bool   // the x axis is logarithmic (xmin > 0)
 	empty    string // message when nothing could be drawn
 }
 
@@ -130,6 +131,18 @@ func ticks(lo, hi float64, minStep float64) ([]float64, float64) {
 	return out, st
 }
 
+// logTickLabel is a power of two's label on a logarithmic axis: 512,
+// 8192, 16.4k, 131k.
+func logTickLabel(v float64) string {
+	switch {
+	case v < 10000:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case v < 100000:
+		return strconv.FormatFloat(math.Round(v/100)/10, 'f', -1, 64) + "k"
+	}
+	return strconv.FormatFloat(math.Round(v/1000), 'f', -1, 64) + "k"
+}
+
 // useK reports whether an axis's labels are written in thousands (k).
 func useK(ts []float64, step float64) bool {
 	return step >= 1000 && len(ts) > 0 && math.Max(math.Abs(ts[0]), math.Abs(ts[len(ts)-1])) >= 10000
@@ -156,7 +169,29 @@ func tickLabel(v, step float64, unit string, k bool) string {
 }
 
 func (c *chart) px(x float64) float64 {
+	if c.logX {
+		return chLeft + math.Log(x/c.xmin)/math.Log(c.xmax/c.xmin)*plotW
+	}
 	return chLeft + (x-c.xmin)/(c.xmax-c.xmin)*plotW
+}
+
+// xTicks are the x axis's ticks and their step: on a logarithmic axis
+// the powers of two within it, every other one (or fewer) when there
+// would be more than nominalTicks + 4.
+func (c *chart) xTicks() ([]float64, float64) {
+	if !c.logX {
+		return ticks(c.xmin, c.xmax, 1)
+	}
+	var pow []float64
+	for v := math.Exp2(math.Ceil(math.Log2(c.xmin))); v <= c.xmax; v *= 2 {
+		pow = append(pow, v)
+	}
+	every := (len(pow) + nominalTicks + 3) / (nominalTicks + 4)
+	var out []float64
+	for i := len(pow) - 1; i >= 0; i -= max(every, 1) {
+		out = append([]float64{pow[i]}, out...)
+	}
+	return out, 1
 }
 
 func (c *chart) py(y float64) float64 {
@@ -219,12 +254,15 @@ func (c *chart) drawGrid(b *strings.Builder, lb *labels) {
 		fmt.Fprintf(b, `<text x="%d" y="%.1f" font-size="11" fill="#4b5563" text-anchor="end">%s</text>`, chLeft-8, y+4, esc(l))
 		lb.add(textBox(chLeft-8, y+4, 11, "end", l))
 	}
-	xt, xs := ticks(c.xmin, c.xmax, 1)
+	xt, xs := c.xTicks()
 	for _, v := range xt {
 		x := c.px(v)
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#f1f3f5" stroke-width="1"/>`, x, chTop, x, chTop+plotH)
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#4b5563" stroke-width="1"/>`, x, chTop+plotH, x, chTop+plotH+5)
 		l := tickLabel(v, xs, "", useK(xt, xs))
+		if c.logX {
+			l = logTickLabel(v)
+		}
 		fmt.Fprintf(b, `<text x="%.1f" y="%d" font-size="11" fill="#4b5563" text-anchor="middle">%s</text>`, x, chTop+plotH+18, esc(l))
 		lb.add(textBox(x, chTop+plotH+18, 11, "middle", l))
 	}

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/brk-bench/brk"
@@ -71,6 +72,28 @@ func fmtMs(ms float64) string {
 }
 
 // xDomain returns the level axis's range for the phases, padded.
+// logSpan is the ratio of the highest level to the lowest past which a
+// per-level chart's level axis is logarithmic: a ×2 search's levels would
+// crowd at the left edge of a linear one.
+const logSpan = 10
+
+// setLevels sets a per-level chart's level axis from the phases: linear,
+// or logarithmic (the label says so) when the levels span more than
+// logSpan.
+func (c *chart) setLevels(ps []*brk.PhaseStats) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range ps {
+		lo = math.Min(lo, float64(p.Level))
+		hi = math.Max(hi, float64(p.Level))
+	}
+	if lo > 0 && hi > logSpan*lo {
+		c.xmin, c.xmax, c.logX = lo/1.15, hi*1.15, true
+		c.xLabel = strings.TrimSuffix(c.xLabel, ")") + ", log scale)"
+		return
+	}
+	c.xmin, c.xmax = xDomain(ps)
+}
+
 func xDomain(ps []*brk.PhaseStats) (float64, float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range ps {
@@ -118,7 +141,7 @@ func successChart(ps []*brk.PhaseStats, unit string, sla float64, slaOK bool, ac
 		id: "chart-success", title: "Success against level",
 		xLabel: "level (" + unit + ")", yLabel: "success (%)", yUnit: "%", mark: mark,
 	}
-	c.xmin, c.xmax = xDomain(ps)
+	c.setLevels(ps)
 	c.runOrder = outOfOrder(ps)
 	s := chartSeries{name: "success", color: colAccepted, linkColor: colLink, rejColor: colRejected}
 	lo := math.Inf(1)
@@ -167,7 +190,7 @@ func rpsChart(ps []*brk.PhaseStats, unit string, mark *vmark) template.HTML {
 		id: "chart-rps", title: "Successful requests/s against level",
 		xLabel: "level (" + unit + ")", yLabel: "successful requests/s", yUnit: "/s", mark: mark,
 	}
-	c.xmin, c.xmax = xDomain(ps)
+	c.setLevels(ps)
 	c.runOrder = outOfOrder(ps)
 	s := chartSeries{name: "req/s", color: colRPS}
 	hi := 0.0
@@ -197,7 +220,7 @@ func latencyChart(ps []*brk.PhaseStats, unit string, limits []latencyLimit, mark
 		id: "chart-latency", title: "Latency percentiles against level",
 		xLabel: "level (" + unit + ")", yLabel: "latency (ms)", yUnit: " ms", mark: mark,
 	}
-	c.xmin, c.xmax = xDomain(ps)
+	c.setLevels(ps)
 	c.runOrder = outOfOrder(ps)
 	type pick struct {
 		name, color string

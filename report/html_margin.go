@@ -21,7 +21,7 @@ func marginChart(r *brk.Result, ps []*brk.PhaseStats, unit string) template.HTML
 		// Room above +1 for the interval's label.
 		xLabel: "level (" + unit + ")", yLabel: "margin", ymin: -1.1, ymax: 1.45,
 	}
-	c.xmin, c.xmax = xDomain(ps)
+	c.setLevels(ps)
 	// No phase numbers on the points: the other charts number them, and
 	// here the runs of one level share a point's place.
 	s := chartSeries{name: "margin", color: colAccepted, linkColor: colLink, rejColor: colRejected}

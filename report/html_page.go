@@ -5,7 +5,7 @@ import "html/template"
 // htmlTmpl is the page: the verdict, the charts, a request mix's table
 // (html_mix.go), the phase table, the rate test's schedule and the run
 // conditions.
-var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"nowrapFlags": nowrapFlags}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8"/>
@@ -32,8 +32,10 @@ h2 { font-size: 17px; margin: 28px 0 10px; }
 .nophases { background: #ffffff; border: 1px dashed #c4c9d0; border-radius: 8px; padding: 28px; font-size: 18px; color: #4b5563; }
 .verdict { background: #ffffff; border: 1px solid #dfe3e8; border-left-width: 8px; border-radius: 8px; padding: 14px 18px; margin-top: 22px; }
 .verdict .big { font-size: 28px; font-weight: 700; }
-.verdict .reason { font-size: 17px; margin-top: 4px; white-space: pre-wrap; word-break: break-word; }
+.verdict .reason { font-size: 17px; margin-top: 4px; white-space: pre-wrap; overflow-wrap: break-word; }
 .verdict .bracket { color: #4b5563; margin-top: 6px; }
+.verdict .peak { color: #1f2937; margin-top: 6px; }
+.nw { white-space: nowrap; }
 .v-done { border-left-color: #0b6e2e; } .v-done .big { color: #0b6e2e; }
 .v-broken { border-left-color: #a50f15; } .v-broken .big { color: #a50f15; }
 .v-inconclusive { border-left-color: #8a6d00; } .v-inconclusive .big { color: #8a6d00; }
@@ -82,8 +84,9 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 <p class="sub"><code>{{.R.URL}}</code></p>
 <div class="verdict {{.VerdictClass}}">
 <div class="big">{{.Final}}</div>
-<div class="held">{{.Held}}</div>
-{{if .R.Reason}}<div class="reason">{{.R.Reason}}</div>{{end}}
+<div class="held">{{nowrapFlags .Held}}</div>
+{{if .Peak}}<div class="peak">{{.Peak}}{{if .Knee}}<br/>{{.Knee}}{{end}}</div>{{end}}
+{{if .Reason}}<div class="reason run">{{nowrapFlags .Reason}}</div>{{end}}
 <div class="bracket">last accepted: <b>{{.LastAccepted}}</b> · first rejected: <b>{{.FirstRejected}}</b> ({{.Unit}})</div>
 </div>
 {{if .Charts}}<div class="charts">
