@@ -29,6 +29,7 @@ func shortPlan(conns, d int, phase time.Duration) brk.Plan {
 // The helpers e2e shares with e2e/search (internal/e2ekit).
 var (
 	runBrk          = e2ekit.RunBrk
+	skipOnNoise     = e2ekit.SkipOnNoise
 	failures        = e2ekit.Failures
 	total           = e2ekit.Total
 	describe        = e2ekit.Describe
