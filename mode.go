@@ -75,7 +75,7 @@ var modeTable = map[Mode]*modeRules{
 	ModeRequests: {
 		fill: fillOpenModel,
 		checks: []planCheck{noRateFields, connsAtLeast1, startPaceAtLeast1(""), maxNotNegative, startNotAboveMax,
-			phaseAtLeast1ms, timeoutAtLeast1ms, threadsNotNegative, threadsWithinConns, levelsWithinEngine,
+			phaseAtLeast1ms, timeoutAtLeast1ms, threadsNotNegative, threadsWithinConns, perConnLevelsWithinEngine,
 			connsWithinEngine, outstandingWithinEngine},
 		report:     func(res *Result, p Plan) { res.Plan.Conns = p.Conns },
 		firstConns: allConns, splitsConns: true, shardLevel: wholeLevel,

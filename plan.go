@@ -192,6 +192,17 @@ func levelsWithinEngine(p Plan) *PlanError {
 	return nil
 }
 
+// perConnLevelsWithinEngine is levelsWithinEngine for a test whose
+// --start and --max count per connection (the requests test): its
+// refusal says so.
+func perConnLevelsWithinEngine(p Plan) *PlanError {
+	if n := max(p.Max, p.Start); n > sched.MaxLevel {
+		return refuse("%s/%s above %d are not supported: they count requests per connection (%d on each of %s is %d outstanding)",
+			fStart, fMax, sched.MaxLevel, n, countOf(p.Conns, "connection"), int64(n)*int64(p.Conns))
+	}
+	return nil
+}
+
 func connsWithinEngine(p Plan) *PlanError {
 	if p.Conns > sched.MaxLevel {
 		return refuse("%s above %d is not supported", fConns, sched.MaxLevel)
@@ -371,10 +382,7 @@ func RateSlotWarning(p Plan) *PlanError {
 	if float64(slots) >= need {
 		return nil
 	}
-	slotsText := strconv.Itoa(slots) + " slots"
-	if slots == 1 {
-		slotsText = "1 slot"
-	}
+	slotsText := countOf(slots, "slot")
 	if n > 1 {
 		return refuse("shard %d/%d: its %d of %s %d connections × %s %d = %s is below its share of %s %d requests/s (%.0f/s) × %s %s = %.0f outstanding (Little's law): from %.0f requests/s a shard on, a slow response can fail the run from a lack of slots alone",
 			p.Shard.Index, n, conns, fConns, p.Conns, fRateDepth, p.RateDepth, slotsText, which, rate, share, fTimeout, p.Timeout, need,
@@ -397,4 +405,12 @@ func ParseAccept(text string) (float64, error) {
 		return AcceptAny, nil
 	}
 	return acc.Pct(), nil
+}
+
+// countOf is "1 thing" or "N things".
+func countOf(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }

@@ -23,7 +23,7 @@ var refusals = []struct {
 	{"threads negative", false, []string{"http://127.0.0.1:1/plain", "--threads=-1"}, "--threads must not be negative"},
 	{"threads over conn", false, []string{"http://127.0.0.1:1/plain", "--conn", "2", "--threads", "4"}, "--threads (4) is more than --conn (2): a thread needs a connection"},
 	{"max negative", false, []string{"http://127.0.0.1:1/plain", "--max=-1"}, "--max must not be negative"},
-	{"max over level", false, []string{"http://127.0.0.1:1/plain", "--conn", "1", "--max", "100000000"}, "--start/--max above 65536 are not supported"},
+	{"max over level", false, []string{"http://127.0.0.1:1/plain", "--conn", "1", "--max", "100000000"}, "--start/--max above 65536 are not supported: they count requests per connection (100000000 on each of 1 connection is 100000000 outstanding)"},
 	{"conn over level", false, []string{"http://127.0.0.1:1/plain", "--conn", "100000000"}, "--conn above 65536 is not supported"},
 	{"outstanding", false, []string{"http://127.0.0.1:1/plain", "--conn", "65536", "--max", "100"}, "--conn × --start/--max above 4194304 outstanding requests is not supported"},
 	{"max-p99 negative", false, []string{"http://127.0.0.1:1/plain", "--max-p99=-1s"}, "--max-p99 and --max-p999 must not be negative"},
