@@ -180,6 +180,12 @@ type PhaseStart struct {
 	Depth  int    // the most outstanding requests a connection holds (⌈Target/Conns⌉)
 	Target int    // the level
 	Role   string // what the phase does: ramp, grow, down, bisect or repeat
+	// Held and Broke are the bracket so far: the highest level that held
+	// below the lowest that broke (0: none yet).
+	Held, Broke int
+	// BudgetLeft is at most how much of Plan.Budget is left as the phase
+	// starts (0: no budget).
+	BudgetLeft time.Duration
 }
 
 // Observer is called on the caller's goroutine between phases. A nil

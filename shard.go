@@ -397,7 +397,7 @@ func shardReport(r *Result) shard.Report {
 
 type replayHooks struct{ res *Result }
 
-func (h *replayHooks) PhaseStarted(int, int, int, sched.Role) {}
+func (h *replayHooks) PhaseStarted(int, int, int, sched.Role, sched.Bracket, time.Duration) {}
 func (h *replayHooks) PhaseFinished(j *sched.Judged) {
 	h.res.Phases = append(h.res.Phases, phaseStats(j))
 }

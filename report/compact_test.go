@@ -101,8 +101,22 @@ func TestLiveLine(t *testing.T) {
 	if len(lines) != 3 || lines[0] != "" || lines[1] != lines[2] || len([]rune(lines[1])) > 39 || strings.Contains(out.String(), "\n") {
 		t.Fatalf("live output %q", out.String())
 	}
-	if !strings.HasPrefix(report.ProgressLine(g, brk.ModeRequests, 10e9), "… phase 1  64 concurrent requests  3/10 s  success 99 %  330 ok/s  p99 12.0 ms  timeout: 10") {
-		t.Fatalf("line %q", report.ProgressLine(g, brk.ModeRequests, 10e9))
+	g.MeanOutstanding = 63.6
+	if got := report.ProgressLine(g, brk.ModeRequests, 10e9, brk.PhaseStart{}); got != "… phase 1  64 concurrent requests  3/10 s  in flight 64  success 99 %  330 ok/s  p99 12.0 ms  timeout: 10" {
+		t.Fatalf("line %q", got)
+	}
+	// A search's line: its bracket so far and at most the budget left.
+	for _, c := range []struct {
+		at   brk.PhaseStart
+		want string
+	}{
+		{brk.PhaseStart{Held: 32, Broke: 64, BudgetLeft: 4*time.Minute + 10*time.Second}, "3/10 s  bracket 32–64  ≤ 4m7s left  in flight 64"},
+		{brk.PhaseStart{Held: 32, BudgetLeft: 2 * time.Second}, "3/10 s  held 32  ≤ 0s left  in flight"},
+		{brk.PhaseStart{Broke: 8}, "3/10 s  broke at 8  in flight"},
+	} {
+		if got := report.ProgressLine(g, brk.ModeRequests, 10e9, c.at); !strings.Contains(got, c.want) {
+			t.Errorf("line %q, want it to hold %q", got, c.want)
+		}
 	}
 	l.PhaseFinished(&brk.PhaseStats{Index: 1, Level: 64, Accepted: true})
 	if !strings.HasSuffix(out.String(), "\r\x1b[K") || !strings.HasPrefix(text.String(), "phase 1") {

@@ -53,7 +53,11 @@ type Live struct {
 	Out   io.Writer
 	Width int
 	shown bool
+	at    brk.PhaseStart // the running phase's start: its bracket so far and budget left
 }
+
+// PhaseStarted keeps the phase's start for the live line.
+func (l *Live) PhaseStarted(p brk.PhaseStart) { l.at = p }
 
 // Progress rewrites the live line (ProgressLine). It is called from the
 // engine's reporter goroutine, not the caller's; the caller's goroutine
@@ -67,7 +71,7 @@ func (l *Live) Progress(g brk.Progress) {
 	if width <= 0 {
 		width = 100
 	}
-	line := ProgressLine(g, l.Test, phase)
+	line := ProgressLine(g, l.Test, phase, l.at)
 	if r := []rune(line); len(r) > width-1 {
 		line = string(r[:width-1])
 	}
@@ -85,11 +89,25 @@ func (l *Live) PhaseFinished(s *brk.PhaseStats) {
 }
 
 // ProgressLine is the live reading of a running phase in one line: the
-// phase and its level, elapsed of the phase's length, success so far,
-// successes/s over the last second, and only the failures so far.
-func ProgressLine(g brk.Progress, test brk.Mode, phase time.Duration) string {
+// phase and its level, elapsed of the phase's length, the bracket so far
+// and at most how much of the budget is left (from the phase's start,
+// at), the requests in flight (the mean over the last second), success
+// so far, successes/s over the last second, and only the failures so far.
+func ProgressLine(g brk.Progress, test brk.Mode, phase time.Duration, at brk.PhaseStart) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "… phase %d  %d %s  %.0f/%.0f s", g.Phase, g.Level, test.Unit(), g.Elapsed.Seconds(), phase.Seconds())
+	switch {
+	case at.Held > 0 && at.Broke > 0:
+		fmt.Fprintf(&b, "  bracket %d–%d", at.Held, at.Broke)
+	case at.Held > 0:
+		fmt.Fprintf(&b, "  held %d", at.Held)
+	case at.Broke > 0:
+		fmt.Fprintf(&b, "  broke at %d", at.Broke)
+	}
+	if at.BudgetLeft > 0 {
+		fmt.Fprintf(&b, "  ≤ %s left", shortDuration(max(at.BudgetLeft-g.Elapsed, 0).Round(time.Second)))
+	}
+	fmt.Fprintf(&b, "  in flight %.0f", g.MeanOutstanding)
 	failed := uint64(0)
 	for _, name := range brk.FailureCategories() {
 		failed += g.Failed.Failure(name)

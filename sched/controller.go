@@ -74,7 +74,9 @@ type Judged struct {
 // Hooks are called on the caller's goroutine between phases, never per
 // request.
 type Hooks interface {
-	PhaseStarted(index, depth, target int, role Role)
+	// PhaseStarted: the bracket so far, and at most how much of the
+	// budget is left (0: no budget).
+	PhaseStarted(index, depth, target int, role Role, b Bracket, left time.Duration)
 	PhaseFinished(j *Judged)
 }
 
@@ -183,7 +185,11 @@ func (r *Ramp) phase(ctx context.Context, level int, role Role) bool {
 	plan := r.plan
 	n := len(r.out.Phases)
 	per := plan.depth(level)
-	r.hooks.PhaseStarted(n, per, level, role)
+	left := time.Duration(0)
+	if plan.Budget > 0 {
+		left = max(plan.Budget-r.spent(), 0)
+	}
+	r.hooks.PhaseStarted(n, per, level, role, r.out.Bracket, left)
 	m, err := r.ph.RunPhase(ctx, PhaseSpec{Level: level, Duration: plan.Phase, FailFast: n == 0})
 	if err != nil {
 		r.end(Inconclusive, err.Error())
