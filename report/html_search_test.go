@@ -26,7 +26,7 @@ func searchHTMLResult() *brk.Result {
 		Schema: 1, Test: "requests", URL: "http://127.0.0.1:1/", Protocol: "http/1.1",
 		Verdict: brk.VerdictBroken, Reason: last.Reason, LastAccepted: htmlI(512), FirstRejected: htmlI(1024),
 		FinalPair: &brk.FinalPair{HeldPhase: htmlI(6), BrokePhase: htmlI(7)},
-		Threads: 1, Conns: 8, TimeoutMs: 1000, Accept: "99.99", Phases: ps,
+		Threads:   1, Conns: 8, TimeoutMs: 1000, Accept: "99.99", Phases: ps,
 		Plan: brk.Plan{Conns: 8, Start: 1, Search: &brk.Search{Growth: 2, ResolutionPct: 1}, Accept: 99.99, Threads: 1},
 		Peak: &brk.Peak{Phase: 5, Level: 256, OKPerSec: 25600, P99Ms: 3.5, Accepted: true},
 		Knee: &brk.Knee{Level: 256, Next: 512, GainPct: 0, P99RisePct: 80},

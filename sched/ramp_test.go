@@ -30,7 +30,7 @@ func (c *capacityPhaser) RunPhase(_ context.Context, spec PhaseSpec) (*Measureme
 type nopHooks struct{ roles []Role }
 
 func (h *nopHooks) PhaseStarted(int, int, int, Role, Bracket, time.Duration) {}
-func (h *nopHooks) PhaseFinished(j *Judged)          { h.roles = append(h.roles, j.Role) }
+func (h *nopHooks) PhaseFinished(j *Judged)                                  { h.roles = append(h.roles, j.Role) }
 
 var linear = Plan{Mode: Requests, Conns: 4, Levels: Levels{Start: 4, Pace: 32}, Phase: time.Second, Accept: p9999}
 

@@ -69,7 +69,7 @@ func testPlan(t *testing.T, shards int) sched.Plan {
 type nopHooks struct{}
 
 func (nopHooks) PhaseStarted(int, int, int, sched.Role, sched.Bracket, time.Duration) {}
-func (nopHooks) PhaseFinished(*sched.Judged)            {}
+func (nopHooks) PhaseFinished(*sched.Judged)                                          {}
 
 type shardRun struct {
 	out   *sched.Outcome
