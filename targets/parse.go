@@ -90,6 +90,8 @@ func (p *parser) line(s string) error {
 		return p.comment(s)
 	case s[0] == '@':
 		return p.body(s)
+	case s[0] == '{' && p.st == between:
+		return p.errf("this is vegeta's JSON target format (one JSON object a line), which brk does not read: write its HTTP format instead, a request line such as %s, then header lines, then @body (docs/targets.md)", example)
 	}
 	colon := strings.IndexByte(s, ':')
 	ws := strings.IndexAny(s, " \t")

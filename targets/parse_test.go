@@ -144,6 +144,7 @@ var refuseCases = []struct {
 	{name: "other scheme, same port", in: "GET http://h:443/a\nGET https://h/b\n", line: 2, msg: "origin"},
 	{name: "too many targets", in: strings.Repeat("GET http://h/\n", MaxTargets+1), line: MaxTargets + 1, msg: "more than 64 targets"},
 	{name: "header first", in: "X-A: 1\nGET http://h/\n", line: 1, msg: "header line with no request line before it"},
+	{name: "vegeta JSON", in: `{"method":"GET","url":"http://h/","header":{"X-A":["1"]}}` + "\n", line: 1, msg: "this is vegeta's JSON target format (one JSON object a line), which brk does not read: write its HTTP format instead"},
 	{name: "header after blank line", in: "GET http://h/\n\nX-A: 1\n", line: 3, msg: "no request line before it"},
 	{name: "header after body", in: "POST http://h/\n@order.json\nX-A: 1\n", line: 3, msg: "after the body line (line 2)"},
 	{name: "header without value", in: "GET http://h/\nX-A:\n", line: 2, msg: "has no value"},
