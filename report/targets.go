@@ -160,4 +160,23 @@ func writeBrokeFirst(w io.Writer, r *brk.Result) {
 	if s := BrokeFirst(r); s != "" {
 		fmt.Fprintln(w, s)
 	}
+	if s := HeadOfLineNote(r); s != "" {
+		fmt.Fprintln(w, s)
+	}
+}
+
+// HeadOfLineNote is the summary's note on a request mix pipelined over
+// HTTP/1.1 ("" otherwise): a connection answers its requests in order,
+// so each target waits behind the slowest written before it, and the
+// targets' latencies are not their own.
+func HeadOfLineNote(r *brk.Result) string {
+	if r.Test != brk.ModeRequests || r.Protocol != "http/1.1" {
+		return ""
+	}
+	for _, p := range r.Phases {
+		if p.Depth > 1 && len(p.Targets) > 1 {
+			return "note: pipelined over HTTP/1.1, a connection answers in order: each target waited behind the slowest written before it (head-of-line blocking), so the targets' latencies are not their own; brk conn or brk rate (one request a connection at a time) tells them apart"
+		}
+	}
+	return ""
 }

@@ -229,3 +229,31 @@ func slicesEqual(a, b []int) bool {
 	}
 	return true
 }
+
+// A mix pipelined over HTTP/1.1 says its targets' latencies are not
+// their own (head-of-line blocking) and what tells them apart; over
+// HTTP/2, or one request a connection at a time, it says nothing.
+func TestHeadOfLineNote(t *testing.T) {
+	r := mixResult()
+	r.Test, r.Protocol = brk.ModeRequests, "http/1.1"
+	_, compact := mixText(r)
+	if !strings.Contains(compact, "\nnote: pipelined over HTTP/1.1, a connection answers in order") || !strings.Contains(compact, "brk conn or brk rate") {
+		t.Errorf("no head-of-line note:\n%s", compact)
+	}
+	for _, c := range []func(*brk.Result){
+		func(r *brk.Result) { r.Protocol = "h2" },
+		func(r *brk.Result) { r.Test = brk.ModeConnections },
+		func(r *brk.Result) {
+			for _, p := range r.Phases {
+				p.Depth = 1
+			}
+		},
+	} {
+		r := mixResult()
+		r.Test, r.Protocol = brk.ModeRequests, "http/1.1"
+		c(r)
+		if s := report.HeadOfLineNote(r); s != "" {
+			t.Errorf("a note where no request waited behind another's: %q", s)
+		}
+	}
+}
