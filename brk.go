@@ -444,6 +444,9 @@ type PhaseStats struct {
 	// replayed once). Each connection was replaced; no request failed for
 	// it. Absent when none.
 	IdleCloses uint64 `json:"idle_closes,omitempty"`
+	// BytesReceived counts the bytes read from the server in the phase
+	// (responses, their headers and framing; after TLS decryption).
+	BytesReceived uint64 `json:"bytes_received"`
 	// SetupsPerSec is established setups ÷ duration (connections test).
 	SetupsPerSec float64 `json:"setups_per_sec"`
 	// Server is the CPU and memory of each Plan.ServerPIDs process over the

@@ -64,7 +64,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		SetupError:          m.SetupError,
 
 		ResetsSent: m.ResetsSent, GoAwaysReceived: m.GoAwaysReceived, StreamsReplayed: m.Replayed,
-		IdleCloses: m.IdleCloses,
+		IdleCloses: m.IdleCloses, BytesReceived: m.BytesRead,
 	}
 	if m.PeerMaxKnown {
 		v := m.PeerMaxStreams

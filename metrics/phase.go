@@ -99,6 +99,7 @@ type Phase struct {
 	PeerMaxKnown         bool                    `json:"peer_max_known,omitempty"`
 	StreamLimit          StreamLimit             `json:"stream_limit,omitzero"`
 	Written              uint64                  `json:"written"`
+	BytesRead            uint64                  `json:"bytes_read,omitempty"`
 	Scheduled            uint64                  `json:"scheduled"`
 	ExpiredUnsent        uint64                  `json:"expired_unsent"`
 	LateNs               uint64                  `json:"late_ns"`
@@ -216,6 +217,7 @@ func (p *Phase) Add(q *Phase) {
 	p.GoAwaysReceived += q.GoAwaysReceived
 	p.Replayed += q.Replayed
 	p.IdleCloses += q.IdleCloses
+	p.BytesRead += q.BytesRead
 	p.peerMax(q.PeerMaxStreams, q.PeerMaxKnown)
 	p.StreamLimit.add(&q.StreamLimit)
 	p.addRate(q.Written, q.Scheduled, q.ExpiredUnsent, q.LateNs, q.SendLag, q.Service, q.ClientLag)
@@ -320,6 +322,7 @@ func (r *Recorder) phase() Phase {
 		PeerMaxKnown:         r.PeerMaxKnown,
 		StreamLimit:          r.StreamLimit,
 		Written:              r.Written,
+		BytesRead:            r.BytesRead,
 		Scheduled:            r.Scheduled,
 		ExpiredUnsent:        r.ExpiredUnsent,
 		LateNs:               r.LateNs,

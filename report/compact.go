@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"io"
 	"sort"
 	"strconv"
@@ -131,6 +132,9 @@ func Held(r *brk.Result) string {
 	if r.Shard != nil && r.Shard.Unjudged {
 		return fmt.Sprintf("Judged no level: shard %d/%d ran without a coordinator; brk merge of every shard's report judges", r.Shard.Index, r.Shard.Count)
 	}
+	if fixedLoad(r) {
+		return fixedLoadSentence(r, r.Phases[0])
+	}
 	if r.LastAccepted == nil {
 		b.WriteString("No level held")
 	} else {
@@ -192,6 +196,51 @@ func Held(r *brk.Result) string {
 		}
 	}
 	return b.String()
+}
+
+// fixedLoad reports whether r ran one level, no ramp (-d, or --start N
+// --max N): its summary is what that load did, not a bracket.
+func fixedLoad(r *brk.Result) bool {
+	return r.Plan.Start > 0 && r.Plan.Start == r.Plan.Max && len(r.Phases) == 1
+}
+
+// fixedLoadSentence is a fixed load's summary: `One level, 32 concurrent
+// requests for 1.1 s: 1,000 requests, 997 succeeded (99.7 %), ≈906 req/s,
+// p99 41.0 ms; 120 kB received (109 kB/s); rejected (success 99.7 % <
+// 99.99 %)`.
+func fixedLoadSentence(r *brk.Result, p *brk.PhaseStats) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "One level, %d %s for %s s: %s requests, %s succeeded (%s), ≈%s req/s, p99 %s",
+		p.Level, r.Test.Unit(), strconv.FormatFloat(math.Round(p.DurationS*100)/100, 'f', -1, 64), num(float64(p.Counts.Attempted)), num(float64(p.Counts.Succeeded)),
+		Pct(p.SuccessPct), num(p.RequestsPerSec), Ms(p.LatencyMs.P99))
+	if p.BytesReceived > 0 && p.DurationS > 0 {
+		fmt.Fprintf(&b, "; %s received (%s/s)", byteCount(float64(p.BytesReceived)), byteCount(float64(p.BytesReceived)/p.DurationS))
+	}
+	switch {
+	case p.Interrupted:
+		b.WriteString("; interrupted")
+	case r.Verdict == brk.VerdictBroken:
+		fmt.Fprintf(&b, "; rejected (%s)", whyRejected(r, p))
+	case r.Verdict == brk.VerdictInconclusive:
+		b.WriteString("; no verdict")
+	default:
+		b.WriteString("; accepted")
+	}
+	return b.String()
+}
+
+// byteCount is a byte count in SI units: 512 B, 120 kB, 1.20 MB.
+func byteCount(v float64) string {
+	for _, u := range []string{"B", "kB", "MB", "GB"} {
+		if v < 1000 || u == "GB" {
+			if u == "B" {
+				return fmt.Sprintf("%.0f B", v)
+			}
+			return fmt.Sprintf("%s %s", strconv.FormatFloat(v, 'g', 3, 64), u)
+		}
+		v /= 1000
+	}
+	return ""
 }
 
 // PairPhases are the phases of the final pair (the verdict's last accepted

@@ -81,10 +81,19 @@ func TestHeld(t *testing.T) {
 	if got, want := report.Held(r), "Held 32 concurrent requests (≈799 req/s, p99 41.0 ms): the --max level, accepted"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
+	// A fixed load says what that load did: its requests, bytes and rate.
 	one := *r
-	one.Plan.Start, one.Plan.Max, one.Phases = 4, 4, r.Phases[len(r.Phases)-1:]
-	if got, want := report.Held(&one), "Held 32 concurrent requests (≈799 req/s, p99 41.0 ms): one level, accepted"; got != want {
-		t.Errorf("one level: Held %q, want %q", got, want)
+	p := *r.Phases[0]
+	p.DurationS, p.Counts, p.SuccessPct, p.BytesReceived = 1.1, brk.Counts{Attempted: 1000, Succeeded: 1000}, 100, 120000
+	one.Plan.Start, one.Plan.Max, one.Phases = 4, 4, []*brk.PhaseStats{&p}
+	if got, want := report.Held(&one), "One level, 32 concurrent requests for 1.1 s: 1,000 requests, 1,000 succeeded (100 %), ≈799 req/s, p99 41.0 ms; 120 kB received (109 kB/s); accepted"; got != want {
+		t.Errorf("one level: Held\n got %q\nwant %q", got, want)
+	}
+	p.Accepted, p.Counts.Succeeded, p.SuccessPct, p.BytesReceived = false, 997, 99.7, 1234567
+	p.Reason = "success 99.7% (997 of 1000) is below --accept 99.99% at 32 concurrent requests"
+	one.Verdict = brk.VerdictBroken
+	if got, want := report.Held(&one), "One level, 32 concurrent requests for 1.1 s: 1,000 requests, 997 succeeded (99.7 %), ≈799 req/s, p99 41.0 ms; 1.23 MB received (1.12 MB/s); rejected (success 99.7 % < 99.99 %)"; got != want {
+		t.Errorf("one level rejected: Held\n got %q\nwant %q", got, want)
 	}
 }
 

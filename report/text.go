@@ -158,6 +158,9 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 	fmt.Fprintf(w, "  requests    %d attempted, %d succeeded (%.4f %%), %.1f successful req/s over %.2f s (admission %.2f s + drain)\n",
 		c.Attempted, c.Succeeded, s.SuccessPct, s.RequestsPerSec, s.DurationS, s.ActiveS)
 	fmt.Fprintf(w, "  failures    %s\n", failureList(c))
+	if s.BytesReceived > 0 && s.DurationS > 0 {
+		fmt.Fprintf(w, "  received    %s (%s/s)\n", byteCount(float64(s.BytesReceived)), byteCount(float64(s.BytesReceived)/s.DurationS))
+	}
 	if len(s.StatusCodes) > 0 {
 		fmt.Fprintf(w, "  statuses    %s\n", StatusList(s.StatusCodes))
 	}

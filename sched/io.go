@@ -96,6 +96,7 @@ func (w *worker) readAll(o *owner, now int64) bool {
 			}
 			w.proved(o)
 		}
+		w.rec.BytesRead += uint64(n)
 		if !w.consume(o, w.rbuf[:n], w.now()) {
 			return false
 		}
