@@ -62,9 +62,8 @@ func peaks(phases []*PhaseStats) (peak, accepted *Peak) {
 // Nil when no step qualifies (or fewer than two levels had responses).
 func knee(phases []*PhaseStats) *Knee {
 	type level struct {
-		n         int
-		ok, p99   float64
-		responses int
+		n       int
+		ok, p99 float64
 	}
 	by := map[int]*level{}
 	for _, p := range phases {

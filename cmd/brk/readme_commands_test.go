@@ -205,6 +205,10 @@ func TestReadmeCommandsRun(t *testing.T) {
 				continue
 			}
 			r := runBrk(t, a...)
+			if busyInconclusive(r) {
+				t.Logf("%s: inconclusive on a busy box, as it should be there: %s", line, lastLine(r.stdout))
+				continue
+			}
 			if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) {
 				t.Errorf("%s: ended %d, want a verdict (done or broken)\n%s", line, r.code, r)
 			}
@@ -227,7 +231,9 @@ func TestReadmeCommandsRun(t *testing.T) {
 	var first result
 	for i, p := range shards {
 		r := p.wait()
-		if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) {
+		if busyInconclusive(r) {
+			t.Logf("%s: inconclusive on a busy box, as it should be there", shardLines[i])
+		} else if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) {
 			t.Errorf("%s: ended %d, want a verdict\n%s", shardLines[i], r.code, r)
 		}
 		if i == 0 {
@@ -274,4 +280,11 @@ func readmeSubstitute(args []string, fixture, coord, exampleBin string, demo boo
 		out = append(out, "--phase", "1s")
 	}
 	return out
+}
+
+// busyInconclusive reports whether a run ended inconclusive because the
+// box was busy and its runs of a level disagreed (docs/search.md): on a
+// machine loaded by other work that is the honest end, not a failure.
+func busyInconclusive(r result) bool {
+	return r.code == 3 && strings.Contains(r.stdout, "the box was busy in ")
 }
