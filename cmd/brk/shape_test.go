@@ -44,6 +44,8 @@ var (
 	peakRE = regexp.MustCompile(`(?m)^(peak: .*), (accepted|rejected), (.*?\))(; of the accepted phases .*)?$`)
 	// thousandsRE folds a number's thousands separators (N,N is N).
 	thousandsRE = regexp.MustCompile(`N(,N)+`)
+	// bytesRE folds a byte count's unit, which its size chooses.
+	bytesRE = regexp.MustCompile(`N (B|kB|MB|GB)\b`)
 )
 
 // textShape is stdout with the client-bound note dropped, every number
@@ -54,6 +56,7 @@ func textShape(s string) string {
 	s = peakRE.ReplaceAllString(s, "$1, VERDICT, $3")
 	s = numberRE.ReplaceAllString(s, "N")
 	s = thousandsRE.ReplaceAllString(s, "N")
+	s = bytesRE.ReplaceAllString(s, "N BYTES")
 	return spacesRE.ReplaceAllString(s, " ")
 }
 
