@@ -41,6 +41,9 @@ type Live struct {
 type Recorder struct {
 	Succeeded uint64
 	Failed    [NumCategories]uint64
+	// BytesRead counts the bytes read from the server's connections
+	// (after TLS: what the protocol parsed).
+	BytesRead uint64
 
 	Latency      *hdrhistogram.Histogram // µs, complete responses
 	LatencySumNs uint64
@@ -111,9 +114,6 @@ type Recorder struct {
 	StreamLimit StreamLimit
 	// Written counts requests completely written (a replay counts once).
 	Written uint64
-	// BytesRead counts the bytes read from the server's connections
-	// (after TLS: what the protocol parsed).
-	BytesRead uint64
 	// Scheduled counts the rate test's arrivals that came due in the
 	// admission window; ExpiredUnsent those whose deadline passed before
 	// they were completely written (also counted as timeout).
