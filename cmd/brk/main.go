@@ -53,7 +53,7 @@ type cli struct {
 	Conn    connCmd    `cmd:"" help:"Connections test: raise concurrent connections."`
 	Rate    rateCmd    `cmd:"" help:"Open-model test: raise an arrival rate (requests/s) scheduled against the clock."`
 	Fixture fixtureCmd `cmd:"" help:"Run the built-in fixture responder."`
-	Demo    demoCmd    `cmd:"" help:"Find the break of a capacity-limited fixture started as a child process (~15 s)."`
+	Demo    demoCmd    `cmd:"" help:"Find the break of a capacity-limited fixture started as a child process (~20 s)."`
 	Ab      abCmd      `cmd:"" name:"ab" help:"A/B: the same plan against two URLs, a phase of each in turn, each ramp judged on its own."`
 	Bench   benchCmd   `cmd:"" help:"Benchmark the client itself against a fixture child process: CPU per response and coverage at fixed loads, as CSV."`
 	Merge   mergeCmd   `cmd:"" help:"Merge the JSON reports of every shard of one sharded run (--shard) into one report and verdict."`

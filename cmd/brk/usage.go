@@ -21,7 +21,7 @@ var rootExamples = []example{
 	{"brk http://127.0.0.1:8080/plain", "search for the break: 64 connections, the level ×2 per phase, then bisection (at most 5m)"},
 	{"brk -c 100 -d 30s -t 4 http://127.0.0.1:8080/plain", "a fixed load, as wrk: 100 connections, 1 request in flight on each, for 30s"},
 	{"brk rate --start 1000 -d 30s http://127.0.0.1:8080/plain", "an open model: 1000 requests/s offered against the clock for 30s"},
-	{"brk demo", "the whole product in ~15 s against a built-in fixture"},
+	{"brk demo", "the whole product in ~20 s against a built-in fixture"},
 }
 
 // example is one command line of a help text and what it does.
@@ -51,7 +51,7 @@ var commandExamples = map[string][]example{
 		{"brk fixture --tls --ca-out ca.pem", "HTTPS with a self-signed certificate, for --cacert ca.pem"},
 	},
 	"demo": {
-		{"brk demo", "find the predicted break of a built-in fixture (~15 s)"},
+		{"brk demo", "find the predicted break of a built-in fixture (~20 s)"},
 		{"brk demo --http2", "the same over HTTP/2 (h2c)"},
 	},
 	"ab": {
