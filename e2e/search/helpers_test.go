@@ -36,12 +36,7 @@ func buildBrk(t *testing.T) string { return e2ekit.BuildBrk(t, "../../cmd/brk") 
 // in how many: brk said it could not tell, as it should, and there is
 // nothing to check against a model.
 func busyInconclusive(res *brk.Result) (bool, int) {
-	busy := 0
-	for _, p := range res.Phases {
-		if p.Evidence != nil && p.Evidence.Busy {
-			busy++
-		}
-	}
+	busy := e2ekit.BusyPhases(res)
 	return res.Verdict == brk.VerdictInconclusive && 2*busy > len(res.Phases), busy
 }
 

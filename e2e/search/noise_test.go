@@ -15,6 +15,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/e2ekit"
 )
 
 // A search under noise: the server paused, the box busy. Each run is one
@@ -329,13 +330,7 @@ func TestSearchGradualBoundary(t *testing.T) {
 	t.Logf("interval %d–%d, binding %s, %s", fp.Interval.Low, fp.Interval.High, fp.Binding, fp.Boundary)
 	// On a box busy in most phases the other processes' load shapes the
 	// slope as much as the queue does: the boundary is not the model's.
-	busy := 0
-	for _, p := range res.Phases {
-		if p.Evidence != nil && p.Evidence.Busy {
-			busy++
-		}
-	}
-	if 2*busy > len(res.Phases) && (fp.Binding != "p99" || fp.Boundary != "gradual") {
+	if busy := e2ekit.BusyPhases(res); 2*busy > len(res.Phases) && (fp.Binding != "p99" || fp.Boundary != "gradual") {
 		t.Skipf("busy in %d of %d phases: binding %q, boundary %q are the box's as much as the model's", busy, len(res.Phases), fp.Binding, fp.Boundary)
 	}
 	if fp.Binding != "p99" || fp.Boundary != "gradual" {

@@ -171,13 +171,19 @@ func SkipOnNoise(t *testing.T, res *brk.Result) {
 	if res.Verdict != brk.VerdictInconclusive {
 		return
 	}
+	busy := BusyPhases(res)
+	if 2*busy > len(res.Phases) || strings.Contains(res.Reason, "the client fell behind its arrival schedule") {
+		t.Skipf("inconclusive on a loaded box (busy in %d of %d phases): %s", busy, len(res.Phases), res.Reason)
+	}
+}
+
+// BusyPhases counts res's phases judged on a busy box.
+func BusyPhases(res *brk.Result) int {
 	busy := 0
 	for _, p := range res.Phases {
 		if p.Evidence != nil && p.Evidence.Busy {
 			busy++
 		}
 	}
-	if 2*busy > len(res.Phases) || strings.Contains(res.Reason, "the client fell behind its arrival schedule") {
-		t.Skipf("inconclusive on a loaded box (busy in %d of %d phases): %s", busy, len(res.Phases), res.Reason)
-	}
+	return busy
 }
