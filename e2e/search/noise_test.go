@@ -224,13 +224,7 @@ func TestSearchOnABusyBox(t *testing.T) {
 	}
 	checkAccounting(t, res)
 	t.Logf("%s: %s; %s", res.Verdict, res.Reason, levels(res))
-	busy := 0
-	for _, p := range res.Phases {
-		if p.Evidence != nil && p.Evidence.Busy {
-			busy++
-		}
-	}
-	if busy == 0 {
+	if e2ekit.BusyPhases(res) == 0 {
 		t.Fatalf("no phase names the busy box (other processes ran two busy loops for 8 s)\n%s", describe(res))
 	}
 	switch res.Verdict {
