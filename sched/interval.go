@@ -82,9 +82,11 @@ func Margin(bad, total uint64, allowed float64) float64 {
 // level run or held, broke] (High 0 when broke is 0: no upper bound). No
 // runs with outcomes give [held, broke] and its midpoint. Boundary is
 // "gradual" when the fitted levels strictly between margins +0.5 and
-// −0.5 (a pooled block counting once, at its mean level) span more than
-// 10 % of the crossing and at least 2 levels, else "cliff": a gap between
-// levels, however wide, is no evidence of a slope.
+// −0.5 span more than 10 % of the crossing and at least 2 levels, else
+// "cliff": a gap between levels, however wide, is no evidence of a
+// slope. A pooled block spans its levels whose own margins lie on the
+// slope too, or counts once, at its mean level, where none does (a
+// conflict between a clear hold and a clear break).
 func BreakInterval(runs []RunEvidence, held, broke int, seed uint64) BreakFit {
 	f := newFit(runs)
 	for i, r := range runs {
@@ -227,14 +229,28 @@ func crossing(points []levelPoint, blocks []block) float64 {
 	return prevLevel
 }
 
-// boundary is "gradual" when the fitted blocks on the slope (margin
-// strictly between −slopeMargin and +slopeMargin), each at its mean
-// level, span more than gradualShare of the crossing and at least
-// gradualLevels levels; else "cliff".
+// boundary is "gradual" when the slope — the fitted blocks whose margin
+// lies strictly between −slopeMargin and +slopeMargin — spans more than
+// gradualShare of the crossing and at least gradualLevels levels; else
+// "cliff". A slope block stands at the levels of its points whose own
+// margin is on the slope too (levels each near the limit, pooled by
+// their noise: a slope however the fit pools it), or, where none is, at
+// its mean level once (levels clearly held and clearly broken pooled by
+// a conflict: no evidence of a slope).
 func boundary(points []levelPoint, blocks []block) string {
 	lo, hi := math.Inf(1), math.Inf(-1)
+	onSlope := func(m float64) bool { return m > -slopeMargin && m < slopeMargin }
 	for _, b := range blocks {
-		if m := b.margin(); m > -slopeMargin && m < slopeMargin {
+		if !onSlope(b.margin()) {
+			continue
+		}
+		own := false
+		for _, p := range points[b.first : b.last+1] {
+			if onSlope(p.margin) {
+				lo, hi, own = min(lo, float64(p.level)), max(hi, float64(p.level)), true
+			}
+		}
+		if !own {
 			at := b.sumWL / b.sumW
 			lo, hi = min(lo, at), max(hi, at)
 		}

@@ -135,6 +135,24 @@ func TestMargin(t *testing.T) {
 	}
 }
 
+// pooledSlope is a gradual server's search as CI recorded it (the
+// lognormal fixture of e2e/search's TestSearchGradualBoundary, --max-p99,
+// a linear ramp with every level run twice): p99-slow responses of each
+// 1 s run, near the 1 % allowance from 24 to 64 with no order among them
+// (a few of ~300 each), so that the fit pools 24…64 into one block at
+// margin ≈ 0.13, and clearly above it at 72.
+var pooledSlope = func() []RunEvidence {
+	var runs []RunEvidence
+	for _, r := range [][3]uint64{
+		{8, 2, 284}, {16, 1, 347}, {8, 0, 308}, {24, 2, 297}, {32, 2, 298}, {24, 3, 268}, {32, 2, 267},
+		{40, 3, 321}, {48, 2, 396}, {40, 3, 298}, {48, 3, 310}, {56, 37, 331}, {56, 1, 423}, {64, 4, 383},
+		{72, 13, 387}, {64, 1, 424}, {72, 28, 374},
+	} {
+		runs = append(runs, RunEvidence{Level: int(r[0]), Allowed: 0.01, Windows: []Window{{Total: r[2], Bad: r[1]}}})
+	}
+	return runs
+}()
+
 // TestBreakInterval: one case per branch of BreakInterval.
 func TestBreakInterval(t *testing.T) {
 	gradual, gHeld, gBroke := gradualSearch(7)
@@ -164,6 +182,8 @@ func TestBreakInterval(t *testing.T) {
 			crossing: [2]float64{47, 49}, boundary: "cliff"},
 		{name: "a gradual server", runs: gradual, held: gHeld, broke: gBroke, low: [2]int{20, 34}, high: [2]int{35, 40},
 			crossing: [2]float64{30, 40}, boundary: "gradual", containLevel: int(math.Ceil(gradualTruth))},
+		{name: "a slope the fit pools to one block is still gradual", runs: pooledSlope, held: 64, broke: 72, low: [2]int{24, 56}, high: [2]int{72, 72},
+			crossing: [2]float64{64, 72}, boundary: "gradual"},
 		{name: "a noisy rejection below held runs: pooled, and the interval keeps it", runs: noisy, held: 32, broke: 33,
 			low: [2]int{8, 15}, high: [2]int{33, 33}, crossing: [2]float64{32, 33}, boundary: "cliff", containLevel: 16},
 	} {
