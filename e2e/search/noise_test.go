@@ -7,8 +7,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -283,32 +287,60 @@ func TestSearchAfterLeftoverWork(t *testing.T) {
 	}
 }
 
-// A server whose latency rises with load over a heavy tail (each
-// request's service lognormal, median 4 ms, σ 1.6, mean 14 ms: 0.3 % of
-// them slower than 320 ms alone; 4 in service), judged by --max-p99 320ms
-// in the connections test (a level is one more concurrent request, queued
-// for the 4 slots). The queue's wait, about (N − 4)/4 × 14 ms, shifts the
-// tail past the limit slowly: the share of slow responses grows from
-// 0.3 % to 3 % between about 15 and 70 concurrent requests, and the
-// boundary is gradual. A linear ramp (8, 16, 24, …) probes that slope at
-// evenly spaced levels, where a search would bisect around its crossing.
-// The timeout, 5 s, lies past the tail (one service in 250,000 is slower
-// than 5 s alone): with 2 s (one in 19,000, plus the queue's wait) a
-// search's ~6,000 requests saw a timeout now and then, and one timeout
-// under --accept 99.99 % binds the success ratio instead of the p99.
-func TestSearchGradualBoundary(t *testing.T) {
-	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, DelayDist: "lognormal:4ms,1.6"})
-	if err != nil {
-		t.Fatal(err)
+// gradualSlowShare is the gradual server's share of slow responses at n
+// requests in flight: 0.2 % at 10, rising log-linearly to 20 % at 80 (the
+// sched package's gradual model), capped at 1.
+func gradualSlowShare(n int64) float64 {
+	return min(1, 0.002*math.Pow(100, float64(n-10)/70))
+}
+
+// gradualServer answers each request after 10 ms, or, with the share
+// gradualSlowShare(connections open), after 400 ms: a server whose tail,
+// not its capacity, gives way, and so gradually. It keys the share on its
+// open connections, the connections test's level exactly (requests in
+// flight would lag it by the client's and the server's turnaround). Its
+// model crossing under --max-p99 between them (1 % slow) is at
+// 10 + 70 log 5 / log 100 ≈ 34.5 connections; the share is a third of
+// the allowance at ≈ 17.8 and three times it at ≈ 51: the slope spans
+// about 33 levels.
+func gradualServer(t *testing.T) string {
+	var open atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d := 10 * time.Millisecond
+		if rand.Float64() < gradualSlowShare(open.Load()) {
+			d = 400 * time.Millisecond
+		}
+		time.Sleep(d)
+		w.Write([]byte("ok"))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
 	}
-	defer fx.Close()
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A server whose tail grows with load (gradualServer), judged by
+// --max-p99 320ms in the connections test: a linear ramp (8, 16, 24, …)
+// probes its slope at evenly spaced levels, four of them on it, where a
+// search would bisect around the crossing; the fit must call the
+// boundary gradual, bind the p99 and hold the model crossing in its
+// interval.
+func TestSearchGradualBoundary(t *testing.T) {
+	url := gradualServer(t)
 	plan := brk.Plan{Start: 8, Pace: 8, Max: 160, Phase: time.Second, Timeout: 5 * time.Second, MaxP99: 320 * time.Millisecond, Threads: 1, Budget: 2 * time.Minute}
-	res, err := brk.RunMode(context.Background(), brk.ModeConnections, brk.Target{URL: fx.URL("/plain")}, plan, nil)
+	res, err := brk.RunMode(context.Background(), brk.ModeConnections, brk.Target{URL: url + "/"}, plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%s: %s; %s", res.Verdict, res.Reason, levels(res))
-	// Its heavy tail makes runs of one level disagree: the search may end
+	// Runs of one level on the slope may disagree: the search may end
 	// inconclusive, with its interval and boundary all the same.
 	fp := res.FinalPair
 	if res.Verdict != brk.VerdictBroken && res.Verdict != brk.VerdictInconclusive || fp == nil || fp.Interval == nil {
@@ -317,17 +349,20 @@ func TestSearchGradualBoundary(t *testing.T) {
 	for _, p := range res.Phases {
 		for _, m := range p.Evidence.Margins {
 			if m.Term.String() == "p99" {
-				t.Logf("level %d: %d of %d slower than the limit, margin %.2f", p.Level, m.Bad, m.Total, m.Margin)
+				t.Logf("level %d: %d of %d slower than the limit (model %.2f %%), margin %.2f", p.Level, m.Bad, m.Total, 100*gradualSlowShare(int64(p.Level)), m.Margin)
 			}
 		}
 	}
 	t.Logf("interval %d–%d, binding %s, %s", fp.Interval.Low, fp.Interval.High, fp.Binding, fp.Boundary)
 	// On a box busy in most phases the other processes' load shapes the
-	// slope as much as the queue does: the boundary is not the model's.
+	// slope as much as the server does: the boundary is not the model's.
 	if busy := e2ekit.BusyPhases(res); 2*busy > len(res.Phases) && (fp.Binding != "p99" || fp.Boundary != "gradual") {
 		t.Skipf("busy in %d of %d phases: binding %q, boundary %q are the box's as much as the model's", busy, len(res.Phases), fp.Binding, fp.Boundary)
 	}
 	if fp.Binding != "p99" || fp.Boundary != "gradual" {
 		t.Fatalf("binding %q boundary %q, want p99 and gradual\n%s", fp.Binding, fp.Boundary, describe(res))
+	}
+	if truth := 10 + 70*math.Log(5)/math.Log(100); float64(fp.Interval.Low) >= truth || float64(fp.Interval.High) < truth {
+		t.Fatalf("interval %d–%d leaves out the model crossing %.1f\n%s", fp.Interval.Low, fp.Interval.High, truth, describe(res))
 	}
 }
