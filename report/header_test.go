@@ -30,3 +30,39 @@ func TestHeaderOneConnection(t *testing.T) {
 		}
 	}
 }
+
+// The header's last line is the SLA a phase is judged by, for every
+// test's header shape (search, ramp, one level); the command line's
+// default SLA says that it is one and which flags give another.
+func TestHeaderSLA(t *testing.T) {
+	tgt := brk.Target{URL: "http://127.0.0.1:1/plain"}
+	search := brk.Plan{Conns: 8, Phase: time.Second, Timeout: time.Second, Search: &brk.Search{}}
+	ramp := brk.Plan{Conns: 8, Start: 1, Pace: 1, Phase: time.Second, Timeout: 100 * time.Millisecond, Accept: 99.9, MaxP99: 50 * time.Millisecond}
+	one := brk.Plan{Start: 4, Max: 4, Phase: time.Second, Timeout: time.Second, MaxP999: 80 * time.Millisecond}
+	flagless := search
+	flagless.MaxP99 = 100 * time.Millisecond
+	for _, c := range []struct {
+		name       string
+		mode       brk.Mode
+		plan       brk.Plan
+		defaultSLA bool
+		want       string
+	}{
+		{"a search", brk.ModeRequests, search, false, "  SLA: 99.99 % succeed within 1s\n"},
+		{"a ramp with a p99 limit", brk.ModeRequests, ramp, false, "  SLA: 99.9 % succeed within 100ms, p99 at most 50ms\n"},
+		{"one level with a p99.9 limit", brk.ModeConnections, one, false, "  SLA: 99.99 % succeed within 1s, p99.9 at most 80ms\n"},
+		{"the rate test", brk.ModeRate, search, false, "  SLA: 99.99 % succeed within 1s\n"},
+		{"the default SLA", brk.ModeRequests, flagless, true,
+			"  SLA: 99.99 % succeed within 1s, p99 at most 100ms (brk's default SLA; --accept, --timeout, --max-p99 or --max-p999 gives your own)\n"},
+	} {
+		var b strings.Builder
+		(&report.Text{W: &b, Test: c.mode, Target: tgt, Plan: c.plan, DefaultSLA: c.defaultSLA}).WorkersStarted(1)
+		lines := strings.SplitAfter(b.String(), "\n")
+		if last := lines[len(lines)-2]; last != c.want {
+			t.Errorf("%s: the header's last line is %q, want %q\n%s", c.name, last, c.want, b.String())
+		}
+		if strings.Contains(b.String(), ", timeout ") || strings.Count(b.String(), "succeed within") != 1 {
+			t.Errorf("%s: the SLA is said once, in its own line:\n%s", c.name, b.String())
+		}
+	}
+}

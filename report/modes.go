@@ -42,8 +42,8 @@ var modeTable = map[brk.Mode]*modeWords{
 		title:       "requests: raises concurrent requests phase by phase",
 		levelsLabel: "Outstanding requests per connection",
 		rampLine: func(p brk.Plan, maxs string, threads int) string {
-			return fmt.Sprintf("  %s, start %d, pace %d, max %s per connection; phase %s, timeout %s, accept %s %%; %s\n",
-				plural(p.Conns, "connection"), p.Start, p.Pace, maxs, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
+			return fmt.Sprintf("  %s, start %d, pace %d, max %s per connection; phase %s; %s\n",
+				plural(p.Conns, "connection"), p.Start, p.Pace, maxs, p.Phase, plural(threads, "worker thread"))
 		},
 		oneLevel: func(t brk.Target, p brk.Plan) string {
 			n := p.Start * p.Conns
@@ -68,8 +68,8 @@ var modeTable = map[brk.Mode]*modeWords{
 			if p.Requests == 0 {
 				p.Requests = 1
 			}
-			return fmt.Sprintf("  concurrent connections: start %d, pace %d, max %s; %s; phase %s, timeout %s, accept %s %%; %s\n",
-				p.Start, p.Pace, maxs, perConnection(p), p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
+			return fmt.Sprintf("  concurrent connections: start %d, pace %d, max %s; %s; phase %s; %s\n",
+				p.Start, p.Pace, maxs, perConnection(p), p.Phase, plural(threads, "worker thread"))
 		},
 		oneLevel: func(_ brk.Target, p brk.Plan) string {
 			if p.KeepAlive {
@@ -98,8 +98,8 @@ var modeTable = map[brk.Mode]*modeWords{
 		levelUnit:   " requests/s",
 		rampLine: func(p brk.Plan, maxs string, threads int) string {
 			depth, arrivals := rateSlots(p)
-			return fmt.Sprintf("  offered rate: start %d, pace %d, max %s requests/s, %s arrivals; %s × %d outstanding at most; phase %s, timeout %s, accept %s %%; %s\n",
-				p.Start, p.Pace, maxs, arrivals, plural(p.Conns, "connection"), depth, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
+			return fmt.Sprintf("  offered rate: start %d, pace %d, max %s requests/s, %s arrivals; %s × %d outstanding at most; phase %s; %s\n",
+				p.Start, p.Pace, maxs, arrivals, plural(p.Conns, "connection"), depth, p.Phase, plural(threads, "worker thread"))
 		},
 		oneLevel: func(_ brk.Target, p brk.Plan) string {
 			depth, arrivals := rateSlots(p)

@@ -21,10 +21,15 @@ type Text struct {
 	// Verbose writes each phase's full block (WritePhase) instead of one
 	// line (WritePhaseLine).
 	Verbose bool
+	// DefaultSLA says in the header that the plan's SLA is the command
+	// line's default, given when no SLA flag is.
+	DefaultSLA bool
 }
 
 // WorkersStarted writes the run's conditions.
-func (x *Text) WorkersStarted(threads int) { WriteHeader(x.W, x.Test, x.Target, x.Plan, threads) }
+func (x *Text) WorkersStarted(threads int) {
+	writeHeader(x.W, x.Test, x.Target, x.Plan, threads, x.DefaultSLA)
+}
 
 // PhaseStarted writes nothing: a phase's block follows its end.
 func (x *Text) PhaseStarted(brk.PhaseStart) {}

@@ -11,10 +11,17 @@ import (
 	"github.com/brk-bench/brk"
 )
 
-// WriteHeader writes the run's conditions before the first phase. test is
-// the test mode.
+// WriteHeader writes the run's conditions before the first phase, the
+// SLA it judges last. test is the test mode.
 func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads int) {
+	writeHeader(w, test, t, p, threads, false)
+}
+
+// writeHeader is WriteHeader; defaultSLA says that the SLA is the
+// command line's default (no SLA flag given).
+func writeHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads int, defaultSLA bool) {
 	p.DefaultsFor(test)
+	defer writeSLA(w, p, defaultSLA)
 	maxs := "none"
 	if p.Max > 0 {
 		maxs = fmt.Sprint(p.Max)
@@ -40,8 +47,7 @@ func WriteHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 // requests (64 connections × 3 pipelined requests); phase 30s, …".
 func writeOneLevelHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads int) {
 	level := wordsOf(test).oneLevel(t, p)
-	fmt.Fprintf(w, "  one level, no ramp: %s; phase %s, timeout %s, accept %s %%; %s\n",
-		level, p.Phase, p.Timeout, acceptText(p.Accept), plural(threads, "worker thread"))
+	fmt.Fprintf(w, "  one level, no ramp: %s; phase %s; %s\n", level, p.Phase, plural(threads, "worker thread"))
 }
 
 // writeSearchHeader says what a search will do before its first phase:
@@ -68,11 +74,28 @@ func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int, http
 	}
 	fmt.Fprintln(w)
 	over := wordsOf(test).searchOver(p)
-	fmt.Fprintf(w, "  %sphase %s, timeout %s, accept %s %%", over, p.Phase, p.Timeout, acceptText(p.Accept))
+	fmt.Fprintf(w, "  %sphase %s", over, p.Phase)
 	if p.Repeat > 1 {
 		fmt.Fprintf(w, ", a level confirmed in up to %d runs", p.Repeat)
 	}
 	fmt.Fprintf(w, "; %s\n", plural(threads, "worker thread"))
+}
+
+// writeSLA is the header's last line, the SLA a phase is judged by: "SLA:
+// 99.99 % succeed within 1s, p99 at most 100ms", and, for the command
+// line's default, that it is one and how to give another.
+func writeSLA(w io.Writer, p brk.Plan, defaultSLA bool) {
+	fmt.Fprintf(w, "  SLA: %s %% succeed within %s", acceptText(p.Accept), p.Timeout)
+	if p.MaxP99 > 0 {
+		fmt.Fprintf(w, ", p99 at most %s", p.MaxP99)
+	}
+	if p.MaxP999 > 0 {
+		fmt.Fprintf(w, ", p99.9 at most %s", p.MaxP999)
+	}
+	if defaultSLA {
+		fmt.Fprint(w, " (brk's default SLA; --accept, --timeout, --max-p99 or --max-p999 gives your own)")
+	}
+	fmt.Fprintln(w)
 }
 
 // perConnection is what a connections-test connection carries: "1

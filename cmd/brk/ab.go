@@ -70,7 +70,7 @@ func (c *abCmd) Run(e *env) error {
 	addTargetSecrets(e.secrets, a)
 	addTargetSecrets(e.secrets, b)
 	side := func(name string, t brk.Target) brk.Observer {
-		return redacting(e.secrets, &report.Text{W: &prefixWriter{w: text, prefix: name + "│ ", bol: true}, Test: mode, Target: t, Plan: p})
+		return redacting(e.secrets, &report.Text{W: &prefixWriter{w: text, prefix: name + "│ ", bol: true}, Test: mode, Target: t, Plan: p, DefaultSLA: e.defaultSLA})
 	}
 	res, err := brk.RunAB(e.ctx, mode, a, b, p, side("A", a), side("B", b))
 	if err != nil {

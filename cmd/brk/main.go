@@ -75,6 +75,9 @@ type env struct {
 	prom *promFlags
 	// secrets are kept out of everything brk writes (secrets.go).
 	secrets *redact.Secrets
+	// defaultSLA: a load test run with no SLA flag, judged by the default
+	// SLA (DefaultMaxP99); its header says so.
+	defaultSLA bool
 }
 
 func main() {
@@ -169,6 +172,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, secrets: sec}
+	if lf, ok := kctx.Selected().Target.Addr().Interface().(interface{ load() *loadFlags }); ok && !slaTyped(kctx) {
+		lf.load().defaultSLA, e.defaultSLA = true, true
+	}
 	if err := kctx.Run(e); err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
@@ -382,6 +388,21 @@ func otherTestFlag(p *kong.Kong, err error) string {
 		return ""
 	}
 	return fmt.Sprintf("--%s applies to %s only", m[1], owner)
+}
+
+// slaFlags are the flags that state an SLA; given none, a load test
+// judges the default SLA (DefaultMaxP99).
+var slaFlags = []string{"accept", "timeout", "max-p99", "max-p999"}
+
+// slaTyped reports whether the command line gave any of slaFlags (--sla
+// is --accept's alias: kong names the flag, not the word typed).
+func slaTyped(kctx *kong.Context) bool {
+	for _, p := range kctx.Path {
+		if p.Flag != nil && slices.Contains(slaFlags, p.Flag.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // needsFlag is a flag that means nothing without one of others (a

@@ -28,7 +28,7 @@ type loadFlags struct {
 	Phase time.Duration `default:"10s" help:"Admission time of each phase."`
 	// Duration is wrk's -d: one phase of this length at one level.
 	Duration time.Duration `short:"d" help:"A fixed load, as wrk's -d: one phase of this length at one level (--start, default 1 per connection; the connections test 16 connections, the rate test 100 requests/s), no ramp, the verdict that phase's." placeholder:"DURATION"`
-	Timeout  time.Duration `default:"1s" help:"Request budget through the complete response (includes setup for a connection's first request)."`
+	Timeout  time.Duration `default:"1s" help:"Request budget through the complete response (includes setup for a connection's first request). An SLA flag: given none of --accept, --timeout, --max-p99, --max-p999, brk judges its default SLA (99.99 % within 1s, p99 at most 100ms)."`
 	Accept   string        `default:"99.99" aliases:"sla" help:"Minimum success percentage of a phase."`
 	Threads  int           `short:"t" help:"Worker threads (default: CPUs usable by the process, never more than --conn)."`
 	Connect  string        `help:"Dial HOST:PORT instead of the URL's host; the URL still gives Host." placeholder:"HOST:PORT"`
@@ -49,7 +49,7 @@ type loadFlags struct {
 	Growth     *float64       `help:"The search (no --pace): multiply the level by this each phase until a phase is rejected (default 2)." placeholder:"FACTOR"`
 	Resolution string         `help:"The search: bisect until the bracket is at most N (a total level) or P% of the last accepted level (default 1%, at least 1)." placeholder:"N|P%"`
 	Budget     *time.Duration `help:"Bound the run's phases: no phase starts that could end past this (default 5m for the search, none for a --pace ramp)." placeholder:"DURATION"`
-	MaxP99     time.Duration  `name:"max-p99" help:"Also reject a phase whose latency p99 exceeds this." placeholder:"DURATION"`
+	MaxP99     time.Duration  `name:"max-p99" help:"Also reject a phase whose latency p99 exceeds this (100ms when no SLA flag is given: brk's default SLA, docs/cli.md)." placeholder:"DURATION"`
 	MaxP999    time.Duration  `name:"max-p999" help:"Also reject a phase whose latency p99.9 exceeds this." placeholder:"DURATION"`
 	ServerPID  []int          `name:"server-pid" help:"Report this server process's CPU and RSS per phase (Linux; repeatable)." placeholder:"PID"`
 
@@ -63,7 +63,26 @@ type loadFlags struct {
 	TLSCipher  string `name:"tls-cipher" help:"Offer only this TLS 1.2 cipher suite (IANA name)." placeholder:"NAME"`
 	Cert       string `help:"Client certificate PEM for mutual TLS (with --key)." placeholder:"PEM"`
 	Key        string `help:"Client private key PEM for mutual TLS (with --cert)." placeholder:"PEM"`
+
+	// defaultSLA: no SLA flag was given (slaTyped); plan adds
+	// DefaultMaxP99 to the SLA.
+	defaultSLA bool `kong:"-"`
 }
+
+// load is the flags of a load test (req, conn, rate, ab), for main to
+// mark the default SLA.
+func (f *loadFlags) load() *loadFlags { return f }
+
+// DefaultMaxP99 is the p99 limit of the default SLA, judged when no SLA
+// flag (--accept, --timeout, --max-p99, --max-p999) is given: 99.99 %
+// within 1 s alone lets a search queue requests until the 1 s timeout
+// bites (nginx: 65,536 concurrent requests, the client saturated before
+// the server broke), where the throughput stopped growing 6 doublings
+// earlier and each run's answer moves with the client's limits. A p99
+// limit puts the break where queueing, not the timeout, degrades the
+// service: level ≈ peak throughput × 100 ms, which repeats as the peak
+// does (docs/cli.md, "The default SLA").
+const DefaultMaxP99 = 100 * time.Millisecond
 
 // latencyFlag is --latency (wrk's name), on the requests, connections
 // and rate tests.
@@ -133,6 +152,9 @@ func (f *loadFlags) plan(m brk.Mode, start int, pace *int, max int) (brk.Plan, e
 		Phase: f.Phase, Timeout: f.Timeout, Accept: accept, Threads: f.Threads,
 		Baseline: f.Baseline,
 		Refine:   f.Refine, Repeat: f.Repeat, MaxP99: f.MaxP99, MaxP999: f.MaxP999, ServerPIDs: f.ServerPID,
+	}
+	if f.defaultSLA {
+		p.MaxP99 = DefaultMaxP99
 	}
 	if f.Budget != nil {
 		p.Budget = *f.Budget
@@ -323,7 +345,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 		htmlFile = f
 	}
 	started := time.Now()
-	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose}, e.stderr, quiet)
+	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose, DefaultSLA: e.defaultSLA}, e.stderr, quiet)
 	res, err := brk.RunMode(e.ctx, mode, t, p, redacting(e.secrets, feed.observe(obs)))
 	if err != nil {
 		return nil, refuseLib(err)

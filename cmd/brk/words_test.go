@@ -108,7 +108,7 @@ func TestAcceptReport(t *testing.T) {
 		if rep.Accept != c.text || rep.Plan.Accept != c.num {
 			t.Errorf("--accept %s: accept_pct %#v, plan.accept_pct %#v; want %q and %v", c.flag, rep.Accept, rep.Plan.Accept, c.text, c.num)
 		}
-		if want := "accept " + c.text + " %"; !strings.Contains(r.stdout, want) {
+		if want := "SLA: " + c.text + " % succeed"; !strings.Contains(r.stdout, want) {
 			t.Errorf("--accept %s: no %q in the header\n%s", c.flag, want, r)
 		}
 	}
