@@ -464,6 +464,11 @@ type PhaseStats struct {
 	// Timeline is the phase's outcomes over time (nil when the phase
 	// measured nothing).
 	Timeline *Timeline `json:"timeline,omitempty"`
+	// Scatter is a uniform sample of the phase's complete responses (at
+	// most 2,000), each with its arrival and latency: the HTML report's
+	// latency-over-time plot. Not in the JSON: a report read back from
+	// JSON, or merged from shards' reports, has none.
+	Scatter []ScatterPoint `json:"-"`
 	// Targets is each target's share of the phase in a request mix
 	// (Target.Mix), in mix order; absent without a mix.
 	Targets []TargetStats `json:"targets,omitempty"`
@@ -485,6 +490,13 @@ type Timeline struct {
 	StartS float64         `json:"start_s"` // the phase's start, seconds after the run's start
 	WidthS float64         `json:"width_s"` // each point's span; the last point may be cut short by the phase's end
 	Points []TimelinePoint `json:"points"`
+}
+
+// ScatterPoint is one sampled response of a phase: it arrived AtS
+// seconds after the run's start (the timeline's clock) and took Ms
+// milliseconds from its admission.
+type ScatterPoint struct {
+	AtS, Ms float64
 }
 
 // TimelinePoint is one span of a Timeline.

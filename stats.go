@@ -117,7 +117,22 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 		s.ClientBound = s.ClientBound || r.Shortfall() > sched.MaxShortfall
 	}
 	s.Timeline = timeline(r)
+	s.Scatter = scatter(r, s.Timeline)
 	return s
+}
+
+// scatter is the phase's sampled responses placed in the run (seconds
+// since its start, as the timeline's), or nil without a timeline.
+func scatter(r *sched.Measurement, tl *Timeline) []ScatterPoint {
+	pts := r.Stats.Scatter.Points
+	if tl == nil || len(pts) == 0 {
+		return nil
+	}
+	out := make([]ScatterPoint, len(pts))
+	for i, p := range pts {
+		out[i] = ScatterPoint{AtS: tl.StartS + float64(p.AtUs)/1e6, Ms: float64(p.LatUs) / 1e3}
+	}
+	return out
 }
 
 // countsOf is the engine's counts as the results' Counts.

@@ -110,6 +110,11 @@ type Phase struct {
 	// Timeline is the phase's outcomes span by span (nil when no worker
 	// kept one).
 	Timeline *Timeline `json:"timeline,omitempty"`
+	// Scatter is a sample of the phase's complete responses (at most
+	// MaxScatter) with their arrival and latency, for the HTML report's
+	// latency-over-time plot. It stays in the process that measured it:
+	// a shard's report does not carry it.
+	Scatter Scatter `json:"-"`
 	// Targets are a request mix's outcomes per target, in mix order
 	// (targets.go; absent without a mix).
 	Targets []TargetPhase `json:"targets,omitempty"`
@@ -223,6 +228,7 @@ func (p *Phase) Add(q *Phase) {
 	p.addRate(q.Written, q.Scheduled, q.ExpiredUnsent, q.LateNs, q.SendLag, q.Service, q.ClientLag)
 	p.firsts(q.TLS, q.ProtocolReason, q.SetupError, q.ClientError)
 	p.addTargets(q.Targets)
+	p.Scatter.add(q.Scatter.Points, q.Scatter.Seen) // a shard's report carries none: the box's own stays
 	if q.Timeline != nil {
 		if p.Timeline == nil {
 			p.Timeline = &Timeline{}
@@ -279,6 +285,7 @@ func (p *Phase) Merge(r *Recorder) {
 	q := r.phase()
 	p.Add(&q)
 	p.mergeTargetRecs(r.Targets)
+	p.Scatter.add(r.sc.points, r.sc.seen)
 	if r.tl.cur != nil {
 		if p.Timeline == nil {
 			p.Timeline = &Timeline{}

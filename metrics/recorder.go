@@ -133,6 +133,7 @@ type Recorder struct {
 	Targets []TargetRec
 
 	tl   recTimeline
+	sc   reservoir
 	live *Live
 	// slowNs are the latency limits whose slower responses each span
 	// counts (SetLatencyLimits; 0: none).
@@ -163,11 +164,16 @@ func (r *Recorder) Reset() {
 			h.Reset()
 		}
 	}
-	spans, targets, slow := r.tl.spans, r.Targets, r.slowNs
+	spans, targets, slow, sc := r.tl.spans, r.Targets, r.slowNs, r.sc
 	resetTargets(targets)
 	*r = Recorder{Latency: lat, SetupLatency: setup, SendLag: lag, Service: svc, ClientLag: cl, live: live, Targets: targets, slowNs: slow}
-	r.tl.spans = spans // reused by the next StartTimeline
+	r.tl.spans = spans                                   // reused by the next StartTimeline
+	r.sc = reservoir{points: sc.points[:0], rng: sc.rng} // its buffer reused; nothing sampled until StartTimeline
 }
+
+// Sampled offers a complete response (recorded by Response) to the
+// phase's latency scatter: it arrived at nowNs on the engine's clock.
+func (r *Recorder) Sampled(nowNs, latencyNs int64) { r.sc.add(nowNs, latencyNs) }
 
 // Wrote records a request completely written for the first time, lagNs
 // after its admission (its scheduled instant in the rate test).

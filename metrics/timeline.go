@@ -116,6 +116,7 @@ func (r *Recorder) StartTimeline(startNs, windowNs, timeoutNs int64) {
 	}
 	clear(t.spans)
 	t.cur = &t.spans[0]
+	r.sc.start(startNs)
 }
 
 // Tick points the timeline at the span of instant nowNs: the worker calls

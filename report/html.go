@@ -106,6 +106,9 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 		if tl := timelineChart(phases); tl != "" {
 			d.Charts = append(d.Charts, tl)
 		}
+		if sc := scatterChart(r, phases); sc != "" {
+			d.Charts = append(d.Charts, sc)
+		}
 	}
 	d.Mix = mixTable(r) // nil without a request mix (html_mix.go)
 	d.Conds = conditions(r, c, d.Baseline)

@@ -171,8 +171,11 @@ func checkCharts(t *testing.T, doc string, want int) {
 	if _, margin := frags["chart-margin"]; margin { // the judged phases' margins
 		n--
 	}
+	if _, scatter := frags["chart-scatter"]; scatter { // sampled responses: a run measured in this process
+		n--
+	}
 	if n != 4 && !(n == 6 && timeline && narrow) {
-		t.Errorf("%d charts, want 4 (and the margin chart, and the timeline, wide and narrow)", len(frags))
+		t.Errorf("%d charts, want 4 (and the margin chart, the timeline, wide and narrow, and the scatter)", len(frags))
 	}
 }
 
@@ -331,6 +334,19 @@ func TestHTMLRealRun(t *testing.T) {
 	checkSelfContained(t, doc, r)
 	if !strings.Contains(doc, html.EscapeString(report.FinalLine(r))) {
 		t.Errorf("report lacks the final line %q", report.FinalLine(r))
+	}
+	// The run measured in this process: its scatter holds every phase's
+	// sampled responses (fewer than 2,000 each here: all of them).
+	sc, ok := svgFragments(t, doc)["chart-scatter"]
+	want := 0
+	for _, p := range r.Phases {
+		want += len(p.Scatter)
+		if n := int(p.Counts.Succeeded); len(p.Scatter) == 0 || len(p.Scatter) > 2000 {
+			t.Errorf("phase %d: %d sampled responses of %d succeeded, want 1…2000", p.Index, len(p.Scatter), n)
+		}
+	}
+	if !ok || dataPoints(t, sc) != want {
+		t.Errorf("the scatter chart (present: %v) does not hold the %d sampled responses", ok, want)
 	}
 	if p := os.Getenv("BRK_HTML_REAL_OUT"); p != "" {
 		os.WriteFile(p, []byte(doc), 0o644)

@@ -151,6 +151,7 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 		return false
 	}
 	w.rec.Response(now - s.start)
+	w.rec.Sampled(now, now-s.start)
 	w.rec.Status(c.Status)
 	w.rec.Served(now - s.written)
 	w.responded(s, now-s.start, c.Status)
