@@ -205,7 +205,7 @@ func TestClientBound(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "report.json")
 			f0 := procBusy(t, fx.cmd.Process.Pid)
 			r := startCmd(t, "taskset", "-c", strconv.Itoa(clientCPU), "nice", "-n", "15", brkBin,
-				base+"/plain", "--threads", "1", "--conn", "16", "--start", "4", "--max", "4",
+				base+"/plain", "--threads", "1", "--timeout", "1s", "--conn", "16", "--start", "4", "--max", "4",
 				"--phase", "1500ms", "--quiet", "-v", "--json", path).wait()
 			if r.code != 0 && r.code != 1 {
 				t.Fatalf("exit %d, want 0 or 1 (a starved client may see timeouts)\n%s", r.code, r)
@@ -241,7 +241,7 @@ func TestClientBound(t *testing.T) {
 	t.Run("slow server", func(t *testing.T) {
 		fx := startFixture(t, bench.FixtureConfig{Addr: "127.0.0.1:0", Service: 20 * time.Millisecond})
 		path := filepath.Join(t.TempDir(), "report.json")
-		r := runBrk(t, fx.URL("/plain"), "--conn", "8", "--max", "1", "--phase", "1s", "--threads", "1",
+		r := runBrk(t, fx.URL("/plain"), "--conn", "8", "--max", "1", "--phase", "1s", "--threads", "1", "--timeout", "1s",
 			"--quiet", "--json", path)
 		expect(t, r, 0, "Done (8 concurrent requests)")
 		ph := onePhase(t, readCPUReport(t, path), r)
@@ -266,7 +266,7 @@ func TestClientCPUHonest(t *testing.T) {
 	base := startFixtureChild(t)
 	path := filepath.Join(t.TempDir(), "report.json")
 	p := startBrk(t, nil, base+"/plain", "--conn", "16", "--start", "8", "--max", "8", "--phase", "2s",
-		"--threads", "1", "--quiet", "--json", path)
+		"--threads", "1", "--timeout", "1s", "--quiet", "--json", path)
 	r := p.wait()
 	expect(t, r, 0, "Done (128 concurrent requests)")
 	ph := onePhase(t, readCPUReport(t, path), r)
@@ -309,7 +309,7 @@ func TestBaseline(t *testing.T) {
 	base := startFixtureChild(t)
 	path := filepath.Join(t.TempDir(), "report.json")
 	r := runBrk(t, base+"/plain", "--baseline", "--phase", "1s", "--conn", "16", "--start", "8", "--max", "8",
-		"--threads", "1", "--quiet", "--json", path)
+		"--threads", "1", "--timeout", "1s", "--quiet", "--json", path)
 	expect(t, r, 0, "Done (128 concurrent requests)")
 	rep := readCPUReport(t, path)
 	ph := onePhase(t, rep, r)
@@ -346,7 +346,7 @@ func TestMachineCPUEveryPhase(t *testing.T) {
 	base := startFixtureChild(t)
 	path := filepath.Join(t.TempDir(), "report.json")
 	r := runBrk(t, base+"/plain", "--conn", "16", "--start", "1", "--pace", "1", "--max", "6", "--phase", "300ms",
-		"--threads", "1", "--quiet", "--json", path)
+		"--threads", "1", "--timeout", "1s", "--quiet", "--json", path)
 	expect(t, r, 0, "Done (96 concurrent requests)")
 	var rep struct {
 		Phases []struct {
@@ -404,7 +404,7 @@ func runScript(t *testing.T, line string) result {
 func TestProgress(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
 	args := func(phase string, more ...string) []string {
-		return append([]string{fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", phase, "--threads", "1"}, more...)
+		return append([]string{fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", phase, "--threads", "1", "--timeout", "1s"}, more...)
 	}
 	cmdline := func(a []string) string {
 		q := []string{shq(brkBin)}
@@ -510,7 +510,7 @@ var phaseHeadRE = regexp.MustCompile(`^phase (\d+)  level \d+ concurrent request
 // verdict is the last stdout line.
 func TestPhaseText(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
-	r := runBrk(t, fx.URL("/plain"), "--conn", "4", "--start", "1", "--pace", "1", "--max", "2", "--phase", "500ms", "--threads", "1", "-v")
+	r := runBrk(t, fx.URL("/plain"), "--conn", "4", "--start", "1", "--pace", "1", "--max", "2", "--phase", "500ms", "--threads", "1", "--timeout", "1s", "-v")
 	expect(t, r, 0, "Done (8 concurrent requests)")
 	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
 	var blocks [][]string

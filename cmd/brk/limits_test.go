@@ -73,7 +73,7 @@ func ulimitBrk(t *testing.T, limit string, extra []*os.File, args ...string) res
 func TestNoFileLimit(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
 	url := fx.URL("/plain")
-	common := []string{"--threads", "1", "--max", "1", "--phase", "300ms", "--expect-body", "ok"}
+	common := []string{"--threads", "1", "--timeout", "1s", "--max", "1", "--phase", "300ms", "--expect-body", "ok"}
 
 	t.Run("precheck", func(t *testing.T) {
 		for _, conns := range []string{"200", "40"} {

@@ -300,7 +300,7 @@ func intp(p *int) string {
 func TestDone(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
 	r := runBrk(t, fx.URL("/plain"), "--conn", "4", "--start", "1", "--pace", "1", "--max", "2",
-		"--phase", "300ms", "--threads", "1", "--expect-body", "ok")
+		"--phase", "300ms", "--threads", "1", "--timeout", "1s", "--expect-body", "ok")
 	expect(t, r, 0, "Done (8 concurrent requests)")
 }
 
@@ -547,7 +547,7 @@ func TestInterrupted(t *testing.T) {
 // the field names of docs/reports.md, and the human text is on stderr.
 func TestJSONStdout(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
-	r := runBrk(t, fx.URL("/plain"), "--conn", "2", "--max", "1", "--phase", "300ms", "--threads", "1",
+	r := runBrk(t, fx.URL("/plain"), "--conn", "2", "--max", "1", "--phase", "300ms", "--threads", "1", "--timeout", "1s",
 		"--json", "-")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", r.code, r)
@@ -617,7 +617,7 @@ func TestEcho(t *testing.T) {
 	if err := os.WriteFile(body, []byte("brk echo body \x00\x01\xff\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	common := []string{"--conn", "2", "--max", "1", "--phase", "300ms", "--threads", "1",
+	common := []string{"--conn", "2", "--max", "1", "--phase", "300ms", "--threads", "1", "--timeout", "1s",
 		"--body-file", body, "--expect-echo"}
 
 	t.Run("echo", func(t *testing.T) {
@@ -701,7 +701,7 @@ func TestTimingOnly(t *testing.T) {
 func TestHTTP2Flag(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
 	r := runBrk(t, fx.URL("/plain"), "--http2", "--conn", "2", "--start", "4", "--max", "4", "--phase", "300ms",
-		"--threads", "1", "--expect-body", "ok", "--json", "-")
+		"--threads", "1", "--timeout", "1s", "--expect-body", "ok", "--json", "-")
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != 0 {
 		t.Fatalf("exit %d, stdout not JSON (%v)\n%s", r.code, err, r)
@@ -711,7 +711,7 @@ func TestHTTP2Flag(t *testing.T) {
 	}
 	tfx := startFixture(t, bench.FixtureConfig{TLS: true})
 	r = runBrk(t, "conn", tfx.URL("/plain"), "--http2", "--insecure", "--start", "2", "--max", "2", "--requests", "3",
-		"--phase", "300ms", "--threads", "1")
+		"--phase", "300ms", "--threads", "1", "--timeout", "1s")
 	if r.code != 0 || lastLine(r.stdout) != "Done (2 connections)" {
 		t.Errorf("conn --http2 over TLS: exit %d\n%s", r.code, r)
 	}

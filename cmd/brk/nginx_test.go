@@ -25,8 +25,8 @@ func TestNginxFixedLoadAndKeepAlive(t *testing.T) {
 		phases int
 		last   string
 	}{
-		{"fixed load", []string{"-c", "16", "-d", "1s", "-t", "2"}, 1, "Done (16 concurrent requests)"},
-		{"keep-alive ramp", []string{"conn", "--keep-alive", "--start", "4", "--pace", "4", "--max", "12", "--phase", "500ms", "-t", "2"}, 3, "Done (12 connections)"},
+		{"fixed load", []string{"-c", "16", "-d", "1s", "-t", "2", "--timeout", "1s"}, 1, "Done (16 concurrent requests)"},
+		{"keep-alive ramp", []string{"conn", "--keep-alive", "--start", "4", "--pace", "4", "--max", "12", "--phase", "500ms", "-t", "2", "--timeout", "1s"}, 3, "Done (12 connections)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ng := testenv.StartNginx(t, testenv.NginxOptions{})

@@ -26,7 +26,7 @@ func TestRateCommand(t *testing.T) {
 	var r result
 	for attempt := 1; ; attempt++ {
 		r = runBrk(t, "rate", fx.URL("/plain"), "--conn", "4", "--start", "200", "--pace", "200", "--max", "400",
-			"--phase", "300ms", "--threads", "1", "--expect-body", "ok", "--arrivals", "poisson", "--seed", "7",
+			"--phase", "300ms", "--threads", "1", "--timeout", "1s", "--expect-body", "ok", "--arrivals", "poisson", "--seed", "7",
 			"-v", "--json", jsonPath, "--report", htmlPath)
 		// Only a client that fell behind its schedule (a loaded
 		// machine; brk calls it unfulfilled, exit 3) is retried.

@@ -227,7 +227,7 @@ func TestKilledRunKeepsReport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := startBrk(t, nil, fx.URL("/plain"), "--conn", "2", "--threads", "1", "--phase", "10s", "--max", "3",
+	p := startBrk(t, nil, fx.URL("/plain"), "--conn", "2", "--threads", "1", "--timeout", "1s", "--phase", "10s", "--max", "3",
 		"--quiet", "--json", jsonPath, "--report", htmlPath)
 	p.waitFor("brk requests test", 10*time.Second) // the header: flags checked, report files opened
 	time.Sleep(300 * time.Millisecond)             // into phase 0
@@ -242,7 +242,7 @@ func TestKilledRunKeepsReport(t *testing.T) {
 		}
 	}
 	// A completed run replaces them.
-	r := runBrk(t, fx.URL("/plain"), "--conn", "2", "--threads", "1", "--phase", "100ms", "--max", "1",
+	r := runBrk(t, fx.URL("/plain"), "--conn", "2", "--threads", "1", "--timeout", "1s", "--phase", "100ms", "--max", "1",
 		"--quiet", "--json", jsonPath, "--report", htmlPath)
 	expect(t, r, 0, "Done (2 concurrent requests)")
 	if b, _ := os.ReadFile(jsonPath); !strings.Contains(string(b), "\"verdict\": \"done\"") {

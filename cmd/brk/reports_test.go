@@ -30,7 +30,7 @@ func TestReportWriteFailed(t *testing.T) {
 	full := devFull(t)
 	fx := startFixture(t, bench.FixtureConfig{})
 	nothing := "http://" + testenv.RefusingAddr(t) + "/plain"
-	quick := []string{"--conn", "2", "--max", "1", "--phase", "200ms", "--threads", "1"}
+	quick := []string{"--conn", "2", "--max", "1", "--phase", "200ms", "--threads", "1", "--timeout", "1s"}
 	cases := []struct {
 		name    string
 		args    []string
@@ -76,7 +76,7 @@ func TestReportWriteFailed(t *testing.T) {
 func TestReportWriteFailedInterrupted(t *testing.T) {
 	full := devFull(t)
 	fx := startFixture(t, bench.FixtureConfig{})
-	p := startBrk(t, nil, fx.URL("/plain"), "--conn", "2", "--threads", "1", "--phase", "10s", "--json", full)
+	p := startBrk(t, nil, fx.URL("/plain"), "--conn", "2", "--threads", "1", "--timeout", "1s", "--phase", "10s", "--json", full)
 	p.waitFor("worker thread", 10*time.Second)
 	time.Sleep(200 * time.Millisecond)
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -142,7 +142,7 @@ func TestClosedStdout(t *testing.T) {
 	dir := t.TempDir()
 	jsonPath, htmlPath := dir+"/r.json", dir+"/r.html"
 	r, ws := runClosedStdout(t, 1, fx.URL("/plain"), "--conn", "2", "--start", "1", "--max", "2",
-		"--phase", "200ms", "--threads", "1", "--json", jsonPath, "--report", htmlPath)
+		"--phase", "200ms", "--threads", "1", "--timeout", "1s", "--json", jsonPath, "--report", htmlPath)
 	if ws.Signaled() {
 		t.Fatalf("brk died of signal %v\n%s", ws.Signal(), r)
 	}
@@ -169,7 +169,7 @@ func TestClosedStdout(t *testing.T) {
 func TestClosedStdoutJSON(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
 	r, ws := runClosedStdout(t, 0, fx.URL("/plain"), "--conn", "2", "--max", "1",
-		"--phase", "200ms", "--threads", "1", "--json", "-")
+		"--phase", "200ms", "--threads", "1", "--timeout", "1s", "--json", "-")
 	if ws.Signaled() {
 		t.Fatalf("brk died of signal %v\n%s", ws.Signal(), r)
 	}

@@ -122,10 +122,10 @@ func TestOutputShapeUnchanged(t *testing.T) {
 		code int
 		args []string
 	}{
-		{"req-done", 0, []string{plain.URL("/plain"), "--conn", "2", "--max", "2", "--phase", "200ms", "--threads", "1", "--repeat", "1", "--expect-body", "ok"}},
+		{"req-done", 0, []string{plain.URL("/plain"), "--conn", "2", "--max", "2", "--phase", "200ms", "--threads", "1", "--timeout", "1s", "--repeat", "1", "--expect-body", "ok"}},
 		{"req-broken", 1, []string{slow.URL("/plain"), "--conn", "2", "--phase", "200ms", "--timeout", "50ms", "--threads", "1", "--repeat", "1"}},
-		{"conn-done", 0, []string{"conn", plain.URL("/plain"), "--max", "2", "--requests", "2", "--phase", "200ms", "--threads", "1", "--repeat", "1"}},
-		{"rate-done", 0, []string{"rate", plain.URL("/plain"), "--conn", "2", "--start", "100", "--pace", "100", "--max", "200", "--phase", "200ms", "--threads", "1", "--repeat", "1"}},
+		{"conn-done", 0, []string{"conn", plain.URL("/plain"), "--max", "2", "--requests", "2", "--phase", "200ms", "--threads", "1", "--timeout", "1s", "--repeat", "1"}},
+		{"rate-done", 0, []string{"rate", plain.URL("/plain"), "--conn", "2", "--start", "100", "--pace", "100", "--max", "200", "--phase", "200ms", "--threads", "1", "--timeout", "1s", "--repeat", "1"}},
 		{"inconclusive", 3, []string{"http://" + closed + "/", "--conn", "2", "--phase", "200ms", "--threads", "1", "--repeat", "1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

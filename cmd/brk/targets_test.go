@@ -105,7 +105,7 @@ func TestTargetsRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "t.txt"), []byte(file), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(brkBin, "--targets", "t.txt", "-H", "X-Run: 1", "-d", "500ms", "-c", "2", "-t", "1", "--json", "out.json", "--quiet")
+	cmd := exec.Command(brkBin, "--targets", "t.txt", "-H", "X-Run: 1", "-d", "500ms", "-c", "2", "-t", "1", "--timeout", "1s", "--json", "out.json", "--quiet")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -156,7 +156,7 @@ func TestTargetsShardsMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	plan := []string{"--targets", filepath.Join(dir, "t.txt"), "--conn", "4", "--start", "1", "--pace", "1", "--max", "2", "--phase", "300ms", "--threads", "1", "--quiet"}
+	plan := []string{"--targets", filepath.Join(dir, "t.txt"), "--conn", "4", "--start", "1", "--pace", "1", "--max", "2", "--phase", "300ms", "--threads", "1", "--timeout", "1s", "--quiet"}
 	ps := startShards(t, 2, dir, plan...)
 	var rs []result
 	for _, p := range ps {
@@ -196,7 +196,7 @@ func TestTargetsShardsMerge(t *testing.T) {
 	// Another weight on shard 1: the plan hashes differ, the run is refused.
 	t.Setenv("BRK_TOKEN", "loopback-token")
 	common := func(coord string) []string {
-		return []string{"--conn", "4", "--start", "1", "--max", "1", "--pace", "1", "--phase", "200ms", "--threads", "1", "--quiet", "--coordinator", coord, "--join-timeout", "5s"}
+		return []string{"--conn", "4", "--start", "1", "--max", "1", "--pace", "1", "--phase", "200ms", "--threads", "1", "--timeout", "1s", "--quiet", "--coordinator", coord, "--join-timeout", "5s"}
 	}
 	coord, p0 := startCoordinator(t, func(coord string) *proc {
 		return startBrk(t, nil, append([]string{"--targets", filepath.Join(dir, "t.txt"), "--shard", "0/2"}, common(coord)...)...)
@@ -222,7 +222,7 @@ func TestTargetsShardsRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps := startShards(t, 2, dir, "rate", "--targets", filepath.Join(dir, "t.txt"), "--conn", "4", "--start", "400", "--max", "400", "--pace", "100",
-		"--phase", "500ms", "--threads", "1", "--quiet")
+		"--phase", "500ms", "--threads", "1", "--timeout", "1s", "--quiet")
 	for i, p := range ps {
 		if r := p.wait(); r.code != 0 {
 			t.Fatalf("shard %d: %s", i, r)
