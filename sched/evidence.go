@@ -221,7 +221,10 @@ func findStall(tl *metrics.Timeline, plan Plan, active time.Duration) *Stall {
 	if int64(k)*tl.WidthNs*2 > int64(active) {
 		return nil
 	}
-	best, at := uint64(0), 0
+	// The window ending at span i holds spans[max(i-k+1, 0)..i]: at and
+	// end bound the best one (near the phase's start it is narrower than
+	// k spans, and bestOK counts only the spans it holds).
+	best, at, end := uint64(0), 0, 0
 	var win, winOK uint64
 	bestOK := uint64(0)
 	for i := range spans {
@@ -230,7 +233,7 @@ func findStall(tl *metrics.Timeline, plan Plan, active time.Duration) *Stall {
 			win, winOK = win-spans[i-k].Failed, winOK-spans[i-k].Succeeded
 		}
 		if win > best {
-			best, bestOK, at = win, winOK, max(i-k+1, 0)
+			best, bestOK, at, end = win, winOK, max(i-k+1, 0), i+1
 		}
 	}
 	if float64(best) < StallShare*float64(failed) {
@@ -240,7 +243,6 @@ func findStall(tl *metrics.Timeline, plan Plan, active time.Duration) *Stall {
 	if !plan.Accept.Met(restOK, restOK+restFailed) {
 		return nil
 	}
-	end := min(at+k, len(spans))
 	for at < end && spans[at].Failed == 0 { // the span from its first failure to its last
 		bestOK -= spans[at].Succeeded
 		at++

@@ -83,6 +83,25 @@ func TestExamine(t *testing.T) {
 	}
 }
 
+// A stall in the phase's first spans, before a whole window has passed:
+// its span and the requests inside it are those of the spans it holds
+// (the window once reached past them, and its count of requests wrapped
+// below zero: 18446744073709551583 in a CI run).
+func TestStallAtThePhaseStart(t *testing.T) {
+	plan := reqPlan
+	plan.Timeout = 100 * time.Millisecond // a window of 4 spans
+	failed := spread(10, 0)
+	failed[0], failed[1] = 12, 12
+	m := withTimeline(measured(946, 24, 0, okSetups, 4), []uint64{97, 97, 97, 97, 97, 97, 97, 97, 97, 73}, failed)
+	e := Examine(m, plan, Judge(m, plan, 1, 8))
+	if e.Stall == nil {
+		t.Fatalf("no stall: %+v", e)
+	}
+	if s := *e.Stall; s.At != 0 || s.Span != 200*time.Millisecond || s.Failures != 24 || s.Requests != 24+2*97 || s.Of != 24 {
+		t.Fatalf("stall %+v, want 24 failures of 218 requests from 0 s for 0.2 s", s)
+	}
+}
+
 // The failures an acceptance allows: ⌊n × (1 − accept)⌋, exactly.
 func TestAllowedOf(t *testing.T) {
 	for _, c := range []struct {
