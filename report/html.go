@@ -45,6 +45,11 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if _, broke := PairPhases(r); r.Verdict == brk.VerdictBroken && broke != nil && broke.Reason == r.Reason {
 		d.Reason = ""
 	}
+	// An interrupted run's reason is its verdict, said by the headline
+	// and the held line already.
+	if r.Verdict == brk.VerdictInterrupted && r.Reason == string(brk.VerdictInterrupted) {
+		d.Reason = ""
+	}
 	d.VerdictClass = "v-" + string(r.Verdict)
 	switch r.Verdict {
 	case brk.VerdictDone, brk.VerdictBroken, brk.VerdictInterrupted, brk.VerdictInconclusive:

@@ -283,6 +283,9 @@ func (c *chart) drawGrid(b *strings.Builder, lb *labels) {
 // only: the top one).
 func (c *chart) drawSeries(b *strings.Builder, lb *labels) {
 	esc := template.HTMLEscapeString
+	// An interrupted level is named once, over its first series' point:
+	// the latency chart's four percentiles share the level.
+	named := map[float64]bool{}
 	for si, s := range c.series {
 		link := s.linkColor
 		if link == "" {
@@ -302,8 +305,11 @@ func (c *chart) drawSeries(b *strings.Builder, lb *labels) {
 			case ptIn:
 				fmt.Fprintf(b, `<circle class="pt interrupted" cx="%.1f" cy="%.1f" r="%.1f" fill="#ffffff" stroke="%s" stroke-width="2"><title>%s</title></circle>`,
 					x, y, pointR, colInterrupted, esc(p.tip))
-				ly := lb.above(x, y-9, 11, "middle", "interrupted")
-				fmt.Fprintf(b, `<text x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle">interrupted</text>`, x, ly)
+				if !named[x] {
+					named[x] = true
+					ly := lb.above(x, y-9, 11, "middle", "interrupted")
+					fmt.Fprintf(b, `<text x="%.1f" y="%.1f" font-size="11" fill="#6b7280" text-anchor="middle">interrupted</text>`, x, ly)
+				}
 			case ptRejected:
 				fill := s.rejColor
 				if fill == "" {

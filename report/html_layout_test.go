@@ -237,8 +237,23 @@ func TestHTMLReadableAt800And1280(t *testing.T) {
 		r    *brk.Result
 	}{
 		{"broken", htmlResult()}, {"broken, SLA 99 %", sla}, {"search", search}, {"timeline", timeline}, {"real run", real}, {"wide", htmlWideResult()},
+		{"fixed load", htmlFixedResult()}, {"interrupted", htmlInterruptedResult()},
 	} {
+		withPeak(tc.r)
 		doc := writeHTML(t, tc.r)
+		// What every page leads with: the peak headline, and the run's
+		// reason at most once in the verdict box.
+		box := doc[strings.Index(doc, `<div class="verdict `):]
+		box = box[:strings.Index(box, `<div class="bracket">`)]
+		if !strings.Contains(box, `<div class="peak">peak: `) {
+			t.Errorf("%s: no peak headline in the verdict box:\n%s", tc.name, box)
+		}
+		if tc.r.Reason != "" {
+			text := regexp.MustCompile(`<[^>]*>`).ReplaceAllString(box, "\n")
+			if n := strings.Count(text, html.EscapeString(tc.r.Reason)); n > 1 {
+				t.Errorf("%s: the reason %q is in the verdict box %d times:\n%s", tc.name, tc.r.Reason, n, box)
+			}
+		}
 		for _, width := range []int{800, 1280} {
 			what := fmt.Sprintf("%s at %d px", tc.name, width)
 			t.Run(what, func(t *testing.T) {
@@ -272,6 +287,19 @@ func TestHTMLReadableAt800And1280(t *testing.T) {
 					t.Errorf("%s: timelines shown: wide %v, narrow %v", what, wide, narrow)
 				}
 			})
+		}
+	}
+}
+
+// withPeak gives a hand-built result the peak the library computes for a
+// run (its highest-throughput phase), so that its page shows the headline.
+func withPeak(r *brk.Result) {
+	if r.Peak != nil {
+		return
+	}
+	for _, p := range r.Phases {
+		if p.RequestsPerSec > 0 && (r.Peak == nil || p.RequestsPerSec > r.Peak.OKPerSec) {
+			r.Peak = &brk.Peak{Phase: p.Index, Level: p.Level, OKPerSec: p.RequestsPerSec, P99Ms: p.LatencyMs.P99, Accepted: p.Accepted}
 		}
 	}
 }

@@ -272,11 +272,30 @@ func TestHTMLOnePhase(t *testing.T) {
 	}
 }
 
-func TestHTMLInterrupted(t *testing.T) {
+// htmlInterruptedResult is htmlResult stopped (Ctrl-C) during its last
+// phase: held 32, the phase at 40 interrupted.
+func htmlInterruptedResult() *brk.Result {
 	r := htmlResult()
 	r.Verdict, r.Reason, r.FirstRejected = brk.VerdictInterrupted, "interrupted", nil
 	r.Phases[4].Accepted, r.Phases[4].Interrupted = false, true
 	r.Phases[4].Reason = ""
+	return r
+}
+
+// htmlFixedResult is a fixed load (-d): htmlResult's phase 2 alone, the
+// plan one level.
+func htmlFixedResult() *brk.Result {
+	r := htmlResult()
+	p := r.Phases[2]
+	p.Index = 0
+	r.Phases = []*brk.PhaseStats{p}
+	r.Verdict, r.Reason, r.LastAccepted, r.FirstRejected = brk.VerdictDone, "", htmlI(p.Level), nil
+	r.Plan.Start, r.Plan.Pace, r.Plan.Max = p.Level, 0, p.Level
+	return r
+}
+
+func TestHTMLInterrupted(t *testing.T) {
+	r := htmlInterruptedResult()
 	doc := writeHTML(t, r)
 	checkWellFormed(t, doc)
 	checkCharts(t, doc, 5)
