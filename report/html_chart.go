@@ -214,9 +214,11 @@ func (c *chart) svg() template.HTML {
 	lb.add(textBox(chLeft-58, 22, 15, "start", c.title))
 	c.drawLegend(&b, &lb)
 	c.drawGrid(&b, &lb)
-	c.drawMark(&b, &lb)
+	c.markPoints(&lb)
+	markLabel := c.drawMark(&b, &lb)
 	c.drawSeries(&b, &lb)
 	c.drawLimits(&b, &lb)
+	b.WriteString(markLabel) // over the data, in the place it took before them
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }
@@ -363,17 +365,24 @@ func (c *chart) drawRuns(b *strings.Builder, lb *labels, pts []chartPoint) {
 
 // drawLimits draws the limit lines (the SLA, the timeout), over the data
 // so they stay visible, each labelled at the right end above the line,
-// else where its label runs into no other text: below it, then at the
-// left end; and names the limits above the scale at the top.
+// else where its label runs into no other text or point: below it, at
+// the left end, along the line, then a line further off; and names the
+// limits above the scale at the top.
 func (c *chart) drawLimits(b *strings.Builder, lb *labels) {
 	esc := template.HTMLEscapeString
 	for _, h := range sortedByY(c.hlines) {
 		y := c.py(h.y)
 		fmt.Fprintf(b, `<line class="hline %s" x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>`,
 			esc(h.class), chLeft, y, chW-chRight, y, h.color, h.dash)
+		mid := float64(chLeft+chW-chRight) / 2
 		x, ly, anchor := lb.place(h.label, 11, []spot{
 			{chW - chRight - 4, y - 5, "end"}, {chW - chRight - 4, y + 14, "end"},
 			{chLeft + 6, y - 5, "start"}, {chLeft + 6, y + 14, "start"},
+			{mid, y - 5, "middle"}, {mid, y + 14, "middle"},
+			{(chLeft + mid) / 2, y - 5, "middle"}, {(chLeft + mid) / 2, y + 14, "middle"},
+			{(mid + chW - chRight) / 2, y - 5, "middle"}, {(mid + chW - chRight) / 2, y + 14, "middle"},
+			{chW - chRight - 4, y - 19, "end"}, {chLeft + 6, y - 19, "start"},
+			{chW - chRight - 4, y + 28, "end"}, {chLeft + 6, y + 28, "start"},
 		})
 		fmt.Fprintf(b, `<text class="hline-label %s" x="%.1f" y="%.1f" font-size="11" fill="%s" text-anchor="%s" %s>%s</text>`,
 			esc(h.class), x, ly, h.color, anchor, halo, esc(h.label))
@@ -409,12 +418,26 @@ func sortedByY(hs []hline) []hline {
 	return out
 }
 
+// markPoints takes the places of the data points, so that no label is
+// put over one: a point's circle and its stroke.
+func (c *chart) markPoints(lb *labels) {
+	const r = pointR + 1.5
+	for _, s := range c.series {
+		for _, p := range s.pts {
+			x, y := c.px(p.x), c.py(p.y)
+			lb.add(box{x - r, y - r, x + r, y + r})
+		}
+	}
+}
+
 // drawMark draws the break: the bracket between the last accepted level
-// and the break shaded, a dashed vertical line at the break, labelled.
-func (c *chart) drawMark(b *strings.Builder, lb *labels) {
+// and the break shaded, a dashed vertical line at the break; and returns
+// its label, placed where it covers no text or point, to be written over
+// the data.
+func (c *chart) drawMark(b *strings.Builder, lb *labels) string {
 	m := c.mark
 	if m == nil || !finite(m.x) || m.x < c.xmin || m.x > c.xmax {
-		return
+		return ""
 	}
 	x := c.px(m.x)
 	from := float64(chLeft)
@@ -426,12 +449,30 @@ func (c *chart) drawMark(b *strings.Builder, lb *labels) {
 	fmt.Fprintf(b, `<line class="break" data-level="%s" x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="1.5" stroke-dasharray="5 3"/>`,
 		strconv.FormatFloat(m.x, 'f', -1, 64), x, chTop, x, chTop+plotH, colBreak)
 	// The label sits at the top, left of the line unless the line is near
-	// the left, with a white halo so that it reads over the data.
-	anchor, lx := "end", x-4
-	if x-chLeft < textW(m.label, 11)+8 {
-		anchor, lx = "start", x+4
+	// the left (or right) edge; where data points are there, a line lower,
+	// the other side, or at the bottom; with a white halo so that it reads
+	// over the data.
+	left, right := spot{x - 4, chTop + 13, "end"}, spot{x + 4, chTop + 13, "start"}
+	w := textW(m.label, 11) + 8
+	fitsLeft, fitsRight := x-chLeft >= w, chW-chRight-x >= w
+	var spots []spot
+	for _, dy := range []float64{0, 14, 28} {
+		if fitsLeft {
+			spots = append(spots, spot{left.x, left.y + dy, left.anchor})
+		}
+		if fitsRight {
+			spots = append(spots, spot{right.x, right.y + dy, right.anchor})
+		}
 	}
-	lb.add(textBox(lx, chTop+13, 11, anchor, m.label))
-	fmt.Fprintf(b, `<text class="break-label" x="%.1f" y="%d" font-size="11" font-weight="600" fill="%s" text-anchor="%s" %s>%s</text>`,
-		lx, chTop+13, colBreak, anchor, halo, template.HTMLEscapeString(m.label))
+	for _, sp := range []spot{left, right} {
+		if sp == left && fitsLeft || sp == right && fitsRight {
+			spots = append(spots, spot{sp.x, chTop + plotH - 6, sp.anchor})
+		}
+	}
+	if len(spots) == 0 {
+		spots = []spot{right}
+	}
+	lx, ly, anchor := lb.place(m.label, 11, spots)
+	return fmt.Sprintf(`<text class="break-label" x="%.1f" y="%.1f" font-size="11" font-weight="600" fill="%s" text-anchor="%s" %s>%s</text>`,
+		lx, ly, colBreak, anchor, halo, template.HTMLEscapeString(m.label))
 }

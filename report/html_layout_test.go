@@ -153,7 +153,8 @@ func TestHTMLTimelineStatuses(t *testing.T) {
 // layoutScript, added to the page in the test only, writes into the DOM
 // the page's widths, every shown chart's place, every text's smallest
 // rendered size (an SVG text's font size times its chart's scale) and
-// every pair of text boxes that overlap within a chart.
+// every pair of text boxes that overlap within a chart, and every text
+// drawn over a data point.
 const layoutScript = `<script>
 (function () {
   var de = document.documentElement;
@@ -171,7 +172,12 @@ const layoutScript = `<script>
       if (fs < r.minFont) { r.minFont = fs; r.minFontEl = svg.id + ": " + t.textContent; }
       boxes.push([tb.left, tb.top, tb.right, tb.bottom, t.textContent]);
     });
-    for (var i = 0; i < boxes.length; i++) for (var j = i + 1; j < boxes.length; j++) {
+    var texts = boxes.length;
+    svg.querySelectorAll("circle.pt").forEach(function (p) {
+      var pb = p.getBoundingClientRect();
+      boxes.push([pb.left, pb.top, pb.right, pb.bottom, "a point (" + p.textContent + ")"]);
+    });
+    for (var i = 0; i < texts; i++) for (var j = i + 1; j < boxes.length; j++) {
       var a = boxes[i], c = boxes[j];
       var w = Math.min(a[2], c[2]) - Math.max(a[0], c[0]), h = Math.min(a[3], c[3]) - Math.max(a[1], c[1]);
       if (w > 0.5 && h > 0.5) r.overlaps.push(svg.id + ": " + JSON.stringify(a[4]) + " and " + JSON.stringify(c[4]) + " by " + w.toFixed(1) + "x" + h.toFixed(1));
