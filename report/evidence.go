@@ -88,8 +88,8 @@ func writeCoolDowns(w io.Writer, cds []brk.CoolDown) {
 	for _, c := range cds {
 		requests, setups, waited = requests+c.Requests, setups+c.Setups, waited+c.Waited.Seconds()
 	}
-	fmt.Fprintf(w, "cool-down: %d waits before re-runs and bisection probes, %.2g s in all; %d requests and %d connections outside the phases\n",
-		len(cds), waited, requests, setups)
+	fmt.Fprintf(w, "cool-down: %s before re-runs and bisection probes, %.2g s in all; %s and %s outside the phases\n",
+		plural(len(cds), "wait"), waited, plural(int(requests), "request"), plural(int(setups), "connection"))
 }
 
 // busyPhases counts the phases judged on a busy box and the most CPU

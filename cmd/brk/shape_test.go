@@ -26,6 +26,7 @@ var updateShape = flag.Bool("update-shape", false, "record testdata/shape from t
 
 var (
 	numberRE = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+	pluralRE = regexp.MustCompile(`\bN ([a-z]+)s\b`)
 	spacesRE = regexp.MustCompile(` +`)
 	// clientBoundRE is the summary's note on client-bound phases: whether
 	// it appears is a measurement of the machine (its worker threads were
@@ -57,6 +58,7 @@ func textShape(s string) string {
 	s = numberRE.ReplaceAllString(s, "N")
 	s = thousandsRE.ReplaceAllString(s, "N")
 	s = bytesRE.ReplaceAllString(s, "N BYTES")
+	s = pluralRE.ReplaceAllString(s, "N $1") // "1 wait", "2 waits": one shape
 	return spacesRE.ReplaceAllString(s, " ")
 }
 
