@@ -140,6 +140,11 @@ func startTUI(text *report.Text, stderr io.Writer, redact func(string) string) (
 	if err := s.Init(); err != nil {
 		return nil, err
 	}
+	return newTUIView(text, s, redact), nil
+}
+
+// newTUIView draws the view on s, an initialised screen.
+func newTUIView(text *report.Text, s tcell.Screen, redact func(string) string) *tuiView {
 	v := &tuiView{Text: text, screen: s, redact: redact, loop: make(chan struct{}), prevPhase: -1}
 	v.blocks = []rune(" ▁▂▃▄▅▆▇█")
 	if cs := strings.ToUpper(s.CharacterSet()); cs != "UTF-8" && cs != "UTF8" {
@@ -149,7 +154,7 @@ func startTUI(text *report.Text, stderr io.Writer, redact func(string) string) (
 	v.mu.Lock()
 	v.draw()
 	v.mu.Unlock()
-	return v, nil
+	return v
 }
 
 // events redraws on a resize until the screen is finished.
