@@ -355,6 +355,13 @@ func (v *tuiView) drawStatus(y, w int) int {
 			phase = 10 * time.Second
 		}
 		line = strings.TrimPrefix(report.ProgressLine(g, v.Test, phase, v.at), "… ")
+		if v.last == nil {
+			// No reading yet (the first comes a second into the phase):
+			// the phase's start, not zeros.
+			if i := strings.Index(line, "  in flight "); i > 0 {
+				line = line[:i] + "  first reading at 1 s"
+			}
+		}
 		if v.at.Role != "" {
 			if a, b, ok := strings.Cut(line, "  "); ok {
 				line = a + " " + v.at.Role + "  " + b
