@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -29,8 +30,8 @@ import (
 	"github.com/brk-bench/brk/report"
 )
 
-// tmuxPane is one tmux server of a test's own (its socket name is the
-// test's), running one pane.
+// tmuxPane is one tmux server of a test's own (its own socket), running
+// one pane.
 type tmuxPane struct {
 	t    *testing.T
 	sock string
@@ -45,7 +46,8 @@ func startTmux(t *testing.T, cols, rows int, line string) *tmuxPane {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		testenv.SkipOrFail(t, "tmux not found: %v", err)
 	}
-	p := &tmuxPane{t: t, sock: fmt.Sprintf("brk-tui-test-%d-%d", os.Getpid(), tmuxServers.Add(1))}
+	// The socket lives in the test's temporary directory, removed with it.
+	p := &tmuxPane{t: t, sock: filepath.Join(t.TempDir(), fmt.Sprintf("tmux-%d", tmuxServers.Add(1)))}
 	if out, err := p.tmux("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), line); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
@@ -57,7 +59,7 @@ func startTmux(t *testing.T, cols, rows int, line string) *tmuxPane {
 func (p *tmuxPane) tmux(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-u", "-L", p.sock}, args...)...)
+	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-u", "-S", p.sock}, args...)...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
