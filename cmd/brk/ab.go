@@ -28,6 +28,9 @@ func (c *abCmd) Run(e *env) error {
 	if c.Report != "" {
 		return refuse("brk ab writes no HTML report; use --json for both sides' reports")
 	}
+	if c.TUI {
+		return refuse("brk ab has no live view (--tui); it applies to brk, brk conn and brk rate")
+	}
 	mode, requests := brk.ModeRequests, 0
 	if c.Connections {
 		mode, requests = brk.ModeConnections, c.Requests

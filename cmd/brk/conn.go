@@ -49,7 +49,7 @@ func (c *connCmd) Run(e *env) error {
 	if err := c.shardFlags.apply(&p); err != nil {
 		return err
 	}
-	e.verbose, e.latency = c.Verbose, c.Latency
+	e.verbose, e.latency, e.tui = c.Verbose, c.Latency, c.TUI
 	e.prom = &c.promFlags
 	return runTest(e, brk.ModeConnections, t, p, c.JSON, c.Report, c.Quiet)
 }

@@ -66,10 +66,12 @@ type env struct {
 	verbose bool
 	// latency writes the final pair's latency distribution (--latency).
 	latency bool
-	ctx     context.Context
-	stdout  io.Writer
-	stderr  io.Writer
-	code    int
+	// tui shows the full-screen live view (--tui, tui.go).
+	tui    bool
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+	code   int
 
 	// prom is the run's --prometheus-* and --run-id flags (nil: none).
 	prom *promFlags

@@ -67,7 +67,7 @@ func (c *rateCmd) Run(e *env) error {
 	if w := brk.RateSlotWarning(p); w != nil {
 		fmt.Fprintf(e.stderr, "brk: warning: %s\n", flagWords(w))
 	}
-	e.verbose, e.latency = c.Verbose, c.Latency
+	e.verbose, e.latency, e.tui = c.Verbose, c.Latency, c.TUI
 	e.prom = &c.promFlags
 	return runTest(e, brk.ModeRate, t, p, c.JSON, c.Report, c.Quiet)
 }

@@ -42,6 +42,7 @@ type loadFlags struct {
 
 	JSON    string `name:"json" help:"Write the JSON report to PATH; - writes it to stdout and the human text to stderr." placeholder:"PATH|-"`
 	Quiet   bool   `help:"No live progress (shown once a second on stderr when it is a terminal)."`
+	TUI     bool   `name:"tui" help:"A full-screen live view on stderr's terminal instead of the progress line: the run's header, the running phase, ok/s, success % and p99 of each second, the levels, and the phases so far; the text report follows when it ends. Not with --quiet."`
 	Verbose bool   `short:"v" help:"Write each phase's full block (requests, failures, latency, load, generator, CPU) instead of one line."`
 
 	Refine     bool           `help:"With --pace: after the first rejected phase, bisect between the last accepted and the first rejected level until they are adjacent (single units of the level); each probe is a phase. The search always bisects."`
@@ -110,6 +111,8 @@ const DefaultBudget = 5 * time.Minute
 // typed).
 func (f *loadFlags) refuseUnserved(start int, pace *int) error {
 	switch {
+	case f.TUI && f.Quiet:
+		return refuse("--tui and --quiet ask for a live view and for none: give one of them")
 	case f.Conn < 1:
 		return refuse("--conn must be at least 1")
 	case pace != nil && *pace < 1:
@@ -299,7 +302,7 @@ func (c *reqCmd) Run(e *env) error {
 	if err := c.shardFlags.apply(&p); err != nil {
 		return err
 	}
-	e.verbose, e.latency = c.Verbose, c.Latency
+	e.verbose, e.latency, e.tui = c.Verbose, c.Latency, c.TUI
 	e.prom = &c.promFlags
 	return runTest(e, brk.ModeRequests, t, p, c.JSON, c.Report, c.Quiet)
 }
@@ -317,6 +320,11 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	if jsonPath == "-" {
 		text = e.stderr
 	}
+	// --tui holds the human text while its view owns the terminal; end
+	// restores the terminal (on every return, a panic's too) and writes it.
+	var live liveRun
+	defer live.end()
+	text = live.holdText(e, text)
 	// Validate everything before creating (and truncating) report files.
 	if err := brk.Check(t, p, mode); err != nil {
 		return nil, refuseLib(err)
@@ -345,8 +353,9 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 		htmlFile = f
 	}
 	started := time.Now()
-	obs := observer(&report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose, DefaultSLA: e.defaultSLA}, e.stderr, quiet)
+	obs := live.observer(e, &report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose, DefaultSLA: e.defaultSLA}, quiet)
 	res, err := brk.RunMode(e.ctx, mode, t, p, redacting(e.secrets, feed.observe(obs)))
+	live.end() // the rest of the text follows what the view held
 	if err != nil {
 		return nil, refuseLib(err)
 	}

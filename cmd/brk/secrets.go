@@ -105,8 +105,11 @@ func (r *redactWriter) Write(p []byte) (int, error) {
 }
 
 // terminal is w's file when w writes to a terminal (through a
-// redactWriter or not).
+// stickyWriter and a redactWriter or not).
 func terminal(w io.Writer) (*os.File, bool) {
+	if s, ok := w.(*stickyWriter); ok {
+		w = s.w
+	}
 	if r, ok := w.(*redactWriter); ok {
 		w = r.w
 	}

@@ -18,3 +18,18 @@ func termWidth(fd uintptr) int {
 	}
 	return int(ws.Col)
 }
+
+// termSize is the terminal's columns and rows, 0 0 when unknown.
+func termSize(fd uintptr) (cols, rows int) {
+	ws, err := unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0, 0
+	}
+	return int(ws.Col), int(ws.Row)
+}
+
+// The termios requests that read and set a terminal's modes (--tui).
+const (
+	ioctlGetTermios = unix.TIOCGETA
+	ioctlSetTermios = unix.TIOCSETA
+)

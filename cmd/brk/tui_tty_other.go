@@ -1,0 +1,16 @@
+//go:build !(linux || darwin || dragonfly || freebsd)
+
+package main
+
+import (
+	"errors"
+	"os"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// newStderrTty: brk does not run on this platform (isTerminal is false
+// here, so --tui never gets this far).
+func newStderrTty(*os.File) (tcell.Tty, error) {
+	return nil, errors.New("no terminal view on this platform")
+}
