@@ -20,6 +20,7 @@ import (
 
 	"github.com/brk-bench/brk/metrics"
 	"github.com/brk-bench/brk/proto"
+	"github.com/brk-bench/brk/sched"
 )
 
 // Plan is the load schedule and the SLA.
@@ -99,6 +100,14 @@ type Plan struct {
 	RateDepth int
 	Arrivals  string
 	Seed      uint64
+	// Names name the settings that a reason (Result.Reason,
+	// PhaseStats.Reason, PhaseStats.SetupError) suggests changing. The
+	// zero value names them as this package's fields ("is below
+	// Plan.Accept 99.99%", "give Plan.Max"); a program that took the
+	// values from elsewhere gives its own names (the brk command: its
+	// flags, "is below --accept 99.99%"). Words only: neither a verdict
+	// nor a report's plan depends on them.
+	Names Names `json:"-"`
 
 	// What a recorded plan (Result.Plan, ShardInfo.Plan, or one read from
 	// a report) holds beside the asked: its test and protocol (Mode,
@@ -107,6 +116,12 @@ type Plan struct {
 	protocol string
 	addr     string
 }
+
+// Names are the names the reasons give the settings they suggest
+// changing (Plan.Names): the engine's type (sched.Names), whose empty
+// fields name their settings as this package's Go fields
+// (sched.LibraryNames: "Plan.Accept", "Target.TLS.CACert", …).
+type Names = sched.Names
 
 // Search is the adaptive search for the break (Plan.Search): from
 // Plan.Start each phase multiplies the level by Growth until a phase is

@@ -80,7 +80,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 			LevelConns: p.Conns, ConnBase: connBase,
 			Replay:  pr.replay,
 			Timeout: p.Timeout, StatusOK: pr.statusOK,
-			MaxP99: p.MaxP99, MaxP999: p.MaxP999, ServerPIDs: p.ServerPIDs,
+			MaxP99: p.MaxP99, MaxP999: p.MaxP999, ServerPIDs: p.ServerPIDs, Names: p.Names,
 			TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
 			Mode: m, PerConn: p.Requests, KeepAlive: p.KeepAlive,
 			RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
@@ -163,7 +163,7 @@ func enginePlan(p Plan, m Mode, acc sched.Accept, addr string) sched.Plan {
 	sp := sched.Plan{
 		Mode: m, Conns: p.Conns, Levels: l, Phase: p.Phase, Timeout: p.Timeout, Accept: acc, Addr: addr,
 		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Repeat: p.Repeat, RateDepth: p.RateDepth,
-		Budget: p.Budget, PhaseCost: p.Phase + p.Timeout,
+		Budget: p.Budget, PhaseCost: p.Phase + p.Timeout, Names: p.Names,
 	}
 	if p.Shard != nil {
 		sp.Slotted, sp.PhaseCost = true, p.Phase+p.Shard.allowance(p)

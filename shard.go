@@ -255,8 +255,17 @@ func (e *MergeError) Error() string { return e.Msg }
 // of a single box, so the verdict, levels and exit code are recomputed,
 // never averaged. It refuses a missing or duplicate shard index, reports
 // of different plans or start times, and a report without its shard
-// section or raw measurements.
-func MergeReports(reports []*Result, names []string) (*Result, error) {
+// section or raw measurements. Its reasons and refusals name the
+// settings they suggest as this package's fields (a zero Names); with
+// MergeReportsNamed they name them otherwise.
+func MergeReports(reports []*Result, labels []string) (*Result, error) {
+	return MergeReportsNamed(reports, labels, Names{})
+}
+
+// MergeReportsNamed is MergeReports whose reasons and refusals name the
+// settings they suggest with names (Plan.Names), as the shards' own
+// reasons did: brk merge gives its flags.
+func MergeReportsNamed(reports []*Result, labels []string, names Names) (*Result, error) {
 	bad := func(format string, args ...any) (*Result, error) {
 		return nil, &MergeError{Msg: fmt.Sprintf(format, args...)}
 	}
@@ -264,8 +273,8 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		return bad("no shard reports to merge")
 	}
 	name := func(i int) string {
-		if i < len(names) {
-			return names[i]
+		if i < len(labels) {
+			return labels[i]
 		}
 		return fmt.Sprintf("report %d", i+1)
 	}
@@ -274,7 +283,7 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 	for i, r := range reports {
 		s := r.Shard
 		if s == nil {
-			return bad("%s is not a shard's report (no \"shard\" section): run each shard with --shard and --json", name(i))
+			return bad("%s is not a shard's report (no \"shard\" section): run each shard with %s", name(i), names.Filled().Shard)
 		}
 		if first == nil {
 			first = s
@@ -323,6 +332,7 @@ func MergeReports(reports []*Result, names []string) (*Result, error) {
 		p.Shard = &Sharding{}
 	}
 	p.Conns = levelConns(p, mode)
+	p.Names = names
 	splan := enginePlan(p, mode, acc, p.addr)
 	if r0.Shard.Unjudged {
 		// Shards without a coordinator ran each level of the ramp once:

@@ -148,6 +148,16 @@ func TestMergedReportIsOneBox(t *testing.T) {
 	if got.Threads != 6 || len(got.Shards) != 3 {
 		t.Errorf("threads %d, shards %+v", got.Threads, got.Shards)
 	}
+	// The merge words its reasons with the names it is given, as the
+	// shards' runs did (brk merge: the flags); by default the library's.
+	named, err := MergeReportsNamed([]*Result{reports[2], reports[0], reports[1]}, nil, Names{Accept: "--accept"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.Reason, "below Plan.Accept 99.9%") || strings.Contains(got.Reason, "--") ||
+		named.Reason != strings.ReplaceAll(got.Reason, "Plan.Accept", "--accept") {
+		t.Errorf("merged reason %q, with the flags' names %q", got.Reason, named.Reason)
+	}
 }
 
 // seal gives a shard report the plan hash of its embedded plan, as a run
@@ -186,8 +196,22 @@ func TestMergeReportsRefuses(t *testing.T) {
 		{"not a shard", []*Result{mk(0, 1, "h", "s"), {Schema: 1}}, `b is not a shard's report`},
 	} {
 		_, err := MergeReports(c.rs, []string{"a", "b"})
-		if _, ok := err.(*MergeError); !ok || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		if _, ok := err.(*MergeError); !ok || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "--") {
+			t.Errorf("%s: %v, want %q and no flag", c.name, err, c.want)
+		}
+	}
+	// A report without its shard section says how to make one, in the
+	// library's words or the names given (brk merge: its flags).
+	notShard := []*Result{mk(0, 1, "h", "s"), {Schema: 1}}
+	for _, c := range []struct {
+		names Names
+		want  string
+	}{
+		{Names{}, `b is not a shard's report (no "shard" section): run each shard with Plan.Shard`},
+		{Names{Shard: "--shard and --json"}, `b is not a shard's report (no "shard" section): run each shard with --shard and --json`},
+	} {
+		if _, err := MergeReportsNamed(notShard, []string{"a", "b"}, c.names); err == nil || err.Error() != c.want {
+			t.Errorf("names %+v: %v, want %q", c.names, err, c.want)
 		}
 	}
 }

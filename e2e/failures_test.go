@@ -35,7 +35,7 @@ func TestStatusAndBodyChecks(t *testing.T) {
 		if res.Verdict != brk.VerdictBroken || c.Status == 0 || c.Status != c.Attempted || c.Protocol != 0 {
 			t.Errorf("want broken with every request a status failure: %s", describe(res))
 		}
-		if !strings.Contains(res.Reason, "below --accept") {
+		if !strings.Contains(res.Reason, "below Plan.Accept") {
 			t.Errorf("reason %q", res.Reason)
 		}
 		if st := srv.Stats(); st.Conns != 1 {

@@ -301,7 +301,7 @@ func TestH2OSearchStreamCap(t *testing.T) {
 	switch {
 	case res.Verdict == brk.VerdictDone:
 		if held != 200 || !strings.Contains(res.Reason, "the server's stream limit capped the search at 200") ||
-			!strings.Contains(res.Reason, "more --conn goes further") {
+			!strings.Contains(res.Reason, "more Plan.Conns goes further") {
 			t.Fatalf("done at %d: %s", held, res.Reason)
 		}
 	case res.Verdict == brk.VerdictBroken && broke >= 0 && broke <= 200:

@@ -78,8 +78,8 @@ func TestEveryResponseTheSameRefusal(t *testing.T) {
 		code int
 		want string
 	}{
-		{404, "every response was 404 Not Found — check the URL, or accept the status with --expect-status"},
-		{301, "every response was 301 Moved Permanently — check the URL, or accept the status with --expect-status"},
+		{404, "every response was 404 Not Found — check the URL, or accept the status with Target.ExpectStatus"},
+		{301, "every response was 301 Moved Permanently — check the URL, or accept the status with Target.ExpectStatus"},
 	} {
 		t.Run(http.StatusText(c.code), func(t *testing.T) {
 			srv := statusServer(t, c.code)
@@ -99,7 +99,7 @@ func TestOverloadStormsStayBreaks(t *testing.T) {
 			srv := statusServer(t, code)
 			res := runBrk(t, brk.Target{URL: srv.URL + "/"}, shortPlan(2, 1, 300*time.Millisecond))
 			checkAccounting(t, res)
-			if res.Verdict != brk.VerdictBroken || !strings.Contains(res.Reason, "below --accept") {
+			if res.Verdict != brk.VerdictBroken || !strings.Contains(res.Reason, "below Plan.Accept") {
 				t.Fatalf("a %d storm: %s", code, describe(res))
 			}
 		})

@@ -41,6 +41,9 @@ type Config struct {
 	// listening on a loopback target): their CPU is not the box's other
 	// load (OtherLoad).
 	ServerPIDs []int
+	// Names name the settings a setup error suggests (the plan's
+	// Plan.Names).
+	Names Names
 
 	// StatusOK reports which status codes are accepted.
 	StatusOK func(code int) bool

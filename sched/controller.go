@@ -49,6 +49,9 @@ type Plan struct {
 	// without a coordinator, whose phases a merge judges later. Only an
 	// interrupt stops it early.
 	Unjudged bool
+	// Names name the settings the reasons suggest changing (zero: the
+	// library's field names, LibraryNames).
+	Names Names
 }
 
 // Phaser runs one phase at a level and returns what it measured: the

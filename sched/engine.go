@@ -292,7 +292,7 @@ func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, 
 				m.SetupFailed = true
 				return mw, false
 			}
-			if spec.FailFast && !time.Now().Before(judgeAt) && liveLook(live0, now).mistake() != "" {
+			if spec.FailFast && !time.Now().Before(judgeAt) && liveLook(live0, now).mistake(Names{}) != "" /* whether, not its words */ {
 				return mw, true
 			}
 		}

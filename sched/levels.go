@@ -277,7 +277,7 @@ func (s *levelState) move(b Bracket) Next {
 			return end(Done, s.doneReason(b))
 		}
 		if level > p.bound() {
-			return end(Inconclusive, fmt.Sprintf("the next level (%d %s) is beyond what brk supports (%s); give --max", level, p.Mode.Unit(), p.boundText()))
+			return end(Inconclusive, fmt.Sprintf("the next level (%d %s) is beyond what brk supports (%s); give %s", level, p.Mode.Unit(), p.boundText(), p.Names.Filled().Max))
 		}
 		return Next{Level: level, Role: RoleRamp, Bracket: b}
 	}

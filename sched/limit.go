@@ -157,7 +157,7 @@ func StreamCap(p Plan, judged []*Judged) (limit int, ok bool) {
 	return limit, ok
 }
 
-// maxLevel is the search's cap: --max, or StreamCap when it is lower, with
+// maxLevel is the search's cap: Levels.Max, or StreamCap when it is lower, with
 // the reason a run that held it ends done.
 func (s *levelState) maxLevel(b Bracket) (int, string) {
 	m := s.p.Levels.Max
@@ -166,6 +166,6 @@ func (s *levelState) maxLevel(b Bracket) (int, string) {
 		return m, s.doneReason(b)
 	}
 	conns := max(s.p.Conns, 1)
-	return c, fmt.Sprintf("%s completed and accepted: the server's stream limit capped the search at %d (SETTINGS_MAX_CONCURRENT_STREAMS %d × %d connections); more --conn goes further",
-		s.p.levelText(b.Held), c, c/conns, conns)
+	return c, fmt.Sprintf("%s completed and accepted: the server's stream limit capped the search at %d (SETTINGS_MAX_CONCURRENT_STREAMS %d × %d connections); more %s goes further",
+		s.p.levelText(b.Held), c, c/conns, conns, s.p.Names.Filled().Conns)
 }

@@ -156,7 +156,7 @@ func TestSearchStopsAtStreamCap(t *testing.T) {
 		reason   string
 	}{
 		{"held at the cap", 0, 10000, []int{8, 16, 32, 64, 128, 256, 512, 800}, Done,
-			"800 concurrent requests (100 per connection) completed and accepted: the server's stream limit capped the search at 800 (SETTINGS_MAX_CONCURRENT_STREAMS 100 × 8 connections); more --conn goes further"},
+			"800 concurrent requests (100 per connection) completed and accepted: the server's stream limit capped the search at 800 (SETTINGS_MAX_CONCURRENT_STREAMS 100 × 8 connections); more Plan.Conns goes further"},
 		{"--max below the cap", 300, 10000, []int{8, 16, 32, 64, 128, 256, 300}, Done, "max level 300 concurrent requests"},
 		{"--max above the cap", 5000, 10000, []int{8, 16, 32, 64, 128, 256, 512, 800}, Done, "capped the search at 800"},
 		{"a break below the cap", 0, 600, []int{8, 16, 32, 64, 128, 256, 512, 800, 656, 584, 620, 602, 593, 597, 599, 600, 601}, Broken, "rejected at 601"},

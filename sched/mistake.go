@@ -28,14 +28,14 @@ type firstLook struct {
 // shorter than any answer). A server that answers every request with the
 // same refusal is not overloaded; a 503 or 429 storm, or a 408, is
 // judged by the counts.
-func (f firstLook) mistake() string {
+func (f firstLook) mistake(n Names) string {
 	switch {
 	case f.Succeeded > 0:
 		return ""
 	case f.Answered && refusal(f.Status):
-		return fmt.Sprintf("every response was %s — check the URL, or accept the status with --expect-status", statusName(f.Status))
+		return fmt.Sprintf("every response was %s — check the URL, or accept the status with %s", statusName(f.Status), n.ExpectStatus)
 	case !f.Answered && f.Established > 0 && f.Attempted > 0 && f.Heard == 0:
-		return "not a byte came back from the server on any connection — check the URL and the port, or raise --timeout for a server that slow"
+		return "not a byte came back from the server on any connection — check the URL and the port, or raise " + n.Timeout + " for a server that slow"
 	}
 	return ""
 }
@@ -69,8 +69,9 @@ func lookOf(m *Measurement) firstLook {
 	return f
 }
 
-// mistakeOf is the mistake rule on a run's first phase ("": none).
-func mistakeOf(m *Measurement) string { return lookOf(m).mistake() }
+// mistakeOf is the mistake rule on a run's first phase ("": none), its
+// settings named by n.
+func mistakeOf(m *Measurement, n Names) string { return lookOf(m).mistake(n) }
 
 // liveLook is the mistake rule's view of the live counters since base,
 // read at now: the run's first phase so far (the live status is the run's,

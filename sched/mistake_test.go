@@ -33,8 +33,8 @@ func answering(codes map[int]uint64, ok, timedOut, heard uint64) *Measurement {
 // no success, or when no connection read a byte; never when a request
 // succeeded, the codes differ, or the refusal is an overload's.
 func TestMistakeRule(t *testing.T) {
-	const check = " — check the URL, or accept the status with --expect-status"
-	const silent = "not a byte came back from the server on any connection — check the URL and the port, or raise --timeout"
+	const check = " — check the URL, or accept the status with Target.ExpectStatus"
+	const silent = "not a byte came back from the server on any connection — check the URL and the port, or raise Plan.Timeout"
 	for _, c := range []struct {
 		name string
 		m    *Measurement
@@ -68,7 +68,7 @@ func TestMistakeRule(t *testing.T) {
 		}()},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := mistakeOf(c.m)
+			got := mistakeOf(c.m, LibraryNames())
 			if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
 				t.Fatalf("mistake %q, want %q", got, c.want)
 			}
@@ -87,7 +87,7 @@ func TestJudgeMistakeInFirstPhaseOnly(t *testing.T) {
 		verdict Verdict
 		reason  string
 	}{
-		{"404s in phase 0", answering(map[int]uint64{404: 50}, 0, 0, 4), 0, Inconclusive, "every response was 404 Not Found — check the URL, or accept the status with --expect-status"},
+		{"404s in phase 0", answering(map[int]uint64{404: 50}, 0, 0, 4), 0, Inconclusive, "every response was 404 Not Found — check the URL, or accept the status with Target.ExpectStatus"},
 		{"404s in phase 1", answering(map[int]uint64{404: 50}, 0, 0, 4), 1, Broken, "success 0% (0 of 50)"},
 		{"503s in phase 0", answering(map[int]uint64{503: 50}, 0, 0, 4), 0, Broken, "success 0% (0 of 50)"},
 		{"429s in phase 0", answering(map[int]uint64{429: 50}, 0, 0, 4), 0, Broken, "success 0% (0 of 50)"},
@@ -114,13 +114,13 @@ func TestMistakeOfMergedShards(t *testing.T) {
 		}
 		return &out
 	}
-	if got := mistakeOf(merge(answering(map[int]uint64{404: 5}, 0, 0, 2), answering(map[int]uint64{404: 7}, 0, 0, 2))); !strings.HasPrefix(got, "every response was 404") {
+	if got := mistakeOf(merge(answering(map[int]uint64{404: 5}, 0, 0, 2), answering(map[int]uint64{404: 7}, 0, 0, 2)), LibraryNames()); !strings.HasPrefix(got, "every response was 404") {
 		t.Errorf("two boxes of 404s: %q", got)
 	}
-	if got := mistakeOf(merge(answering(map[int]uint64{404: 5}, 0, 0, 2), answering(map[int]uint64{200: 7}, 7, 0, 2))); got != "" {
+	if got := mistakeOf(merge(answering(map[int]uint64{404: 5}, 0, 0, 2), answering(map[int]uint64{200: 7}, 7, 0, 2)), LibraryNames()); got != "" {
 		t.Errorf("404s beside successes: %q", got)
 	}
-	if got := mistakeOf(merge(answering(nil, 0, 5, 0), answering(map[int]uint64{503: 7}, 0, 0, 2))); got != "" {
+	if got := mistakeOf(merge(answering(nil, 0, 5, 0), answering(map[int]uint64{503: 7}, 0, 0, 2)), LibraryNames()); got != "" {
 		t.Errorf("a silent box beside one answering 503: %q", got)
 	}
 }
@@ -147,7 +147,7 @@ func TestLiveLook(t *testing.T) {
 		{"nothing attempted since the base", Snapshot{Established: 4, Written: 10, Heard: 2, Succeeded: 1}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := liveLook(base, c.now).mistake()
+			got := liveLook(base, c.now).mistake(LibraryNames())
 			if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
 				t.Fatalf("mistake %q, want %q", got, c.want)
 			}

@@ -269,7 +269,7 @@ func TestLatencyLimits(t *testing.T) {
 	plan := reqPlan
 	plan.MaxP99 = 150 * time.Millisecond
 	j := Judge(m, plan, 1, levelOf(plan, 2))
-	if j.Verdict != Broken || !strings.Contains(j.Reason, "p99 183 ms above --max-p99 150ms") {
+	if j.Verdict != Broken || !strings.Contains(j.Reason, "p99 183 ms above Plan.MaxP99 150ms") {
 		t.Fatalf("judgement %+v", j)
 	}
 	plan.MaxP99 = 200 * time.Millisecond
@@ -277,7 +277,7 @@ func TestLatencyLimits(t *testing.T) {
 		t.Fatalf("p99 under the limit: %+v", j)
 	}
 	plan.MaxP999 = 100 * time.Millisecond
-	if j := Judge(m, plan, 1, levelOf(plan, 2)); j.Verdict != Broken || !strings.Contains(j.Reason, "p99.9 183 ms above --max-p999 100ms") {
+	if j := Judge(m, plan, 1, levelOf(plan, 2)); j.Verdict != Broken || !strings.Contains(j.Reason, "p99.9 183 ms above Plan.MaxP999 100ms") {
 		t.Fatalf("p99.9: %+v", j)
 	}
 }

@@ -78,7 +78,7 @@ func TestTimeoutFollowersAttributed(t *testing.T) {
 	}
 	m.WorkerBusy, m.WorkerBusyOK = 0.95, true
 	plan := Plan{Mode: Requests, Conns: 2, Accept: Accept{Num: 9999, Den: 10000}, Addr: addr.String()}
-	if j := Judge(m, plan, 1, 8); j.Verdict != Inconclusive || j.Reason != saturatedReason(m) {
+	if j := Judge(m, plan, 1, 8); j.Verdict != Inconclusive || j.Reason != saturatedReason(m, LibraryNames()) {
 		t.Fatalf("timeouts on saturated workers judged %+v, want client-bound", j)
 	}
 	s.TimeoutFollowers = 0 // the same abandoned requests, not attributed to a timeout

@@ -96,7 +96,7 @@ func (w *worker) setupFailed(o *owner, now int64, err error, timedOut bool) {
 	w.rec.SetupDone(false, timedOut, now-o.connStart)
 	w.setups--
 	if w.rec.SetupError == "" && err != nil {
-		w.rec.SetupError = setupErrorText(err)
+		w.rec.SetupError = setupErrorText(err, w.cfg.Names.Filled())
 	}
 	w.closeFd(o, false)
 	cat := metrics.Connect
@@ -244,18 +244,19 @@ var (
 )
 
 // setupErrorText is a failed setup's error as the reason says it; a
-// server certificate that did not verify says what to do next.
-func setupErrorText(err error) string {
+// server certificate that did not verify says what to do next, its
+// settings named by n.
+func setupErrorText(err error, n Names) string {
 	var unknown x509.UnknownAuthorityError
 	var host x509.HostnameError
 	var invalid x509.CertificateInvalidError
 	switch {
 	case errors.As(err, &unknown):
-		return err.Error() + ": give the server's CA with --cacert FILE, or skip verification with --insecure"
+		return err.Error() + ": give the server's CA with " + n.CACert + ", or skip verification with " + n.Insecure
 	case errors.As(err, &host):
-		return err.Error() + ": use a name the certificate holds, or skip verification with --insecure"
+		return err.Error() + ": use a name the certificate holds, or skip verification with " + n.Insecure
 	case errors.As(err, &invalid):
-		return err.Error() + ": if you trust this server, skip verification with --insecure"
+		return err.Error() + ": if you trust this server, skip verification with " + n.Insecure
 	}
 	return err.Error()
 }

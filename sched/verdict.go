@@ -98,6 +98,7 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 	s := m.Stats
 	c := &s.Counts
 	target := level
+	n := plan.Names.Filled()
 	switch {
 	case m.Interrupted:
 		return Judgement{Stop: true, Verdict: Interrupted} // not judged: no reason of its own
@@ -115,33 +116,33 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 			msg = "no connection could be established"
 		}
 		return inconclusive(fmt.Sprintf("setup impossible: %s (dialing %s)", msg, plan.Addr))
-	case index == 0 && mistakeOf(m) != "":
-		return inconclusive(mistakeOf(m)) // sched/mistake.go
+	case index == 0 && mistakeOf(m, n) != "":
+		return inconclusive(mistakeOf(m, n)) // sched/mistake.go
 	case c.Failed[metrics.Protocol] > 0 || s.ProtocolUnattributed > 0:
 		return broken(fmt.Sprintf("invalid protocol data from the server: %d protocol faults (first: %s)",
 			c.Failed[metrics.Protocol]+s.ProtocolUnattributed, s.ProtocolReason))
 	case plan.Mode.Clocked() && m.Shortfall() > MaxShortfall:
 		// The client did not keep its schedule: what the server did
 		// under a lower offered rate is no verdict on this level.
-		return inconclusive(fmt.Sprintf("target unfulfilled: the client fell behind its arrival schedule at %d requests/s (arrivals taken up %.3g ms late on average over a %.3g s window: the offered rate fell %.3g %% short)%s; give it more CPU or --threads",
-			target, float64(s.LateNs)/float64(max(s.Scheduled, 1))/1e6, m.Active.Seconds(), 100*m.Shortfall(), behindText(m.Behind)))
+		return inconclusive(fmt.Sprintf("target unfulfilled: the client fell behind its arrival schedule at %d requests/s (arrivals taken up %.3g ms late on average over a %.3g s window: the offered rate fell %.3g %% short)%s; give it more CPU or %s",
+			target, float64(s.LateNs)/float64(max(s.Scheduled, 1))/1e6, m.Active.Seconds(), 100*m.Shortfall(), behindText(m.Behind), n.Threads))
 	case plan.Mode.spec().judgeSetups && !plan.Accept.Met(s.Setups.Established, s.Setups.Attempted):
-		return broken(fmt.Sprintf("setups: %.4g%% established (%d of %d; %d failed, %d timed out) is below --accept %s%% at %d %s",
+		return broken(fmt.Sprintf("setups: %.4g%% established (%d of %d; %d failed, %d timed out) is below %s %s%% at %d %s",
 			pct(s.Setups.Established, s.Setups.Attempted), s.Setups.Established, s.Setups.Attempted,
-			s.Setups.Failed, s.Setups.TimedOut, plan.Accept, target, plan.Mode.Unit()))
+			s.Setups.Failed, s.Setups.TimedOut, n.Accept, plan.Accept, target, plan.Mode.Unit()))
 	case !plan.Accept.Met(c.Succeeded, c.Attempted) && clientSaturated(m):
-		return inconclusive(saturatedReason(m))
+		return inconclusive(saturatedReason(m, n))
 	case !plan.Accept.Met(c.Succeeded, c.Attempted):
 		prefix := ""
 		if plan.Mode.spec().judgeSetups {
 			prefix = "requests: "
 		}
-		return broken(fmt.Sprintf("%ssuccess %.4g%% (%d of %d) is below --accept %s%% at %d %s",
-			prefix, pct(c.Succeeded, c.Attempted), c.Succeeded, c.Attempted, plan.Accept, target, plan.Mode.Unit()))
+		return broken(fmt.Sprintf("%ssuccess %.4g%% (%d of %d) is below %s %s%% at %d %s",
+			prefix, pct(c.Succeeded, c.Attempted), c.Succeeded, c.Attempted, n.Accept, plan.Accept, target, plan.Mode.Unit()))
 	}
-	if reason := latencyRule(s, plan); reason != "" {
+	if reason := latencyRule(s, plan, n); reason != "" {
 		if m.WorkerBusyOK && m.WorkerBusy >= ClientBoundShare {
-			return inconclusive(saturatedReason(m) + " (" + reason + ")")
+			return inconclusive(saturatedReason(m, n) + " (" + reason + ")")
 		}
 		return broken(reason)
 	}
@@ -165,14 +166,14 @@ func heldText(level, conns int) string {
 }
 
 // latencyRule names the latency limit a phase broke, if any: its p99 or
-// p99.9 above --max-p99 or --max-p999.
-func latencyRule(s *metrics.Phase, plan Plan) string {
+// p99.9 above its limit (MaxP99, MaxP999), named by n.
+func latencyRule(s *metrics.Phase, plan Plan, n Names) string {
 	for _, r := range []struct {
 		q     float64
 		limit time.Duration
 		name  string
 		flag  string
-	}{{99, plan.MaxP99, "p99", "--max-p99"}, {99.9, plan.MaxP999, "p99.9", "--max-p999"}} {
+	}{{99, plan.MaxP99, "p99", n.MaxP99}, {99.9, plan.MaxP999, "p99.9", n.MaxP999}} {
 		if r.limit <= 0 || s.Latency.TotalCount() == 0 {
 			continue
 		}
@@ -215,8 +216,8 @@ func clientSaturated(m *Measurement) bool {
 	return timing > 0 && timing == m.Stats.Counts.FailedTotal()
 }
 
-func saturatedReason(m *Measurement) string {
-	return fmt.Sprintf("the client was saturated: workers %.0f %% busy — give more --threads or a bigger load box", 100*m.WorkerBusy)
+func saturatedReason(m *Measurement, n Names) string {
+	return fmt.Sprintf("the client was saturated: workers %.0f %% busy — give more %s or a bigger load box", 100*m.WorkerBusy, n.Threads)
 }
 
 // MaxShortfall is the share of the schedule the rate test's client may

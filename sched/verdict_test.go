@@ -68,14 +68,14 @@ func TestJudgeEveryBranch(t *testing.T) {
 	}{
 		{"accepted", measured(10000, 0, 0, okSetups, 4), reqPlan, 1, 2, Done, false, ""},
 		{"accepted at the exact share", measured(9999, 1, 0, okSetups, 4), reqPlan, 1, 2, Done, false, ""},
-		{"rejected", measured(9998, 2, 0, okSetups, 4), reqPlan, 1, 2, Broken, true, "success 99.98% (9998 of 10000) is below --accept 99.99% at 8 concurrent requests"},
+		{"rejected", measured(9998, 2, 0, okSetups, 4), reqPlan, 1, 2, Broken, true, "success 99.98% (9998 of 10000) is below Plan.Accept 99.99% at 8 concurrent requests"},
 		{"no attempts", measured(0, 0, 0, okSetups, 0), reqPlan, 1, 2, Broken, true, "(0 of 0)"},
 		{"protocol fault", measured(10000, 0, 1, okSetups, 4), reqPlan, 1, 2, Broken, true, "1 protocol faults (first: h1: bad status line)"},
 		{"unfulfilled", measured(10000, 0, 0, okSetups, 3), reqPlan, 1, 2, Inconclusive, true, "target unfulfilled: 1 of 4 connections never held 2 requests outstanding"},
 		{"setup failure in phase 0", measured(0, 0, 0, metrics.Setups{Attempted: 4, Failed: 4}, 0), reqPlan, 0, 1, Inconclusive, true, "setup impossible: no connection could be established (dialing 127.0.0.1:80)"},
 		{"fail fast", failFast(measured(0, 0, 0, metrics.Setups{}, 0)), reqPlan, 0, 1, Inconclusive, true, "setup impossible"},
 		{"fail fast after setups had succeeded (an outage): judged by the counts", failFast(failing(failing(measured(2974, 0, 0, metrics.Setups{Attempted: 16, Established: 4, Failed: 12}, 4), metrics.Connect, 12), metrics.Transport, 1)),
-			Plan{Mode: Rate, Conns: 4, Accept: p9999, Addr: "127.0.0.1:80"}, 0, 2000, Broken, true, "success 99.56% (2974 of 2987) is below --accept 99.99% at 2000 requests/s"},
+			Plan{Mode: Rate, Conns: 4, Accept: p9999, Addr: "127.0.0.1:80"}, 0, 2000, Broken, true, "success 99.56% (2974 of 2987) is below Plan.Accept 99.99% at 2000 requests/s"},
 		{"phase 0 outage in the requests test", failing(failing(measured(5279, 0, 0, metrics.Setups{Attempted: 2484, Established: 4, Failed: 2480}, 4), metrics.Connect, 2480), metrics.Abandoned, 2484), reqPlan, 0, 2, Broken, true, "success 51.54% (5279 of 10243)"},
 		{"phase 0 heard nothing, the port speaks TLS", speaksTLS(failing(measured(0, 0, 0, metrics.Setups{Attempted: 24050, Established: 24050}, 0), metrics.Transport, 24050)), reqPlan, 0, 1,
 			Inconclusive, true, "the server speaks TLS on this port: use https:// (dialing 127.0.0.1:80)"},
@@ -101,8 +101,8 @@ func TestJudgeEveryBranch(t *testing.T) {
 		{"client saturated, accepted phase stays accepted", saturated(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Done, false, ""},
 		{"connections accepted", measured(4, 0, 0, okSetups, 4), connsPlan, 1, 4, Done, false, ""},
 		{"connections: setups below accept", measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, Failed: 1}, 4), connsPlan, 1, 4,
-			Broken, true, "setups: 80% established (4 of 5; 1 failed, 0 timed out) is below --accept 99.99% at 4 concurrent connections"},
-		{"connections: requests below accept", measured(3, 1, 0, okSetups, 4), connsPlan, 1, 4, Broken, true, "requests: success 75% (3 of 4) is below --accept 99.99% at 4 concurrent connections"},
+			Broken, true, "setups: 80% established (4 of 5; 1 failed, 0 timed out) is below Plan.Accept 99.99% at 4 concurrent connections"},
+		{"connections: requests below accept", measured(3, 1, 0, okSetups, 4), connsPlan, 1, 4, Broken, true, "requests: success 75% (3 of 4) is below Plan.Accept 99.99% at 4 concurrent connections"},
 		{"connections unfulfilled", measured(4, 0, 0, okSetups, 3), connsPlan, 1, 4, Inconclusive, true, "target unfulfilled: 1 of 4 concurrent connections never carried a request"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -37,7 +37,7 @@ func (c *mergeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	res, err := brk.MergeReports(reports, c.Reports)
+	res, err := brk.MergeReportsNamed(reports, c.Reports, reasonNames())
 	if err != nil {
 		return refuse("merge: %v", err)
 	}

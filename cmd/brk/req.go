@@ -155,6 +155,7 @@ func (f *loadFlags) plan(m brk.Mode, start int, pace *int, max int) (brk.Plan, e
 		Phase: f.Phase, Timeout: f.Timeout, Accept: accept, Threads: f.Threads,
 		Baseline: f.Baseline,
 		Refine:   f.Refine, Repeat: f.Repeat, MaxP99: f.MaxP99, MaxP999: f.MaxP999, ServerPIDs: f.ServerPID,
+		Names: reasonNames(),
 	}
 	if f.defaultSLA {
 		p.MaxP99 = DefaultMaxP99

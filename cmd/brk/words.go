@@ -68,6 +68,21 @@ var flagNames = map[string]string{
 	"Target.TLS.NoResume": "--no-resume",
 }
 
+// reasonNames are the names the library's reasons give the settings they
+// suggest (brk.Plan.Names): the flags of flagNames, so that a reason
+// reads "is below --accept 99.99%" where a program that calls the
+// library reads "is below Plan.Accept 99.99%". Every command that runs a
+// test (its plan: loadFlags.plan) or merges shard reports gives them.
+func reasonNames() brk.Names {
+	return brk.Names{
+		Accept: flagNames["Plan.Accept"], MaxP99: flagNames["Plan.MaxP99"], MaxP999: flagNames["Plan.MaxP999"],
+		Threads: flagNames["Plan.Threads"], Max: flagNames["Plan.Max"], Conns: flagNames["Plan.Conns"],
+		Timeout: flagNames["Plan.Timeout"], ExpectStatus: flagNames["Target.ExpectStatus"],
+		CACert: flagNames["Target.TLS.CACert"] + " FILE", Insecure: flagNames["Target.TLS.Insecure"],
+		Shard: flagNames["Plan.Shard"] + " and --json",
+	}
+}
+
 // flagWords is a library error as brk prints it: a *brk.PlanError worded
 // with the flags, any other error (a wrapped one included: its wrapping
 // text would be lost) as it is.

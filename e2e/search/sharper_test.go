@@ -70,7 +70,7 @@ func TestMaxP99RejectsWhereTheTailCrosses(t *testing.T) {
 	plan.MaxP99 = 100 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		res = runBrk(t, target, plan)
-		if res.Verdict == brk.VerdictBroken && deref(res.FirstRejected) == 24 && strings.Contains(res.Reason, "above --max-p99 100ms") {
+		if res.Verdict == brk.VerdictBroken && deref(res.FirstRejected) == 24 && strings.Contains(res.Reason, "above Plan.MaxP99 100ms") {
 			last := res.Phases[len(res.Phases)-1]
 			if last.Counts.Succeeded != last.Counts.Attempted {
 				t.Fatalf("the rejected phase lost requests: %+v", last.Counts)
