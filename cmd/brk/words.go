@@ -31,6 +31,7 @@ var flagNames = map[string]string{
 	"Plan.Seed":       "--seed",
 
 	"Plan.Search":               "the search (no --pace)",
+	"Plan.Names":                "the reasons' names of the flags (set by brk itself)",
 	"Plan.Search.Growth":        "--growth",
 	"Plan.Search.Resolution":    "--resolution",
 	"Plan.Search.ResolutionPct": "--resolution",
