@@ -31,15 +31,7 @@ func TestReasonNames(t *testing.T) {
 		}
 	}
 	latency := func(p99, p999 time.Duration) func(Names) string {
-		m := measured(10000, 0, 0, okSetups, 4)
-		m.Stats.Latency.Reset()
-		for i := 0; i < 1000; i++ {
-			v := int64(10_000) // 10 ms
-			if i >= 985 {
-				v = 183_000 // the slowest 1.5 %: 183 ms
-			}
-			m.Stats.Latency.RecordValue(v)
-		}
+		m := slowTail()
 		p := reqPlan
 		p.MaxP99, p.MaxP999 = p99, p999
 		return judge(m, p, 1, levelOf(p, 2))
