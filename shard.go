@@ -446,6 +446,10 @@ func ParseShard(v string) (index, count int, err error) {
 	return s.Index, s.Count, err
 }
 
+// ErrNoShardIndex is ShardFromEnv's error when JOB_COMPLETION_INDEX is
+// not set.
+var ErrNoShardIndex = shard.ErrNoIndexEnv
+
 // ShardFromEnv is shard I of count, I read from JOB_COMPLETION_INDEX (set
 // by a Kubernetes Indexed Job).
 func ShardFromEnv(count int) (index, n int, err error) {

@@ -188,7 +188,7 @@ func TestFreeShard(t *testing.T) {
 		t.Errorf("late free shard: %v %q", out.Verdict, out.Reason)
 	}
 	cfg.StartAt = time.Time{}
-	if _, err := Join(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--start-at") {
+	if _, err := Join(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "Config.StartAt") || strings.Contains(err.Error(), "--") {
 		t.Errorf("a free shard without a start: %v", err)
 	}
 }

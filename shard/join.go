@@ -56,7 +56,7 @@ func (p *Lockstep) admit(c net.Conn) {
 		refuse("the shard's plan differs from the coordinator's (plan hash " + short(h.Plan) + " vs " + short(p.cfg.PlanHash) + ")")
 		return
 	case h.StartAtMs != startMs:
-		refuse(fmt.Sprintf("the shard's --start-at (%d ms) differs from the coordinator's (%d ms)", h.StartAtMs, startMs))
+		refuse(fmt.Sprintf("the shard's start time (%d ms) differs from the coordinator's (%d ms)", h.StartAtMs, startMs))
 		return
 	case h.Index < 1 || h.Index >= p.cfg.Spec.Count:
 		refuse(fmt.Sprintf("shard index %d is not one of 1..%d (0 is the coordinator)", h.Index, p.cfg.Spec.Count-1))

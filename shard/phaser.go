@@ -148,7 +148,7 @@ func Join(ctx context.Context, cfg Config) (*Lockstep, error) {
 	p := &Lockstep{cfg: cfg, events: make(chan event, 4*cfg.Spec.Count+16), done: make(chan struct{})}
 	if cfg.Addr == "" && cfg.Listen == "" {
 		if cfg.StartAt.IsZero() {
-			return nil, errors.New("a shard without a coordinator needs the start time (--start-at)")
+			return nil, errors.New("a shard without a coordinator needs its start time (Config.StartAt)")
 		}
 		p.free = true
 		return p, nil

@@ -46,16 +46,16 @@ func (s Spec) Valid() error {
 func ParseSpec(v string) (Spec, error) {
 	a, b, ok := strings.Cut(strings.TrimSpace(v), "/")
 	if !ok {
-		return Spec{}, fmt.Errorf("--shard %q: want I/N, e.g. 0/3", v)
+		return Spec{}, fmt.Errorf("shard %q: want I/N, e.g. 0/3", v)
 	}
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
 	if err1 != nil || err2 != nil {
-		return Spec{}, fmt.Errorf("--shard %q: want I/N, e.g. 0/3", v)
+		return Spec{}, fmt.Errorf("shard %q: want I/N, e.g. 0/3", v)
 	}
 	s := Spec{Index: i, Count: n}
 	if err := s.Valid(); err != nil {
-		return Spec{}, fmt.Errorf("--shard %q: %v", v, err)
+		return Spec{}, fmt.Errorf("shard %q: %v", v, err)
 	}
 	return s, nil
 }
@@ -63,11 +63,14 @@ func ParseSpec(v string) (Spec, error) {
 // IndexEnv is the variable a Kubernetes Indexed Job sets in each pod.
 const IndexEnv = "JOB_COMPLETION_INDEX"
 
+// ErrNoIndexEnv is FromEnv's error when IndexEnv is not set.
+var ErrNoIndexEnv = errors.New(IndexEnv + " is not set")
+
 // FromEnv makes shard JOB_COMPLETION_INDEX of count.
 func FromEnv(count int) (Spec, error) {
 	v, ok := os.LookupEnv(IndexEnv)
 	if !ok {
-		return Spec{}, fmt.Errorf("--shards %d needs %s (set by a Kubernetes Indexed Job) or --shard I/N", count, IndexEnv)
+		return Spec{}, fmt.Errorf("%w (a Kubernetes Indexed Job sets it): %d shards need each shard's index", ErrNoIndexEnv, count)
 	}
 	i, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil {
@@ -75,7 +78,7 @@ func FromEnv(count int) (Spec, error) {
 	}
 	s := Spec{Index: i, Count: count}
 	if err := s.Valid(); err != nil {
-		return Spec{}, fmt.Errorf("%s=%q with --shards %d: %v", IndexEnv, v, count, err)
+		return Spec{}, fmt.Errorf("%s=%q of %d shards: %v", IndexEnv, v, count, err)
 	}
 	return s, nil
 }
@@ -98,22 +101,22 @@ func (s Spec) OwnsArrival(k uint64) bool {
 	return s.Count <= 1 || k%uint64(s.Count) == uint64(s.Index)
 }
 
-// ParseStartAt parses --start-at: RFC 3339 (with a zone) or Unix
-// milliseconds.
+// ParseStartAt parses a start time (Config.StartAt; the brk command's
+// --start-at): RFC 3339 (with a zone) or Unix milliseconds.
 func ParseStartAt(v string) (time.Time, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return time.Time{}, errors.New("--start-at is empty")
+		return time.Time{}, errors.New("the start time is empty")
 	}
 	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
 		if ms <= 0 {
-			return time.Time{}, fmt.Errorf("--start-at %q: want a positive Unix time in milliseconds", v)
+			return time.Time{}, fmt.Errorf("start time %q: want a positive Unix time in milliseconds", v)
 		}
 		return time.UnixMilli(ms), nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("--start-at %q: want RFC 3339 (2026-01-02T15:04:05Z) or Unix milliseconds", v)
+		return time.Time{}, fmt.Errorf("start time %q: want RFC 3339 (2026-01-02T15:04:05Z) or Unix milliseconds", v)
 	}
 	return t, nil
 }

@@ -38,18 +38,23 @@ func (f *shardFlags) apply(p *brk.Plan) error {
 	case f.Shard != "" && f.Shards != 0:
 		return refuse("give --shard I/N or --shards N (with JOB_COMPLETION_INDEX), not both")
 	case f.Shard != "":
-		index, count, err = brk.ParseShard(f.Shard)
+		if index, count, err = brk.ParseShard(f.Shard); err != nil {
+			return refuse("--%v", err) // the library's "shard "x": want I/N" is the flag's
+		}
 	default:
 		index, count, err = brk.ShardFromEnv(f.Shards)
-	}
-	if err != nil {
-		return refuse("%v", err)
+		if errors.Is(err, brk.ErrNoShardIndex) {
+			return refuse("--shards %d needs %s (set by a Kubernetes Indexed Job) or --shard I/N", f.Shards, "JOB_COMPLETION_INDEX")
+		}
+		if err != nil {
+			return refuse("--shards: %v", err)
+		}
 	}
 	s := &brk.Sharding{Index: index, Count: count, Coordinator: f.Coordinator, Listen: f.CoordinatorListen,
 		Token: os.Getenv("BRK_TOKEN"), Tolerance: f.StartTolerance, Allowance: f.DrainAllowance, JoinTimeout: f.JoinTimeout}
 	if f.StartAt != "" {
 		if s.StartAt, err = brk.ParseStartAt(f.StartAt); err != nil {
-			return refuse("%v", err)
+			return refuse("--start-at: %v", err)
 		}
 	}
 	if f.StartTolerance <= 0 {
