@@ -60,7 +60,8 @@ func (h *holdWriter) release() {
 	h.buf.Reset()
 }
 
-// tuiSample is one second of a phase: one column of the charts.
+// tuiSample is one second of a phase (or a whole phase shorter than a
+// second): one column of the charts.
 type tuiSample struct {
 	phase, level int
 	okps         float64
@@ -268,6 +269,16 @@ func (v *tuiView) PhaseFinished(s *brk.PhaseStats) {
 	defer v.mu.Unlock()
 	defer v.guard()
 	v.phases = append(v.phases, *s)
+	if n := len(v.samples); n == 0 || v.samples[n-1].phase != s.Index {
+		// A phase shorter than a second had no reading: its column is
+		// the whole phase's.
+		c := tuiSample{phase: s.Index, level: s.Level, okps: s.RequestsPerSec, success: -1,
+			p99: time.Duration(s.LatencyMs.P99 * float64(time.Millisecond))}
+		if s.Counts.Attempted > 0 {
+			c.success = s.SuccessPct
+		}
+		v.samples = append(v.samples, c)
+	}
 	v.running, v.last = false, nil
 	v.draw()
 }

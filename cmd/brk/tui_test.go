@@ -124,6 +124,7 @@ var tuiRowRE = regexp.MustCompile(`(?m)^\s+0\s+4\s+grow\s+accepted\s`)
 // ends the terminal is as before (main screen, the same modes), and the
 // text report with its verdict follows.
 func TestTUITmux(t *testing.T) {
+	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	p := startTmux(t, 100, 30, tuiLine("--tui", fx.URL("/plain"), "--conn", "4", "--max", "2", "--phase", "1500ms",
 		"--threads", "1", "--timeout", "1s"))
@@ -170,6 +171,7 @@ func TestTUITmux(t *testing.T) {
 // TestTUIInterrupt: Ctrl-C typed in the view's terminal interrupts the
 // run as without --tui (exit 130, Interrupted) and restores the terminal.
 func TestTUIInterrupt(t *testing.T) {
+	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	p := startTmux(t, 100, 30, tuiLine("--tui", fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", "20s",
 		"--threads", "1", "--timeout", "1s"))
@@ -195,6 +197,7 @@ func TestTUIInterrupt(t *testing.T) {
 // TestTUINotTerminal: with stderr not a terminal, --tui draws nothing
 // (no escape sequence anywhere) and the run reports as without it.
 func TestTUINotTerminal(t *testing.T) {
+	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	args := []string{"--tui", fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", "1500ms", "--threads", "1", "--timeout", "1s"}
 	t.Run("pipes", func(t *testing.T) {
@@ -421,5 +424,50 @@ func TestTUILayout(t *testing.T) {
 			t.Fatalf("not redrawn at 100×30 within 5 s\n%s", strings.Join(rows, "\n"))
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestTUIShortPhases: phases shorter than a second have no reading of
+// their own; each finished one still gets a column (its whole phase's),
+// and a phase that had readings gets none more.
+func TestTUIShortPhases(t *testing.T) {
+	sim := tcell.NewSimulationScreen("UTF-8")
+	if err := sim.Init(); err != nil {
+		t.Fatal(err)
+	}
+	sim.SetSize(80, 24)
+	var text bytes.Buffer
+	plan := brk.Plan{Conns: 8, Start: 1, Pace: 1, Max: 4, Phase: 400 * time.Millisecond, Timeout: 100 * time.Millisecond, Accept: 99.99}
+	v := newTUIView(&report.Text{W: &text, Test: brk.ModeRequests, Target: brk.Target{URL: "http://127.0.0.1:9/plain"}, Plan: plan},
+		sim, func(s string) string { return s })
+	defer v.close()
+	v.WorkersStarted(1)
+	finish := func(i int, pct float64) {
+		ps := brk.PhaseStats{Index: i, Level: 8 * (i + 1), Role: "ramp", Depth: i + 1, Accepted: pct == 100, SuccessPct: pct,
+			RequestsPerSec: 300, LatencyMs: brk.Latency{P99: 40}, Counts: brk.Counts{Attempted: 10, Succeeded: uint64(pct / 10)}}
+		v.PhaseFinished(&ps)
+	}
+	for i := range 3 {
+		v.PhaseStarted(brk.PhaseStart{Index: i, Target: 8 * (i + 1), Role: "ramp", Depth: i + 1})
+		finish(i, 100)
+	}
+	// A phase with a reading: that reading is its column.
+	v.PhaseStarted(brk.PhaseStart{Index: 3, Target: 32, Role: "ramp", Depth: 4})
+	v.Progress(brk.Progress{Phase: 3, Level: 32, Elapsed: time.Second, Succeeded: 5, SuccessPerSec: 5})
+	finish(3, 50)
+	if len(v.samples) != 4 {
+		t.Fatalf("%d columns for 4 phases, want one each: %+v", len(v.samples), v.samples)
+	}
+	if c := v.samples[0]; c.okps != 300 || c.success != 100 || c.p99 != 40*time.Millisecond || c.level != 8 {
+		t.Errorf("a short phase's column %+v, want its totals (300 ok/s, 100 %%, p99 40 ms, level 8)", c)
+	}
+	rows := simRows(v, sim)
+	for _, r := range rows {
+		// The charts' lower rows, whose every column shows a bar.
+		if strings.Contains(r, "0–100 %") || strings.Contains(r, "log, max") {
+			if n := len([]rune(r)) - 18; n != 4 {
+				t.Errorf("chart row %q has %d columns, want 4\n%s", r, n, strings.Join(rows, "\n"))
+			}
+		}
 	}
 }
