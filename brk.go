@@ -530,6 +530,10 @@ type TimelinePoint struct {
 	// than Plan.MaxP99 and Plan.MaxP999 (absent: none, or no limit).
 	SlowP99  uint64 `json:"slow_p99,omitempty"`
 	SlowP999 uint64 `json:"slow_p999,omitempty"`
+	// Setups counts the connection setups that ended in the span, and
+	// SetupsFailed those of them that failed or timed out (absent: none).
+	Setups       uint64 `json:"setups,omitempty"`
+	SetupsFailed uint64 `json:"setups_failed,omitempty"`
 }
 
 // StatusClasses counts responses by status class; Other counts codes

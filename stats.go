@@ -191,7 +191,7 @@ func timeline(r *sched.Measurement) *Timeline {
 		c := &sp.Statuses
 		out.Points[i] = TimelinePoint{Succeeded: sp.Succeeded, Failed: sp.Failed, P99Ms: float64(sp.P99Us) / 1e3,
 			Statuses: StatusClasses{S1xx: c[1], S2xx: c[2], S3xx: c[3], S4xx: c[4], S5xx: c[5], Other: c[0]},
-			SlowP99:  sp.SlowP99, SlowP999: sp.SlowP999}
+			SlowP99:  sp.SlowP99, SlowP999: sp.SlowP999, Setups: sp.Setups, SetupsFailed: sp.SetupsFailed}
 	}
 	return out
 }

@@ -323,6 +323,9 @@ func (r *Recorder) SetupAbandoned() { r.Setups.Abandoned++ }
 func (r *Recorder) SetupRejected() {
 	r.Setups.Established--
 	r.live.Established.Add(^uint64(0))
+	if c := r.tl.cur; c != nil && c.setups[0] > 0 {
+		c.setups[0]-- // the timeline's count, where it can be taken back
+	}
 }
 
 // SetupTime records an established setup's duration, when SetupDone did
@@ -346,5 +349,12 @@ func (r *Recorder) SetupDone(ok bool, timedOut bool, latencyNs int64) {
 	default:
 		r.Setups.Failed++
 		r.live.SetupFailed.Add(1)
+	}
+	if c := r.tl.cur; c != nil {
+		if ok {
+			c.setups[0]++
+		} else {
+			c.setups[1]++
+		}
 	}
 }

@@ -3,8 +3,8 @@ package metrics
 import "math/bits"
 
 // A phase's outcomes over time: each worker counts successes, failures,
-// responses slower than the SLA's latency limits and a coarse latency
-// histogram per span of the phase (100 ms, or wider in a long phase so
+// responses slower than the SLA's latency limits, the setups that ended
+// (and those that failed) and a coarse latency histogram per span of the phase (100 ms, or wider in a long phase so
 // that a phase never has more than TimelineSpans spans); the merge adds the
 // workers' spans and reads each span's p99. The search reads its evidence
 // (stalls, the interval's windows) from these spans.
@@ -93,6 +93,7 @@ func StatusClass(code int) int {
 type recSpan struct {
 	ok, failed uint64
 	slow       [2]uint64 // complete responses slower than the p99 and p99.9 limits
+	setups     [2]uint64 // setups that ended established, and failed or timed out
 	lat        Coarse
 	status     [StatusClasses]uint32 // complete responses by StatusClass
 }
@@ -157,6 +158,11 @@ type Span struct {
 	// without the limit).
 	SlowP99  uint64 `json:"slow_p99,omitempty"`
 	SlowP999 uint64 `json:"slow_p999,omitempty"`
+	// Setups and SetupsFailed count the setups that ended in the span:
+	// all of them (established, failed or timed out), and those that
+	// failed or timed out.
+	Setups       uint64 `json:"setups,omitempty"`
+	SetupsFailed uint64 `json:"setups_failed,omitempty"`
 }
 
 type coarse64 [CoarseBuckets]uint64
@@ -177,6 +183,8 @@ func (t *Timeline) merge(r *recTimeline) {
 		t.Spans[i].Failed += s.failed
 		t.Spans[i].SlowP99 += s.slow[0]
 		t.Spans[i].SlowP999 += s.slow[1]
+		t.Spans[i].Setups += s.setups[0] + s.setups[1]
+		t.Spans[i].SetupsFailed += s.setups[1]
 		for c, n := range s.status {
 			t.Spans[i].Statuses[c] += uint64(n)
 		}
@@ -220,6 +228,8 @@ func (t *Timeline) add(q *Timeline) {
 		t.Spans[i].Failed += s.Failed
 		t.Spans[i].SlowP99 += s.SlowP99
 		t.Spans[i].SlowP999 += s.SlowP999
+		t.Spans[i].Setups += s.Setups
+		t.Spans[i].SetupsFailed += s.SetupsFailed
 		for c, n := range s.Statuses {
 			t.Spans[i].Statuses[c] += n
 		}

@@ -245,3 +245,41 @@ func TestTimelineStatusClasses(t *testing.T) {
 		t.Errorf("two boxes, span 1: %v, want %v", p.Timeline.Spans[1].Statuses, want)
 	}
 }
+
+// Setups count in the span they ended in: all of them and those that
+// failed or timed out; a setup taken back (SetupRejected) and recorded
+// again as failed moves from the first count to the second; two boxes'
+// spans add.
+func TestTimelineSetups(t *testing.T) {
+	r := NewRecorder(&Live{})
+	r.StartTimeline(0, int64(time.Second), int64(time.Second))
+	r.Tick(0)
+	r.SetupStarted()
+	r.SetupDone(true, false, 1e6)
+	r.SetupStarted()
+	r.SetupDone(false, true, 0) // timed out
+	r.Tick(int64(250 * time.Millisecond))
+	r.SetupStarted()
+	r.SetupDone(true, false, -1)
+	r.SetupRejected()
+	r.SetupDone(false, false, 0) // refused right after the handshake
+	r.SetupStarted()
+	r.SetupDone(true, false, 1e6)
+	calls := uint64(0)
+	if n := testing.AllocsPerRun(1000, func() { r.SetupDone(true, false, 1e6); calls++ }); n != 0 {
+		t.Fatalf("%v allocations per setup", n)
+	}
+	p := NewPhase()
+	p.Merge(r)
+	s0, s2 := p.Timeline.Spans[0], p.Timeline.Spans[2]
+	if s0.Setups != 2 || s0.SetupsFailed != 1 {
+		t.Errorf("span 0 %+v: want 2 setups, 1 failed", s0)
+	}
+	if s2.Setups != 2+calls || s2.SetupsFailed != 1 {
+		t.Errorf("span 2 %+v: want %d setups (the rejected one once), 1 failed", s2, 2+calls)
+	}
+	p.Add(p)
+	if s := p.Timeline.Spans[0]; s.Setups != 4 || s.SetupsFailed != 2 {
+		t.Errorf("two boxes' span 0 %+v: want 4 setups, 2 failed", s)
+	}
+}

@@ -49,21 +49,33 @@ func (s *levelState) fit(b Bracket) (*BreakFit, Term, bool) {
 // runEvidence is one run's windows for term.
 func runEvidence(j *Judged, term Term, p Plan) RunEvidence {
 	r := RunEvidence{Level: j.Target, Allowed: allowedFor(term, p)}
-	st := j.Run.Stats
-	if tl := st.Timeline; tl != nil && term != TermSetups {
+	var whole Window // the run's totals for term, as the judge counted them
+	for _, m := range j.Evidence.Margins {
+		if m.Term == term {
+			whole = Window{Total: m.Total, Bad: m.Bad}
+		}
+	}
+	if tl := j.Run.Stats.Timeline; tl != nil {
+		var sum Window
 		for _, sp := range tl.Trimmed() {
 			if w := windowOf(sp, term); w.Total > 0 {
 				r.Windows = append(r.Windows, w)
+				sum.Total += w.Total
+				sum.Bad += w.Bad
 			}
+		}
+		// What no span counted (a setup still in flight at the phase's
+		// end is one the judge counts as not established) is one window
+		// more, so that the windows sum to the judge's totals.
+		if term == TermSetups && whole.Total > sum.Total {
+			r.Windows = append(r.Windows, Window{Total: whole.Total - sum.Total, Bad: whole.Bad - min(sum.Bad, whole.Bad)})
 		}
 		if len(r.Windows) > 0 {
 			return r
 		}
 	}
-	for _, m := range j.Evidence.Margins { // no timeline: the run as one window
-		if m.Term == term {
-			r.Windows = append(r.Windows, Window{Total: m.Total, Bad: m.Bad})
-		}
+	if whole.Total > 0 { // no timeline: the run as one window
+		r.Windows = append(r.Windows, whole)
 	}
 	return r
 }
@@ -71,6 +83,8 @@ func runEvidence(j *Judged, term Term, p Plan) RunEvidence {
 // windowOf is one span's outcomes for term.
 func windowOf(sp metrics.Span, term Term) Window {
 	switch term {
+	case TermSetups:
+		return Window{Total: sp.Setups, Bad: min(sp.SetupsFailed, sp.Setups)}
 	case TermP99, TermP999:
 		var responses uint64
 		for _, n := range sp.Statuses {
