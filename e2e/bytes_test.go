@@ -17,6 +17,7 @@ import (
 // header is fixed-width), a fixed load on kept-alive connections with
 // nothing lost received exactly succeeded × that length.
 func TestBytesReceived(t *testing.T) {
+	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	fx := startFixtureT(t, bench.FixtureConfig{})
 	one := rawResponse(t, fx.Addr(), "/hello")
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)

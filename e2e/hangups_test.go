@@ -20,6 +20,7 @@ import (
 // the server: one that never sends a byte is the user's mistake
 // (TestNotAByteFromAnyConnection).
 func TestHangupsAreTheServers(t *testing.T) {
+	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	for _, c := range []struct {
 		name   string
 		script hostile.Script

@@ -18,6 +18,7 @@ import (
 // value does not. The report is a real run's, its phases given targets by
 // hand (the engine's own targets are checked in mix_slow_test.go).
 func TestSchemaTargets(t *testing.T) {
+	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	s := compileSchema(t)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0"})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // TestStatusCodeBreakdown: every phase counts its responses per status
 // code, so a status failure says which status it was.
 func TestStatusCodeBreakdown(t *testing.T) {
+	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	fx := startFixtureT(t, bench.FixtureConfig{})
 	res := runBrk(t, brk.Target{URL: fx.URL("/missing")}, shortPlan(2, 1, 300*time.Millisecond))
 	checkAccounting(t, res)
@@ -27,6 +28,7 @@ func TestStatusCodeBreakdown(t *testing.T) {
 
 // TestBodySample: a body failure shows what the server sent.
 func TestBodySample(t *testing.T) {
+	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	fx := startFixtureT(t, bench.FixtureConfig{})
 	res := runBrk(t, brk.Target{URL: fx.URL("/hello"), ExpectBody: []byte("ok")}, shortPlan(2, 1, 300*time.Millisecond))
 	ph := res.Phases[0]

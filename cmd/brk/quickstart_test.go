@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,8 @@ import (
 // block uses (bash, sed, sleep): it builds brk, starts the fixture on a
 // free port and runs both commands. The phases are 400ms (as
 // TestReadmeCommandsRun's) so that it is short; the demo line is run with
-// go run as written (its phases 1s). The go test line is not run.
+// go run as written (its phases 1s), for TestReadmeCommandsRun too. The go
+// test line is not run.
 func TestQuickStartFreshCheckout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds brk in a copy of the repository")
@@ -107,8 +109,26 @@ func TestQuickStartFreshCheckout(t *testing.T) {
 	if !strings.Contains(got, "searching for the break from 8 concurrent requests") {
 		t.Errorf("the first run did not search\n%s", got)
 	}
-	demo := run("go run ./cmd/brk demo", 3*time.Minute, "-c", "go run ./cmd/brk demo --phase 1s 2>&1; test $? -le 1")
-	if !strings.Contains(demo, "demo: predicted break between 24 and 32") {
-		t.Errorf("go run ./cmd/brk demo:\n%s", demo)
+	// The README's demo line, as written (TestReadmeCommandsRun leaves it
+	// to this test): it finds the predicted break and exits 0.
+	var demo string
+	for attempt := 1; ; attempt++ {
+		demo = run("go run ./cmd/brk demo", 3*time.Minute, "-c", "go run ./cmd/brk demo --phase 1s 2>&1; echo \"exit $?\"")
+		// As runTimed: a run that broke early with only timeouts (a
+		// stalled machine) is made again, timedAttempts in all.
+		var n int
+		m := regexp.MustCompile(`(?m)^Broken \((\d+) concurrent requests\)$`).FindStringSubmatch(demo)
+		if m != nil {
+			n, _ = strconv.Atoi(m[1])
+		}
+		if attempt == timedAttempts || m == nil || n >= 32 || !timingOnly(demo) {
+			break
+		}
+		t.Logf("demo attempt %d broke early with only timeouts (a stalled machine?); again (load %s)", attempt, loadavg())
+	}
+	if !strings.Contains(demo, "demo: predicted break between 24 and 32") ||
+		!strings.Contains(demo, "demo: brk found the predicted break, between 24 and 32") ||
+		!regexp.MustCompile(`(?m)^Broken \(32 concurrent requests\)$`).MatchString(demo) || !strings.HasSuffix(demo, "exit 0\n") {
+		t.Errorf("go run ./cmd/brk demo: want the predicted break found, Broken (32 concurrent requests), exit 0\n%s", demo)
 	}
 }
