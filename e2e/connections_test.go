@@ -79,6 +79,18 @@ func TestConnectionsSetupFailures(t *testing.T) {
 	if s := totalSetups(res); s.Failed == 0 || s.Established != 0 {
 		t.Fatalf("setups %+v", s)
 	}
+	// Each refused setup ended, failed, in a span of its phase's timeline
+	// (the connections test's interval reads them there).
+	for _, p := range res.Phases {
+		var setups, failed uint64
+		for _, pt := range p.Timeline.Points {
+			setups += pt.Setups
+			failed += pt.SetupsFailed
+		}
+		if failed == 0 || setups != failed || failed != p.Setups.Failed+p.Setups.TimedOut {
+			t.Errorf("phase %d: the timeline counts %d setups, %d failed; the phase %+v", p.Index, setups, failed, p.Setups)
+		}
+	}
 
 	srv := hostile.Start(t, hostile.Never())
 	res = runConn(t, hostileTarget(srv), brk.Plan{Start: 2, Max: 2, Phase: 300 * time.Millisecond,
