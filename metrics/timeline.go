@@ -4,9 +4,10 @@ import "math/bits"
 
 // A phase's outcomes over time: each worker counts successes, failures,
 // responses slower than the SLA's latency limits, the setups that ended
-// (and those that failed) and a coarse latency histogram per span of the phase (100 ms, or wider in a long phase so
-// that a phase never has more than TimelineSpans spans); the merge adds the
-// workers' spans and reads each span's p99. The search reads its evidence
+// (and those that failed) and a coarse latency histogram per span of the
+// phase (100 ms, or wider in a long phase so that a phase never has more
+// than TimelineSpans spans); the merge adds the workers' spans and reads
+// each span's p99. The search reads its evidence
 // (stalls, the interval's windows) from these spans.
 
 // TimelineSpans bounds the spans of a phase, whatever its length.
