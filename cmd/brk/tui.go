@@ -288,6 +288,7 @@ var (
 	tuiDim      = tcell.StyleDefault.Dim(true)
 	tuiAccepted = tcell.StyleDefault.Foreground(tcell.ColorGreen)
 	tuiRejected = tcell.StyleDefault.Foreground(tcell.ColorRed).Bold(true)
+	tuiBreach   = tcell.StyleDefault.Foreground(tcell.ColorYellow).Bold(true)
 )
 
 // put writes str at x, y, clipped at the screen's width (the last
@@ -431,7 +432,13 @@ func (v *tuiView) drawCharts(y, w, rows int) int {
 	type chart struct {
 		name, now, scale string
 		value            func(tuiSample) float64 // 0..1, negative: no bar
+		breach           func(tuiSample) bool    // the second broke the SLA's term this chart shows
 	}
+	accept, maxP99 := v.Plan.Accept, v.Plan.MaxP99
+	if accept == 0 {
+		accept = brk.DefaultAccept
+	}
+	never := func(tuiSample) bool { return false }
 	success := "—"
 	if last.success >= 0 {
 		success = report.Pct(last.success)
@@ -443,25 +450,25 @@ func (v *tuiView) drawCharts(y, w, rows int) int {
 	charts := []chart{
 		{"ok/s", commas(int64(math.Round(last.okps))), "max " + commas(int64(math.Round(okMax))), func(s tuiSample) float64 {
 			return frac(s.okps, okMax)
-		}},
+		}, never},
 		{"success", success, "0–100 %", func(s tuiSample) float64 {
 			if s.success < 0 {
 				return -1
 			}
 			return s.success / 100
-		}},
+		}, func(s tuiSample) bool { return s.success >= 0 && accept > 0 && s.success < accept }},
 		{"p99", p99, "max " + report.Ms(p99Max/1e6), func(s tuiSample) float64 {
 			if s.p99 <= 0 {
 				return -1
 			}
 			return frac(float64(s.p99), p99Max)
-		}},
+		}, func(s tuiSample) bool { return maxP99 > 0 && s.p99 > maxP99 }},
 		{"level", strconv.Itoa(last.level), "log, max " + strconv.Itoa(levelMax), func(s tuiSample) float64 {
 			if s.level <= 0 {
 				return -1
 			}
 			return frac(math.Log2(float64(s.level))+1, math.Log2(float64(levelMax))+1)
-		}},
+		}, never},
 	}
 	if len(samples) == 0 {
 		for i := range charts {
@@ -486,6 +493,9 @@ func (v *tuiView) drawCharts(y, w, rows int) int {
 			st, ok := verdict[s.phase]
 			if !ok {
 				st = tcell.StyleDefault
+			}
+			if c.breach(s) {
+				st = tuiBreach // whatever the phase's verdict: this second broke the term
 			}
 			for r := range rows { // r 0 is the bottom row
 				fill := min(max(n-8*r, 0), 8)

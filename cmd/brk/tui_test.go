@@ -27,6 +27,7 @@ import (
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
 	"github.com/brk-bench/brk/internal/testenv"
+	"github.com/brk-bench/brk/metrics"
 	"github.com/brk-bench/brk/report"
 )
 
@@ -468,6 +469,71 @@ func TestTUIShortPhases(t *testing.T) {
 			if n := len([]rune(r)) - 18; n != 4 {
 				t.Errorf("chart row %q has %d columns, want 4\n%s", r, n, strings.Join(rows, "\n"))
 			}
+		}
+	}
+}
+
+// TestTUISecondsThatBreakTheSLA: a second whose success fell below
+// Plan.Accept is marked in the success chart, and one whose p99 rose above
+// Plan.MaxP99 in the p99 chart, whatever the phase's verdict; the other
+// seconds, and the other charts, keep the phase's colour.
+func TestTUISecondsThatBreakTheSLA(t *testing.T) {
+	sim := tcell.NewSimulationScreen("UTF-8")
+	if err := sim.Init(); err != nil {
+		t.Fatal(err)
+	}
+	sim.SetSize(80, 24)
+	var text bytes.Buffer
+	plan := brk.Plan{Conns: 8, Start: 1, Max: 1, Phase: 3 * time.Second, Timeout: time.Second, Accept: 99, MaxP99: 50 * time.Millisecond}
+	v := newTUIView(&report.Text{W: &text, Test: brk.ModeRequests, Target: brk.Target{URL: "http://127.0.0.1:9/plain"}, Plan: plan},
+		sim, func(s string) string { return s })
+	defer v.close()
+	v.WorkersStarted(1)
+	v.PhaseStarted(brk.PhaseStart{Index: 0, Target: 8, Role: "ramp", Depth: 1})
+	// Second 1: 100 % and fast; second 2: 95 % (5 failed) and fast; second
+	// 3: 100 % and slow (p99 in a bucket near 200 ms).
+	var g brk.Progress
+	for i, sec := range []struct {
+		ok, failed uint64
+		bucket     int
+	}{{100, 0, 40}, {95, 5, 40}, {100, 0, metrics.CoarseIndex(200_000)}} {
+		g.Phase, g.Level, g.Elapsed = 0, 8, time.Duration(i+1)*time.Second
+		g.Succeeded += sec.ok
+		g.SuccessPerSec = float64(sec.ok)
+		g.Failed.Timeout += sec.failed
+		g.Latency[sec.bucket] += sec.ok
+		v.Progress(g)
+	}
+	style := func(prefix string, col int) tcell.Style {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		cells, w, h := sim.GetContents()
+		for y := range h {
+			row := ""
+			for x := range 16 {
+				if r := cells[y*w+x].Runes; len(r) > 0 {
+					row += string(r)
+				}
+			}
+			if strings.HasPrefix(row, prefix) {
+				// The chart's bottom row is the next one.
+				return cells[(y+1)*w+18+col].Style
+			}
+		}
+		t.Fatalf("no %s chart", prefix)
+		return tcell.StyleDefault
+	}
+	for _, c := range []struct {
+		chart  string
+		col    int
+		breach bool
+	}{
+		{"success", 0, false}, {"success", 1, true}, {"success", 2, false},
+		{"p99", 0, false}, {"p99", 1, false}, {"p99", 2, true},
+		{"ok/s", 1, false}, {"ok/s", 2, false},
+	} {
+		if got := style(c.chart, c.col) == tuiBreach; got != c.breach {
+			t.Errorf("%s chart, second %d: marked %v, want %v", c.chart, c.col+1, got, c.breach)
 		}
 	}
 }
