@@ -85,7 +85,6 @@ func checkOrder(t *testing.T, rows []map[string]string, want []string) {
 // second repetition reversed, counts that add up, every response ok, and
 // the responder's CPU present.
 func TestBenchMatrix(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	r := runBrk(t, "bench", "--protocols", "h1", "--connections", "8", "--depths", "1,8",
 		"--threads", "1", "--server-threads", "1", "--phase", "1s", "--timeout", "1s", "--repeat", "2", "--quiet")
 	if r.code != 0 {
@@ -157,7 +156,6 @@ done
 // net/http's default server) is built and runs under --fixture-bin with
 // the same columns.
 func TestBenchFixtureBin(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	bin := filepath.Join(t.TempDir(), "fixture-nethttp")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/brk-bench/brk/examples/fixture-nethttp").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -183,7 +181,6 @@ func TestBenchFixtureBin(t *testing.T) {
 // zeros); one that does not answer exactly ok counts body failures and
 // says so.
 func TestBenchURL(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	for _, c := range []struct {
 		path string
@@ -216,7 +213,6 @@ func TestBenchURL(t *testing.T) {
 // TestBenchHTTP2: the matrix's HTTP/2 rows, h2c and h2 over TLS (the
 // child's own certificate trusted), against the built-in child.
 func TestBenchHTTP2(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	r := runBrk(t, "bench", "--protocols", "h1,h2c,h2-tls", "--connections", "8", "--depths", "8",
 		"--threads", "1", "--server-threads", "1", "--phase", "1s", "--timeout", "1s", "--repeat", "1", "--quiet")
 	if r.code != 0 {

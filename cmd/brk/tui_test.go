@@ -125,7 +125,6 @@ var tuiRowRE = regexp.MustCompile(`(?m)^\s+0\s+4\s+grow\s+accepted\s`)
 // ends the terminal is as before (main screen, the same modes), and the
 // text report with its verdict follows.
 func TestTUITmux(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	p := startTmux(t, 100, 30, tuiLine("--tui", fx.URL("/plain"), "--conn", "4", "--max", "2", "--phase", "1500ms",
 		"--threads", "1", "--timeout", "1s"))
@@ -172,7 +171,6 @@ func TestTUITmux(t *testing.T) {
 // TestTUIInterrupt: Ctrl-C typed in the view's terminal interrupts the
 // run as without --tui (exit 130, Interrupted) and restores the terminal.
 func TestTUIInterrupt(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	p := startTmux(t, 100, 30, tuiLine("--tui", fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", "20s",
 		"--threads", "1", "--timeout", "1s"))
@@ -198,7 +196,6 @@ func TestTUIInterrupt(t *testing.T) {
 // TestTUINotTerminal: with stderr not a terminal, --tui draws nothing
 // (no escape sequence anywhere) and the run reports as without it.
 func TestTUINotTerminal(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	args := []string{"--tui", fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", "1500ms", "--threads", "1", "--timeout", "1s"}
 	t.Run("pipes", func(t *testing.T) {

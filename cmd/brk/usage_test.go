@@ -100,7 +100,6 @@ func helpExamples(t *testing.T, cmd ...string) [][]string {
 // own test aside) run against the fixture like those of the docs, with
 // 400ms phases.
 func TestHelpExamples(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
 	fx := startBrk(t, nil, "fixture", "--listen", "127.0.0.1:0")
 	fx.waitFor("\n", 10*time.Second)
 	first, _, _ := strings.Cut(fx.stdout.String(), "\n")
