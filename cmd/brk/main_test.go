@@ -98,11 +98,56 @@ type proc struct {
 	args   []string
 }
 
-// startBrk starts the binary with args under a runTimeout context.
+// childEnvs are the variables childEnv set, by test name.
+var (
+	childEnvMu sync.Mutex
+	childEnvs  = map[string]map[string]string{}
+)
+
+// childEnv sets an environment variable for the brk processes that t
+// (and its subtests) start from now on: t.Setenv's effect on the
+// children, leaving the test process's environment alone, so that the
+// test may run in parallel.
+func childEnv(t *testing.T, key, value string) {
+	childEnvMu.Lock()
+	defer childEnvMu.Unlock()
+	name := t.Name()
+	m := childEnvs[name]
+	if m == nil {
+		m = map[string]string{}
+		childEnvs[name] = m
+		t.Cleanup(func() {
+			childEnvMu.Lock()
+			defer childEnvMu.Unlock()
+			delete(childEnvs, name)
+		})
+	}
+	m[key] = value
+}
+
+// childEnviron is the environment of a brk process t starts: the test
+// process's, then what childEnv set for t's enclosing tests and for t
+// (the innermost last: of duplicate keys exec uses the last).
+func childEnviron(t *testing.T) []string {
+	childEnvMu.Lock()
+	defer childEnvMu.Unlock()
+	env := os.Environ()
+	parts := strings.Split(t.Name(), "/")
+	for i := 1; i <= len(parts); i++ {
+		for k, v := range childEnvs[strings.Join(parts[:i], "/")] {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// startBrk starts the binary with args under a runTimeout context, in
+// childEnviron(t).
 func startBrk(t *testing.T, stdin io.Reader, args ...string) *proc {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	cmd := exec.CommandContext(ctx, brkBin, args...)
+	cmd.Env = childEnviron(t)
 	cmd.WaitDelay = 2 * time.Second
 	p := &proc{t: t, cmd: cmd, cancel: cancel, stdout: &syncBuf{}, stderr: &syncBuf{}, args: args}
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = p.stdout, p.stderr, stdin

@@ -90,6 +90,7 @@ func sameLatency(a, b brk.Latency, exactMean bool) bool {
 // hdrhistogram-go's own Merge over the shards' encoded histograms; brk
 // merge of the reports is the coordinator's report.
 func TestShardsRateNginx(t *testing.T) {
+	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
 	ng := testenv.StartNginx(t, testenv.NginxOptions{})
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d shards", n), func(t *testing.T) {
@@ -207,6 +208,7 @@ func TestShardsRateNginx(t *testing.T) {
 // for the same plan, within the search's resolution, as brk merge of
 // their reports does.
 func TestShardsRateSearchInStep(t *testing.T) {
+	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	plan := []string{"rate", fx.URL("/plain"), "--conn", "8", "--start", "50", "--resolution", "10",
 		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet"}
@@ -299,11 +301,11 @@ func checkEditedReport(t *testing.T, dir string, files []string) {
 			t.Errorf("%s: want exit 2 with %q\n%s", c.name, c.want, r)
 		}
 	}
-	t.Setenv("BRK_TOKEN", "another-token")
+	childEnv(t, "BRK_TOKEN", "another-token")
 	if r := runBrk(t, "merge", files[0], files[1]); r.code != 2 || !strings.Contains(r.stderr, "its HMAC does not match") {
 		t.Errorf("another token: want exit 2\n%s", r)
 	}
-	t.Setenv("BRK_TOKEN", "")
+	childEnv(t, "BRK_TOKEN", "")
 	if r := runBrk(t, "merge", files[0], edit("edited2.json", func(d map[string]any) { d["hmac"] = "00" })); r.code != 0 || !strings.Contains(r.stdout, "were not verified") {
 		t.Errorf("without BRK_TOKEN: want a merge that says it did not verify\n%s", r)
 	}
@@ -318,10 +320,11 @@ func checkEditedReport(t *testing.T, dir string, files []string) {
 // phases past the break as run but not judged. A search without a
 // coordinator is refused (exit 2).
 func TestShardsWithoutCoordinator(t *testing.T) {
+	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	plan := []string{"rate", fx.URL("/plain"), "--conn", "9", "--start", "100", "--pace", "100", "--max", "400",
 		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet"}
-	t.Setenv("BRK_TOKEN", "loopback-token")
+	childEnv(t, "BRK_TOKEN", "loopback-token")
 	r := runBrk(t, "rate", fx.URL("/plain"), "--conn", "9", "--phase", "1s", "--shard", "0/3", "--start-at", fmt.Sprint(time.Now().Add(time.Minute).UnixMilli()))
 	if r.code != 2 || !strings.Contains(r.stderr, "the search (no --pace)") || !strings.Contains(r.stderr, "without --coordinator") {
 		t.Errorf("a search without a coordinator: want exit 2 naming it\n%s", r)
@@ -405,10 +408,11 @@ func TestShardsWithoutCoordinator(t *testing.T) {
 // schedules with the same seed, each shard about half; without --seed a
 // sharded Poisson run is refused (exit 2).
 func TestShardsRatePoisson(t *testing.T) {
+	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	plan := []string{"rate", fx.URL("/plain"), "--conn", "4", "--start", "500", "--max", "500", "--arrivals", "poisson",
 		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet"}
-	t.Setenv("BRK_TOKEN", "loopback-token")
+	childEnv(t, "BRK_TOKEN", "loopback-token")
 	if r := runBrk(t, append(plan, "--shard", "0/2", "--coordinator", "127.0.0.1:1")...); r.code != 2 || !strings.Contains(r.stderr, "--seed") {
 		t.Errorf("sharded poisson without --seed: want exit 2 naming --seed\n%s", r)
 	}
@@ -433,6 +437,7 @@ func TestShardsRatePoisson(t *testing.T) {
 // TestShardRateKilled: shard 2 of a rate run is killed in phase 1; the
 // others end inconclusive at once, naming it.
 func TestShardRateKilled(t *testing.T) {
+	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	ps := startShards(t, 3, dir, "rate", fx.URL("/plain"), "--conn", "6", "--start", "150", "--pace", "150", "--max", "600",

@@ -76,7 +76,7 @@ func readResult(t *testing.T, path string) *brk.Result {
 // Shard 0 listens before the others start (startCoordinator).
 func startShards(t *testing.T, n int, dir string, args ...string) []*proc {
 	t.Helper()
-	t.Setenv("BRK_TOKEN", "loopback-token")
+	childEnv(t, "BRK_TOKEN", "loopback-token")
 	shard := func(i int, coord string) *proc {
 		a := append([]string{}, args...)
 		a = append(a, "--shard", fmt.Sprintf("%d/%d", i, n), "--coordinator", coord,
@@ -131,7 +131,7 @@ func TestStartCoordinatorRetriesATakenPort(t *testing.T) {
 		return testenv.FreePort(tb)
 	}
 	t.Cleanup(func() { coordinatorPort = testenv.FreePort })
-	t.Setenv("BRK_TOKEN", "retry-token")
+	childEnv(t, "BRK_TOKEN", "retry-token")
 	coord, p0 := startCoordinator(t, func(coord string) *proc {
 		return startBrk(t, nil, "http://127.0.0.1:1/", "--conn", "2", "--max", "1", "--phase", "200ms", "--quiet",
 			"--shard", "0/2", "--coordinator", coord, "--join-timeout", "1s")
@@ -181,6 +181,7 @@ func coordinatorListens(t *testing.T, p *proc, coord string) bool {
 // The fixture counts exactly the requests the shards attempted, and brk
 // merge of the shard reports gives the coordinator's report.
 func TestShardsFindTheSameBreak(t *testing.T) {
+	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 40 * time.Millisecond})
 	plan := []string{"conn", fx.URL("/plain"), "--expect-body", "ok", "--start", "12", "--pace", "12", "--max", "36",
 		"--phase", "1s", "--timeout", "180ms", "--threads", "1", "--quiet"}
@@ -278,7 +279,7 @@ func TestShardsFindTheSameBreak(t *testing.T) {
 		if refused.code != 2 || !strings.Contains(refused.stderr, edited+": its HMAC does not match") {
 			t.Errorf("merge of an edited shard report: want exit 2 naming it\n%s", refused)
 		}
-		t.Setenv("BRK_TOKEN", "")
+		childEnv(t, "BRK_TOKEN", "")
 		refused = runBrk(t, "merge", filepath.Join(dir, "shard0.json"), edited, filepath.Join(dir, "shard2.json"))
 		if refused.code != 2 || !strings.Contains(refused.stderr, edited+": its embedded plan does not match its plan hash") {
 			t.Errorf("merge of an edited shard report without BRK_TOKEN: want exit 2 naming it\n%s", refused)
@@ -301,6 +302,7 @@ func TestShardsFindTheSameBreak(t *testing.T) {
 // decisions and equals the coordinator's report, and one box running the
 // same plan finds the same pair.
 func TestShardsSearchInStep(t *testing.T) {
+	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	plan := []string{fx.URL("/plain"), "--conn", "8", "--phase", "500ms", "--timeout", "100ms", "--threads", "1", "--quiet"}
 	dir := t.TempDir()
@@ -376,6 +378,7 @@ func expectCode(t *testing.T, r result, code int) {
 // phase inconclusive at once and every other shard stops (exit 3), well
 // within a phase slot.
 func TestShardKilled(t *testing.T) {
+	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	ps := startShards(t, 3, dir, fx.URL("/plain"), "--conn", "6", "--phase", "2s", "--timeout", "500ms", "--threads", "1", "--quiet", "--max", "4")
@@ -421,14 +424,15 @@ func TestShardKilled(t *testing.T) {
 // TestShardWrongToken: a shard with another token is refused (exit 3,
 // named), and the coordinator never starts without it.
 func TestShardWrongToken(t *testing.T) {
+	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	args := func(shard, coord string) []string {
 		return []string{fx.URL("/plain"), "--conn", "2", "--phase", "200ms", "--max", "1", "--quiet",
 			"--shard", shard, "--coordinator", coord, "--join-timeout", "3s"}
 	}
-	t.Setenv("BRK_TOKEN", "right")
+	childEnv(t, "BRK_TOKEN", "right")
 	coord, p0 := startCoordinator(t, func(coord string) *proc { return startBrk(t, nil, args("0/2", coord)...) })
-	t.Setenv("BRK_TOKEN", "wrong")
+	childEnv(t, "BRK_TOKEN", "wrong")
 	r1 := runBrk(t, args("1/2", coord)...)
 	expectCode(t, r1, 3)
 	if !strings.Contains(r1.stdout, "authentication failed") {

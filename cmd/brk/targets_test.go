@@ -148,6 +148,7 @@ func TestTargetsRun(t *testing.T) {
 // targets differ (another weight) does not join: the targets are part of
 // the plan hash.
 func TestTargetsShardsMerge(t *testing.T) {
+	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	file := fmt.Sprintf("# weight 2\nGET %s\n\nPOST %s\n@body.txt\n\nGET %s\n", fx.URL("/plain"), fx.URL("/echo"), fx.URL("/hello"))
@@ -194,7 +195,7 @@ func TestTargetsShardsMerge(t *testing.T) {
 	}
 	validateSchema(t, filepath.Join(dir, "merged.json"))
 	// Another weight on shard 1: the plan hashes differ, the run is refused.
-	t.Setenv("BRK_TOKEN", "loopback-token")
+	childEnv(t, "BRK_TOKEN", "loopback-token")
 	common := func(coord string) []string {
 		return []string{"--conn", "4", "--start", "1", "--max", "1", "--pace", "1", "--phase", "200ms", "--threads", "1", "--timeout", "1s", "--quiet", "--coordinator", coord, "--join-timeout", "5s"}
 	}
@@ -215,6 +216,7 @@ func TestTargetsShardsMerge(t *testing.T) {
 // … take the period's even slots) but the two together do, within one
 // request per shard.
 func TestTargetsShardsRate(t *testing.T) {
+	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	file := fmt.Sprintf("GET %s\n\nGET %s\n\n# weight 2\nGET %s\n", fx.URL("/plain"), fx.URL("/hello"), fx.URL("/json"))
