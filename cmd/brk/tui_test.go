@@ -334,22 +334,29 @@ func simRows(v *tuiView, s tcell.SimulationScreen) []string {
 	return rows
 }
 
+// simView is a requests test's view of plan on an 80×24 simulated
+// screen, its workers started; the text it writes goes to text.
+func simView(t *testing.T, plan brk.Plan) (v *tuiView, sim tcell.SimulationScreen, text *bytes.Buffer) {
+	t.Helper()
+	sim = tcell.NewSimulationScreen("UTF-8")
+	if err := sim.Init(); err != nil {
+		t.Fatal(err)
+	}
+	sim.SetSize(80, 24)
+	text = &bytes.Buffer{}
+	v = newTUIView(&report.Text{W: text, Test: brk.ModeRequests, Target: brk.Target{URL: "http://127.0.0.1:9/plain"}, Plan: plan},
+		sim, func(s string) string { return s })
+	t.Cleanup(v.close)
+	v.WorkersStarted(1)
+	return v, sim, text
+}
+
 // TestTUILayout: on an 80×24 screen, after 12 phases, the view shows the
 // header, the four charts (a column per reading), the last phases with a
 // count of the earlier ones, the running phase and the key line at the
 // bottom; resized to 100×30 it is redrawn to the new size.
 func TestTUILayout(t *testing.T) {
-	sim := tcell.NewSimulationScreen("UTF-8")
-	if err := sim.Init(); err != nil {
-		t.Fatal(err)
-	}
-	sim.SetSize(80, 24)
-	var text bytes.Buffer
-	plan := brk.Plan{Conns: 8, Start: 1, Pace: 1, Max: 13, Phase: time.Second, Timeout: 100 * time.Millisecond, Accept: 99.99}
-	v := newTUIView(&report.Text{W: &text, Test: brk.ModeRequests, Target: brk.Target{URL: "http://127.0.0.1:9/plain"}, Plan: plan},
-		sim, func(s string) string { return s })
-	defer v.close()
-	v.WorkersStarted(1)
+	v, sim, text := simView(t, brk.Plan{Conns: 8, Start: 1, Pace: 1, Max: 13, Phase: time.Second, Timeout: 100 * time.Millisecond, Accept: 99.99})
 	const phases = 12
 	for i := range phases + 1 {
 		level := 8 * (i + 1)
@@ -429,17 +436,7 @@ func TestTUILayout(t *testing.T) {
 // their own; each finished one still gets a column (its whole phase's),
 // and a phase that had readings gets none more.
 func TestTUIShortPhases(t *testing.T) {
-	sim := tcell.NewSimulationScreen("UTF-8")
-	if err := sim.Init(); err != nil {
-		t.Fatal(err)
-	}
-	sim.SetSize(80, 24)
-	var text bytes.Buffer
-	plan := brk.Plan{Conns: 8, Start: 1, Pace: 1, Max: 4, Phase: 400 * time.Millisecond, Timeout: 100 * time.Millisecond, Accept: 99.99}
-	v := newTUIView(&report.Text{W: &text, Test: brk.ModeRequests, Target: brk.Target{URL: "http://127.0.0.1:9/plain"}, Plan: plan},
-		sim, func(s string) string { return s })
-	defer v.close()
-	v.WorkersStarted(1)
+	v, sim, _ := simView(t, brk.Plan{Conns: 8, Start: 1, Pace: 1, Max: 4, Phase: 400 * time.Millisecond, Timeout: 100 * time.Millisecond, Accept: 99.99})
 	finish := func(i int, pct float64) {
 		ps := brk.PhaseStats{Index: i, Level: 8 * (i + 1), Role: "ramp", Depth: i + 1, Accepted: pct == 100, SuccessPct: pct,
 			RequestsPerSec: 300, LatencyMs: brk.Latency{P99: 40}, Counts: brk.Counts{Attempted: 10, Succeeded: uint64(pct / 10)}}
@@ -475,17 +472,7 @@ func TestTUIShortPhases(t *testing.T) {
 // Plan.MaxP99 in the p99 chart, whatever the phase's verdict; the other
 // seconds, and the other charts, keep the phase's colour.
 func TestTUISecondsThatBreakTheSLA(t *testing.T) {
-	sim := tcell.NewSimulationScreen("UTF-8")
-	if err := sim.Init(); err != nil {
-		t.Fatal(err)
-	}
-	sim.SetSize(80, 24)
-	var text bytes.Buffer
-	plan := brk.Plan{Conns: 8, Start: 1, Max: 1, Phase: 3 * time.Second, Timeout: time.Second, Accept: 99, MaxP99: 50 * time.Millisecond}
-	v := newTUIView(&report.Text{W: &text, Test: brk.ModeRequests, Target: brk.Target{URL: "http://127.0.0.1:9/plain"}, Plan: plan},
-		sim, func(s string) string { return s })
-	defer v.close()
-	v.WorkersStarted(1)
+	v, sim, _ := simView(t, brk.Plan{Conns: 8, Start: 1, Max: 1, Phase: 3 * time.Second, Timeout: time.Second, Accept: 99, MaxP99: 50 * time.Millisecond})
 	v.PhaseStarted(brk.PhaseStart{Index: 0, Target: 8, Role: "ramp", Depth: 1})
 	// Second 1: 100 % and fast; second 2: 95 % (5 failed) and fast; second
 	// 3: 100 % and slow (p99 in a bucket near 200 ms).
