@@ -394,10 +394,13 @@ type PhaseStats struct {
 	Level int    `json:"level"`           // the total: concurrent requests, connections or requests/s
 	// Depth is the most outstanding requests a connection held: ⌈Level ÷
 	// conns⌉ (on Level mod conns connections; the others one fewer).
-	Depth        int  `json:"depth"`
-	Accepted     bool `json:"accepted"`
-	Interrupted  bool `json:"interrupted"`
-	Inconclusive bool `json:"inconclusive"` // the phase ended the run inconclusive (no server verdict)
+	Depth       int  `json:"depth"`
+	Accepted    bool `json:"accepted"`
+	Interrupted bool `json:"interrupted"`
+	// Inconclusive: the phase has no server verdict. It ended the run, or
+	// (a search's phase the client could not drive, ClientBound) capped
+	// the levels the search bisects below.
+	Inconclusive bool `json:"inconclusive"`
 	// NotJudged: the phase ran but has no verdict (a shard without a
 	// coordinator; in brk merge, a phase past the merged run's end).
 	NotJudged bool    `json:"not_judged,omitempty"`

@@ -22,10 +22,16 @@ func breakMark(r *brk.Result, ps []*brk.PhaseStats) *vmark {
 		return &vmark{x: float64(*r.FirstRejected), from: from, label: fmt.Sprintf("broke at %d", *r.FirstRejected)}
 	}
 	if r.Verdict == brk.VerdictInconclusive {
+		// The lowest inconclusive level above the last accepted: a
+		// search whose client could not drive a level bisects below it.
+		low := -1
 		for _, p := range ps {
-			if p.Inconclusive {
-				return &vmark{x: float64(p.Level), from: from, label: fmt.Sprintf("inconclusive at %d", p.Level)}
+			if p.Inconclusive && !(float64(p.Level) <= from) && (low < 0 || p.Level < low) {
+				low = p.Level
 			}
+		}
+		if low >= 0 {
+			return &vmark{x: float64(low), from: from, label: fmt.Sprintf("inconclusive at %d", low)}
 		}
 	}
 	return nil

@@ -639,6 +639,17 @@ func TestHTMLLatencyLimitOffScaleAndMarks(t *testing.T) {
 			t.Errorf("%s: the inconclusive phase is not marked so", id)
 		}
 	}
+	// A search whose client could not drive 80 bisected below it to 40:
+	// the mark is at the lowest inconclusive level above the last accepted.
+	hi := *r.Phases[4]
+	hi.Level = 80
+	r.Phases = append(r.Phases[:4:4], &hi, r.Phases[4]) // 80 ran first
+	frags = svgFragments(t, writeHTML(t, r))
+	for _, id := range perLevel {
+		if f := frags[id]; !strings.Contains(f, ">inconclusive at 40</text>") || strings.Contains(f, "inconclusive at 80") {
+			t.Errorf("%s: the lowest inconclusive level is not the one marked", id)
+		}
+	}
 
 	r = htmlResult()
 	r.Verdict, r.FirstRejected = brk.VerdictDone, nil

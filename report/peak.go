@@ -16,7 +16,7 @@ func PeakLine(r *brk.Result) string {
 		return ""
 	}
 	unit := r.Test.Unit()
-	s := fmt.Sprintf("peak: %s ok/s at %d %s (phase %d, %s, p99 %s)", num(p.OKPerSec), p.Level, unit, p.Phase, acceptedWord(p.Accepted), Ms(p.P99Ms))
+	s := fmt.Sprintf("peak: %s ok/s at %d %s (phase %d, %s, p99 %s)", num(p.OKPerSec), p.Level, unit, p.Phase, peakWord(r, p), Ms(p.P99Ms))
 	if a := r.PeakAccepted; a != nil {
 		s += fmt.Sprintf("; of the accepted phases %s ok/s at %d", num(a.OKPerSec), a.Level)
 	}
@@ -34,9 +34,20 @@ func KneeLine(r *brk.Result) string {
 		k.Level, r.Test.Unit(), k.Next, k.GainPct, k.P99RisePct)
 }
 
-func acceptedWord(ok bool) string {
-	if ok {
+// peakWord is the peak phase's verdict: accepted, rejected, or
+// inconclusive (a phase the client could not drive, say).
+func peakWord(r *brk.Result, p *brk.Peak) string {
+	if p.Accepted {
 		return "accepted"
+	}
+	for _, ph := range r.Phases {
+		switch {
+		case ph.Index != p.Phase:
+		case ph.Inconclusive:
+			return "inconclusive"
+		case ph.NotJudged:
+			return "not judged"
+		}
 	}
 	return "rejected"
 }

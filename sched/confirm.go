@@ -103,6 +103,50 @@ func (s *levelState) bracket() Bracket {
 	return b
 }
 
+// settledBracket is the bracket that needs no more runs: the lowest
+// rejected level whose rejection is settled or corroborated (no level at
+// or above it accepted any run, and at least Plan.Repeat/2 + 1 runs at or
+// above it were rejected outright, stalls not counted), and below it the
+// highest level whose hold is settled or that held in every run (Held
+// -1: none). Broke is -1 when no rejection is settled or corroborated.
+func (s *levelState) settledBracket() Bracket {
+	b := Bracket{Held: -1, Broke: -1, HeldPhase: -1, BrokePhase: -1}
+	most := s.mostRuns()
+	for _, r := range s.levels {
+		held, settled := r.verdict(most)
+		if held || b.Broke >= 0 && r.level >= b.Broke || !settled && !s.corroborated(r.level, most/2+1) {
+			continue
+		}
+		b.Broke, b.BrokePhase, b.BrokeRun, b.BrokeOf, b.BrokeSure = r.level, r.lastRej, r.rej+r.stall, r.runs(), true
+	}
+	if b.Broke < 0 {
+		return b
+	}
+	for _, r := range s.levels {
+		held, settled := r.verdict(most)
+		if held && (settled || r.rej+r.stall == 0) && r.level < b.Broke && r.level > b.Held {
+			b.Held, b.HeldPhase, b.HeldRuns, b.HeldOf, b.HeldSure = r.level, r.lastAcc, r.acc, r.runs(), true
+		}
+	}
+	return b
+}
+
+// corroborated reports whether no level at or above level accepted a run
+// and at least need runs at or above it were rejected outright.
+func (s *levelState) corroborated(level, need int) bool {
+	rejected := 0
+	for _, r := range s.levels {
+		if r.level < level {
+			continue
+		}
+		if r.acc > 0 {
+			return false
+		}
+		rejected += r.rej
+	}
+	return rejected >= need
+}
+
 // conflicts are the levels rejected so far below the highest that held,
 // in ascending order.
 func (s *levelState) conflicts(b Bracket) []int {

@@ -198,4 +198,24 @@ func TestBudgetBeforeConfirmation(t *testing.T) {
 	if !mv.End || mv.Verdict != Broken || !mv.Bracket.HeldSure || !mv.Bracket.BrokeSure {
 		t.Fatalf("confirmed: %+v", mv)
 	}
+	// The pair 24/28 is not confirmed (28 split its runs), but 30 was
+	// rejected in 2 of 2 and 24 held in its only run: the break lies
+	// between them.
+	hist = []*Judged{j(8, ok), j(16, ok), j(32, broken("b")), j(24, ok), j(28, ok), j(30, broken("b30")), j(30, broken("b30")), j(28, broken("b"))}
+	mv = Decide(p, hist, 55*time.Second)
+	if !mv.End || mv.Verdict != Broken || mv.Bracket.Held != 24 || mv.Bracket.Broke != 30 ||
+		!strings.HasPrefix(mv.Reason, "b30; the budget of 1m ended the search before it confirmed the pair 24/28: the break lies between 24, which held in 1 of 1 runs, and 30, rejected in 2 of 2") {
+		t.Fatalf("settled bracket: %+v", mv)
+	}
+	// Corroborated: 30 and 32 rejected their only runs and nothing at or
+	// above 30 held: two rejections, the majority of three.
+	hist = []*Judged{j(8, ok), j(16, ok), j(32, broken("b")), j(24, ok), j(28, ok), j(30, broken("b30")), j(28, broken("b"))}
+	if mv = Decide(p, hist, 55*time.Second); !mv.End || mv.Verdict != Broken || mv.Bracket.Held != 24 || mv.Bracket.Broke != 30 {
+		t.Fatalf("corroborated: %+v", mv)
+	}
+	// 32 rejected once and 24 split: nothing settled or corroborated.
+	hist = []*Judged{j(8, ok), j(16, ok), j(32, broken("b")), j(24, broken("b")), j(24, ok)}
+	if mv = Decide(p, hist, 55*time.Second); !mv.End || mv.Verdict != Inconclusive {
+		t.Fatalf("nothing settled: %+v", mv)
+	}
 }

@@ -147,11 +147,17 @@ type levelState struct {
 	// firstBrokeAlone whether no level had held before it.
 	firstBroke      int
 	firstBrokeAlone bool
-	judged          []*Judged
+	// clientCap is the lowest level the client could not drive (a
+	// client-bound phase of the search above a level that held; -1:
+	// none), and clientWhy its phase's reason: the search bisects below
+	// it instead of ending there.
+	clientCap int
+	clientWhy string
+	judged    []*Judged
 }
 
 func newLevelState(p Plan) *levelState {
-	return &levelState{p: p, levels: map[int]*levelRuns{}, last: -1, firstBroke: -1}
+	return &levelState{p: p, levels: map[int]*levelRuns{}, last: -1, firstBroke: -1, clientCap: -1}
 }
 
 // bound is the highest level the engine supports in the plan's mode.
@@ -202,6 +208,15 @@ func (s *levelState) observe(j *Judged) *Next {
 		b := s.bracket()
 		if b.Broke >= 0 {
 			return s.endAt(Broken, s.brokeReason(b)+fmt.Sprintf("; %s stopped at %d: %s", s.searchWord(), level, j.Reason))
+		}
+		// The client could not drive this level but a lower one held:
+		// the search bisects between them for the highest level the
+		// client can judge.
+		if j.ClientBound && s.p.Levels.Search && b.Held >= 0 && level > b.Held {
+			if s.clientCap < 0 || level < s.clientCap {
+				s.clientCap, s.clientWhy = level, j.Reason
+			}
+			return nil
 		}
 		return s.endAt(j.Verdict, j.Reason)
 	}
@@ -284,6 +299,12 @@ func (s *levelState) move(b Bracket) Next {
 	if b.Held < 0 {
 		return Next{Level: l.Start, Role: RoleGrow, Bracket: b}
 	}
+	if c := s.clientCap; c > b.Held {
+		if c-b.Held <= s.resolution(b.Held) {
+			return end(Inconclusive, fmt.Sprintf("%s — the lowest level the client could not drive: %d %s (%d held)", s.clientWhy, c, p.Mode.Unit(), b.Held))
+		}
+		return Next{Level: b.Held + (c-b.Held)/2, Role: RoleBisect, Bracket: b}
+	}
 	level := s.grow(b.Held)
 	if level <= b.Held { // growth stopped at the cap or the bound: it held
 		if m, why := s.maxLevel(b); m > 0 && b.Held >= m {
@@ -330,7 +351,10 @@ func (s *levelState) grow(level int) int {
 
 // budgetEnd ends a run whose next phase (mv) could overrun the budget:
 // broken at the bracket found if a level was rejected and both ends are
-// confirmed, inconclusive with the unconfirmed pair otherwise.
+// confirmed; else broken at the bracket that needs no more runs (a
+// rejection settled by its runs' majority, and below it a level held in
+// every run or settled) when there is one — wider, and its interval says
+// so; inconclusive with the unconfirmed pair otherwise.
 func (s *levelState) budgetEnd(mv Next) Next {
 	b := mv.Bracket
 	budget := fmtDuration(s.p.Budget)
@@ -338,6 +362,10 @@ func (s *levelState) budgetEnd(mv Next) Next {
 		reason := fmt.Sprintf("%s; the budget of %s ended the %s at a bracket of %d–%d (resolution %d not reached)",
 			s.brokeReason(b), budget, s.searchWord(), max(b.Held, 0), b.Broke, s.resolution(b.Held))
 		if !b.BrokeSure || b.Held >= 0 && !b.HeldSure {
+			if sb := s.settledBracket(); sb.Broke >= 0 && sb.Held >= 0 {
+				return Next{End: true, Verdict: Broken, Bracket: sb, Reason: fmt.Sprintf("%s; the budget of %s ended the %s before it confirmed the pair %d/%d: the break lies between %d, which held in %d of %d runs, and %d, rejected in %d of %d",
+					s.brokeReason(sb), budget, s.searchWord(), max(b.Held, 0), b.Broke, sb.Held, sb.HeldRuns, sb.HeldOf, sb.Broke, sb.BrokeRun, sb.BrokeOf)}
+			}
 			return Next{End: true, Verdict: Inconclusive, Bracket: b, Reason: fmt.Sprintf("the budget of %s ended the %s before it confirmed its bracket (%s): %s",
 				budget, s.searchWord(), s.pairText(b), s.brokeReason(b))}
 		}

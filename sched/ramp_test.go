@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -299,4 +300,74 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// A search whose client cannot drive a level above one that held bisects
+// below it: to the highest level the client can judge (inconclusive, the
+// reason naming the lowest level it could not drive), or to the server's
+// break when one lies below. A ramp, or a client-bound first level, ends
+// the run there as before; so does any other inconclusive phase.
+func TestSearchBelowTheClientsLimit(t *testing.T) {
+	ok := Judgement{Accepted: true, Judged: true}
+	cb := clientBound("the client was saturated: workers 97 % busy")
+	other := inconclusive("setup impossible")
+	// server: the judgement of a phase at level.
+	run := func(p Plan, server func(level int) Judgement) ([]int, Next) {
+		var hist []*Judged
+		var levels []int
+		for len(hist) < 100 {
+			mv := Decide(p, hist, 0)
+			if mv.End {
+				return levels, mv
+			}
+			levels = append(levels, mv.Level)
+			hist = append(hist, &Judged{Judgement: server(mv.Level), Index: len(hist), Target: mv.Level, Role: mv.Role})
+		}
+		t.Fatal("no end")
+		return nil, Next{}
+	}
+	client := func(limit, capacity int) func(int) Judgement {
+		return func(l int) Judgement {
+			switch {
+			case l >= limit:
+				return cb
+			case l > capacity:
+				return broken(fmt.Sprintf("rejected at %d", l))
+			}
+			return ok
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		plan     Plan
+		server   func(int) Judgement
+		levels   []int
+		verdict  Verdict
+		held     int
+		broke    int
+		reasonIs string
+	}{
+		{"client limit above the last hold", searchPlan, client(100, 1<<30),
+			[]int{8, 16, 32, 64, 128, 96, 112, 104, 100, 98, 99}, Inconclusive, 99, -1,
+			"the client was saturated: workers 97 % busy — the lowest level the client could not drive: 100 concurrent requests (99 held)"},
+		{"the server breaks below the client's limit", searchPlan, client(100, 80),
+			[]int{8, 16, 32, 64, 128, 96, 80, 88, 84, 82, 81}, Broken, 80, 81, "rejected at 81"},
+		{"client-bound first level", searchPlan, client(1, 1<<30), []int{8}, Inconclusive, -1, -1, "the client was saturated: workers 97 % busy"},
+		{"a ramp ends at the client's limit", Plan{Mode: Requests, Conns: 8, Levels: Levels{Start: 8, Pace: 8}, Phase: time.Second, Accept: p9999}, client(20, 1<<30),
+			[]int{8, 16, 24}, Inconclusive, 16, -1, "the client was saturated: workers 97 % busy"},
+		{"another inconclusive phase ends the search", searchPlan, func(l int) Judgement {
+			if l >= 32 {
+				return other
+			}
+			return ok
+		}, []int{8, 16, 32}, Inconclusive, 16, -1, "setup impossible"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			levels, mv := run(c.plan, c.server)
+			if fmt.Sprint(levels) != fmt.Sprint(c.levels) || mv.Verdict != c.verdict || mv.Bracket.Held != c.held || mv.Bracket.Broke != c.broke || mv.Reason != c.reasonIs {
+				t.Errorf("levels %v, %v held %d broke %d, reason %q\nwant %v, %v held %d broke %d, reason %q",
+					levels, mv.Verdict, mv.Bracket.Held, mv.Bracket.Broke, mv.Reason, c.levels, c.verdict, c.held, c.broke, c.reasonIs)
+			}
+		})
+	}
 }

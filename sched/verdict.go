@@ -62,7 +62,11 @@ type Judgement struct {
 	// NotJudged marks a phase run without a verdict: an Unjudged plan's
 	// (a shard without a coordinator), or one a merge reports past its end.
 	NotJudged bool
-	Reason    string // why it was rejected or inconclusive
+	// ClientBound marks an inconclusive phase the client limited: its
+	// workers were saturated, or it fell behind its arrival schedule. A
+	// search bisects below such a level (levels.go).
+	ClientBound bool
+	Reason      string // why it was rejected or inconclusive
 }
 
 // unreachedDepth is the requests test's rule that every connection in use
@@ -124,14 +128,14 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 	case plan.Mode.Clocked() && m.Shortfall() > MaxShortfall:
 		// The client did not keep its schedule: what the server did
 		// under a lower offered rate is no verdict on this level.
-		return inconclusive(fmt.Sprintf("target unfulfilled: the client fell behind its arrival schedule at %d requests/s (arrivals taken up %.3g ms late on average over a %.3g s window: the offered rate fell %.3g %% short)%s; give it more CPU or %s",
+		return clientBound(fmt.Sprintf("target unfulfilled: the client fell behind its arrival schedule at %d requests/s (arrivals taken up %.3g ms late on average over a %.3g s window: the offered rate fell %.3g %% short)%s; give it more CPU or %s",
 			target, float64(s.LateNs)/float64(max(s.Scheduled, 1))/1e6, m.Active.Seconds(), 100*m.Shortfall(), behindText(m.Behind), n.Threads))
 	case plan.Mode.spec().judgeSetups && !plan.Accept.Met(s.Setups.Established, s.Setups.Attempted):
 		return broken(fmt.Sprintf("setups: %.4g%% established (%d of %d; %d failed, %d timed out) is below %s %s%% at %d %s",
 			pct(s.Setups.Established, s.Setups.Attempted), s.Setups.Established, s.Setups.Attempted,
 			s.Setups.Failed, s.Setups.TimedOut, n.Accept, plan.Accept, target, plan.Mode.Unit()))
 	case !plan.Accept.Met(c.Succeeded, c.Attempted) && clientSaturated(m):
-		return inconclusive(saturatedReason(m, n))
+		return clientBound(saturatedReason(m, n))
 	case !plan.Accept.Met(c.Succeeded, c.Attempted):
 		prefix := ""
 		if plan.Mode.spec().judgeSetups {
@@ -142,7 +146,7 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 	}
 	if reason := latencyRule(s, plan, n); reason != "" {
 		if m.WorkerBusyOK && m.WorkerBusy >= ClientBoundShare {
-			return inconclusive(saturatedReason(m, n) + " (" + reason + ")")
+			return clientBound(saturatedReason(m, n) + " (" + reason + ")")
 		}
 		return broken(reason)
 	}
@@ -254,6 +258,13 @@ func behindText(b []Behind) string {
 
 func inconclusive(reason string) Judgement {
 	return Judgement{Stop: true, Verdict: Inconclusive, Judged: true, Inconclusive: true, Reason: reason}
+}
+
+// clientBound is an inconclusive judgement the client's limit caused.
+func clientBound(reason string) Judgement {
+	j := inconclusive(reason)
+	j.ClientBound = true
+	return j
 }
 
 func broken(reason string) Judgement {

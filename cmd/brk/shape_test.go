@@ -42,7 +42,7 @@ var (
 	noisyKeys = regexp.MustCompile(`(\.evidence\.(busy|too_close|stall)|^\.knee|^\.peak_accepted)(\.|$)`)
 	// peakRE is what the peak line measures beyond its numbers: the peak
 	// phase's verdict, and the accepted phases' peak beside it.
-	peakRE = regexp.MustCompile(`(?m)^(peak: .*), (accepted|rejected), (.*?\))(; of the accepted phases .*)?$`)
+	peakRE = regexp.MustCompile(`(?m)^(peak: .*), (accepted|rejected|inconclusive|not judged), (.*?\))(; of the accepted phases .*)?$`)
 	// thousandsRE folds a number's thousands separators (N,N is N).
 	thousandsRE = regexp.MustCompile(`N(,N)+`)
 	// bytesRE folds a byte count's unit, which its size chooses.
