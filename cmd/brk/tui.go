@@ -79,15 +79,20 @@ type tuiView struct {
 	redact func(string) string
 	blocks []rune // the chart's bar runes, empty to full
 	loop   chan struct{}
+	// unwatch ends the watch on Ctrl-Z (nil: none).
+	unwatch func()
 
-	mu      sync.Mutex
-	closed  bool
-	header  []string
-	at      brk.PhaseStart
-	running bool          // a phase is running (PhaseStarted, not yet PhaseFinished)
-	last    *brk.Progress // the running phase's last reading
-	samples []tuiSample
-	phases  []brk.PhaseStats
+	mu     sync.Mutex
+	closed bool
+	// suspended: brk was stopped from the terminal (Ctrl-Z) and the
+	// terminal is restored; nothing is drawn until it is resumed.
+	suspended bool
+	header    []string
+	at        brk.PhaseStart
+	running   bool          // a phase is running (PhaseStarted, not yet PhaseFinished)
+	last      *brk.Progress // the running phase's last reading
+	samples   []tuiSample
+	phases    []brk.PhaseStats
 	// The running phase's totals at its last reading, for the
 	// per-second success and p99.
 	prevPhase            int
@@ -141,7 +146,33 @@ func startTUI(text *report.Text, stderr io.Writer, redact func(string) string) (
 	if err := s.Init(); err != nil {
 		return nil, err
 	}
-	return newTUIView(text, s, redact), nil
+	v := newTUIView(text, s, redact)
+	v.unwatch = watchStop(v, f)
+	return v, nil
+}
+
+// suspend restores the terminal (main screen, its modes) and draws
+// nothing until resume.
+func (v *tuiView) suspend() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed || v.suspended {
+		return
+	}
+	v.suspended = true
+	_ = v.screen.Suspend()
+}
+
+// resume takes the terminal again after suspend and draws the view.
+func (v *tuiView) resume() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed || !v.suspended || v.screen.Resume() != nil {
+		return
+	}
+	v.suspended = false
+	v.screen.Sync()
+	v.draw()
 }
 
 // newTUIView draws the view on s, an initialised screen.
@@ -186,6 +217,9 @@ func (v *tuiView) close() {
 	}
 	v.closed = true
 	v.mu.Unlock()
+	if v.unwatch != nil {
+		v.unwatch()
+	}
 	v.screen.Fini()
 	select {
 	case <-v.loop:
@@ -314,7 +348,7 @@ func (v *tuiView) put(x, y int, str string, st tcell.Style) int {
 
 // draw draws the whole view; v.mu is held.
 func (v *tuiView) draw() {
-	if v.closed {
+	if v.closed || v.suspended {
 		return
 	}
 	s := v.screen

@@ -193,6 +193,48 @@ func TestTUIInterrupt(t *testing.T) {
 	}
 }
 
+// TestTUICtrlZ: Ctrl-Z stops brk with the main screen back (the view's
+// alternate screen left, its modes restored as at its end), fg brings the
+// view back, and the run ends with its report as usual. The pane's shell has job control
+// (set -m); it resumes brk with fg 3 s after the stop. The terminal's
+// modes after a stop are the shell's to set (an interactive shell restores
+// its own), so the test checks the screen, not stty.
+func TestTUICtrlZ(t *testing.T) {
+	fx := startFixture(t, bench.FixtureConfig{})
+	q := []string{"LC_ALL=C.UTF-8", shq(brkBin)}
+	for _, a := range []string{"--tui", fx.URL("/plain"), "--conn", "4", "--max", "2", "--phase", "3s", "--threads", "1", "--timeout", "1s"} {
+		q = append(q, shq(a))
+	}
+	script := `set -m; ` + strings.Join(q, " ") + `; echo "stopped $?"; sleep 3; fg >/dev/null; echo "brk exit $?"; sleep 120`
+	p := startTmux(t, 100, 30, "bash --norc -c "+shq(script))
+	p.waitScreen("a running phase with a reading", 20*time.Second, func(s string) bool {
+		return strings.Contains(s, "running…") && regexp.MustCompile(`(?m)^ok/s\s+[\d,]+\s+\S*[▁▂▃▄▅▆▇█]`).MatchString(s)
+	})
+	if out, err := p.tmux("send-keys", "C-z"); err != nil {
+		t.Fatalf("tmux send-keys: %v\n%s", err, out)
+	}
+	stopped := p.waitScreen("the stop", 10*time.Second, func(s string) bool { return strings.Contains(s, "stopped ") })
+	if p.alternate() {
+		t.Errorf("the alternate screen is still on while brk is stopped:\n%s", stopped)
+	}
+	if !strings.Contains(stopped, "stopped 147") || strings.Contains(stopped, "Ctrl-C stops the run") {
+		t.Errorf("want brk stopped (SIGSTOP, 147) and the view gone from the main screen:\n%s", stopped)
+	}
+	p.waitScreen("the view again after fg", 15*time.Second, func(s string) bool {
+		return p.alternate() && strings.Contains(s, "brk requests test") && strings.Contains(s, "Ctrl-C stops the run")
+	})
+	end := p.waitScreen("exit", 30*time.Second, func(s string) bool { return strings.Contains(s, "brk exit ") })
+	if p.alternate() {
+		t.Errorf("the alternate screen is still on after brk exited")
+	}
+	// The stop counts against the phase it spans (its requests in
+	// flight time out), so the verdict may be any: the report must follow.
+	all := p.screen(true)
+	if !regexp.MustCompile(`brk exit [013]\b`).MatchString(end) || !strings.Contains(all, "phase 0  4 concurrent requests") {
+		t.Errorf("want exit 0, 1 or 3 and the text report:\n%s", all)
+	}
+}
+
 // TestTUINotTerminal: with stderr not a terminal, --tui draws nothing
 // (no escape sequence anywhere) and the run reports as without it.
 func TestTUINotTerminal(t *testing.T) {

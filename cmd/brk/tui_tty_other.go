@@ -14,3 +14,6 @@ import (
 func newStderrTty(*os.File) (tcell.Tty, error) {
 	return nil, errors.New("no terminal view on this platform")
 }
+
+// watchStop: no job control here.
+func watchStop(*tuiView, *os.File) func() { return nil }

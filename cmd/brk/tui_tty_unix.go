@@ -149,3 +149,42 @@ func (t *stderrTty) WindowSize() (tcell.WindowSize, error) {
 	}
 	return tcell.WindowSize{Width: cols, Height: rows}, nil
 }
+
+// watchStop restores the terminal when brk is stopped from it (Ctrl-Z,
+// SIGTSTP): the view is suspended, then brk stops (SIGSTOP: the shell
+// reports it "Stopped (signal)", fg and bg work as for any job). Continued in the terminal's foreground (fg) it draws the view
+// again; continued in the background (bg) it draws nothing until it is
+// brought to the foreground. The returned function ends the watch.
+func watchStop(v *tuiView, f *os.File) (unwatch func()) {
+	fd := int(f.Fd())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTSTP, syscall.SIGCONT)
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-sigs:
+				if sig == syscall.SIGTSTP {
+					v.suspend()
+					// Stop as SIGTSTP's default action would. Once
+					// notified, Go ignores SIGTSTP without a channel
+					// (signal.Reset does not restore its default), so
+					// brk stops itself with SIGSTOP; the kill returns
+					// once brk is continued.
+					_ = unix.Kill(unix.Getpid(), unix.SIGSTOP)
+				}
+				if pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil && pg == unix.Getpgrp() {
+					v.resume()
+				}
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+		<-finished
+	}
+}
