@@ -596,3 +596,80 @@ func procBusy(t *testing.T, pid int) schedTimes {
 	}
 	return st
 }
+
+// TestSearchBelowTheClientsLimitStarved: a rate search whose client is
+// starved (its CPU shared with a busy loop at nice 15; the fixture on
+// another CPU) falls behind its schedule at some rate; the search bisects
+// below that level instead of ending there, and ends inconclusive at the
+// highest rate the client could drive, naming the lowest it could not.
+func TestSearchBelowTheClientsLimitStarved(t *testing.T) {
+	for _, tool := range []string{"taskset", "nice"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			testenv.SkipOrFail(t, "%s not found: %v", tool, err)
+		}
+	}
+	cpus := allowedCPUs(t)
+	if len(cpus) < 2 {
+		testenv.SkipOrFail(t, "need 2 usable CPUs, have %v", cpus)
+	}
+	clientCPU, fixtureCPU := cpus[len(cpus)-1], cpus[0]
+	fx := startCmd(t, "taskset", "-c", strconv.Itoa(fixtureCPU), brkBin, "fixture", "--listen", "127.0.0.1:0")
+	base := fixtureURL(t, fx)
+	startBusyLoop(t, clientCPU)
+	path := filepath.Join(t.TempDir(), "report.json")
+	r := startCmd(t, "taskset", "-c", strconv.Itoa(clientCPU), "nice", "-n", "15", brkBin,
+		"rate", base+"/plain", "--threads", "1", "--timeout", "1s", "--phase", "1s", "--budget", "90s",
+		"--quiet", "--json", path).wait()
+	var rep struct {
+		Verdict      string `json:"verdict"`
+		Reason       string `json:"reason"`
+		LastAccepted *int   `json:"last_accepted"`
+		Phases       []struct {
+			Level        int    `json:"level"`
+			Role         string `json:"role"`
+			Accepted     bool   `json:"accepted"`
+			Inconclusive bool   `json:"inconclusive"`
+		} `json:"phases"`
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no report: %v\n%s", err, r)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	var seq []string
+	first, low := -1, -1 // the first client-bound phase; the lowest client-bound level
+	for i, p := range rep.Phases {
+		mark := "+"
+		switch {
+		case p.Inconclusive:
+			mark = "?"
+			if first < 0 {
+				first = i
+			}
+			if low < 0 || p.Level < low {
+				low = p.Level
+			}
+		case !p.Accepted:
+			mark = "-"
+		}
+		seq = append(seq, fmt.Sprintf("%d%s", p.Level, mark))
+	}
+	t.Logf("exit %d, %s: %s; levels %s", r.code, rep.Verdict, rep.Reason, strings.Join(seq, " "))
+	if r.code != 3 || rep.Verdict != "inconclusive" || first < 0 || rep.LastAccepted == nil {
+		t.Fatalf("want a search that held some rate and then found the client's limit (exit 3, inconclusive)\n%s", r)
+	}
+	held := *rep.LastAccepted
+	if !strings.Contains(rep.Reason, fmt.Sprintf("the lowest level the client could not drive: %d requests/s (%d held)", low, held)) {
+		t.Errorf("the reason does not name the lowest level the client could not drive (%d) and the level held (%d): %s", low, held, rep.Reason)
+	}
+	if first == len(rep.Phases)-1 || low <= held || low-held > max(1, held/100) {
+		t.Errorf("the search did not bisect below the client's limit to the resolution: held %d, lowest client-bound %d, levels %s", held, low, strings.Join(seq, " "))
+	}
+	for i := first + 1; i < len(rep.Phases); i++ {
+		if rep.Phases[i].Role != "bisect" && rep.Phases[i].Role != "repeat" {
+			t.Errorf("phase %d after the client's limit is %q, want bisect or repeat", i, rep.Phases[i].Role)
+		}
+	}
+}
