@@ -179,9 +179,14 @@ type Target struct {
 	ExpectEcho bool
 	// TLS configures https:// targets.
 	TLS TLSOptions
-	// HTTP2 speaks HTTP/2: over https:// ALPN offers only h2 (a server
-	// that does not select it fails the setup); over http:// each
-	// connection starts with the prior-knowledge preface (h2c).
+	// Protocol is the protocol every request is sent over: HTTP1 (the
+	// zero value) or HTTP2 (protocol.go). Target.Proto is the protocol
+	// the target speaks, with the deprecated HTTP2 below.
+	Protocol Protocol
+	// HTTP2, when set, speaks HTTP/2 whatever Protocol says.
+	//
+	// Deprecated: use Protocol: HTTP2 (brk.HTTP2). Kept for one release;
+	// Target.Proto resolves the two.
 	HTTP2 bool
 	// Mix, when set, is a request mix: each admitted request is the next
 	// of these in a smooth weighted round-robin, and URL, Method, Body

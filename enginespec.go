@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/brk-bench/brk/h1"
-	"github.com/brk-bench/brk/h2"
 	enginerun "github.com/brk-bench/brk/internal/run"
 	"github.com/brk-bench/brk/metrics"
 	"github.com/brk-bench/brk/sched"
@@ -35,23 +33,18 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		return nil, nil, err
 	}
 	res := &Result{
-		Schema: 1, Test: m, URL: t.URL, Protocol: "http/1.1", TLS: pr.tls != nil,
+		Schema: 1, Test: m, URL: t.URL, Protocol: pr.proto.Name(), TLS: pr.tls != nil,
 		Conns: p.Conns, TimeoutMs: ms(p.Timeout), Accept: pr.accept.String(),
 		Phases:  []*PhaseStats{},
 		Version: Version(), StartedAt: time.Now().UTC().Format(time.RFC3339),
 	}
-	newSession := func() sched.Session { return h1.NewSession(pr.template) }
-	alpn := ""
-	if t.HTTP2 {
-		res.Protocol = "h2"
-		newSession = func() sched.Session { return h2.NewSession(pr.h2) }
-		if pr.tls != nil {
-			alpn = "h2"
-		}
+	alpn := "" // the protocol the TLS server must select (protocol.go)
+	if pr.tls != nil {
+		alpn = pr.proto.selectsALPN()
 	}
 	var mix *sched.MixConfig
 	if pr.mix != nil { // a request mix (mix_run.go)
-		res.URL, newSession, mix = pr.mix.url, pr.mix.session(t.HTTP2), pr.mix.cfg
+		res.URL, mix = pr.mix.url, pr.mix.cfg
 	}
 	threads := p.Threads
 	if threads == 0 {
@@ -85,7 +78,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 			Mode: m, PerConn: p.Requests, KeepAlive: p.KeepAlive,
 			RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
 			ShardIndex: shardIndex, Shards: shards,
-			NewSession: newSession, Mix: mix,
+			NewSession: pr.session, Mix: mix,
 		},
 		Plan:         enginePlan(p, m, pr.accept, ""),
 		ConnectFirst: m.Clocked(), ConnectWithin: p.Timeout + 100*time.Millisecond,

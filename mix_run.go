@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/brk-bench/brk/h1"
-	"github.com/brk-bench/brk/h2"
 	"github.com/brk-bench/brk/metrics"
 	"github.com/brk-bench/brk/sched"
 	"github.com/brk-bench/brk/targets"
@@ -31,11 +29,10 @@ const fMix field = "Target.Mix"
 
 // preparedMix is a validated request mix: every target encoded once.
 type preparedMix struct {
-	reqs []Request // as given, Method upper-cased and defaulted, Weight defaulted
-	h1   []*h1.Template
-	h2   []*h2.Template // with Target.HTTP2
-	cfg  *sched.MixConfig
-	url  string // the origin, the report's URL
+	reqs  []Request // as given, Method upper-cased and defaulted, Weight defaulted
+	tmpls templates // the protocol's templates, one per request (protocol.go)
+	cfg   *sched.MixConfig
+	url   string // the origin, the report's URL
 }
 
 // checkMixTarget refuses what a Target with a Mix cannot also say.
@@ -68,10 +65,11 @@ func origin(u *url.URL) string {
 	return u.Scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
-// prepareMix validates and encodes t's mix; u is its first request's URL
-// (parsed by prepare), whose origin every request must share.
-func prepareMix(t *Target, u *url.URL) (*preparedMix, error) {
-	pm := &preparedMix{cfg: &sched.MixConfig{}, url: mixOrigin(u)}
+// prepareMix validates and encodes t's mix for protocol; u is its first
+// request's URL (parsed by prepare), whose origin every request must
+// share.
+func prepareMix(t *Target, u *url.URL, protocol Protocol) (*preparedMix, error) {
+	pm := &preparedMix{tmpls: protocol.templates(), cfg: &sched.MixConfig{}, url: mixOrigin(u)}
 	want := origin(u)
 	weights := make([]int, len(t.Mix))
 	for i, r := range t.Mix {
@@ -94,18 +92,13 @@ func prepareMix(t *Target, u *url.URL) (*preparedMix, error) {
 		// the request's; the Target's body checks apply to every one.
 		one := Target{Method: r.Method, Headers: append(append([]Header(nil), t.Headers...), r.Headers...), Body: r.Body,
 			ExpectBody: t.ExpectBody, ExpectEcho: t.ExpectEcho}
-		tmpl, replay, err := encodeRequest(&one, ri)
+		t1, replay, err := encodeRequest(&one, ri)
 		if err != nil {
 			return nil, mixRefusal(i, err)
 		}
-		pm.h1 = append(pm.h1, tmpl)
 		pm.cfg.Replay = append(pm.cfg.Replay, replay)
-		if t.HTTP2 {
-			t2, err := encodeRequestH2(&one, ri)
-			if err != nil {
-				return nil, mixRefusal(i, err)
-			}
-			pm.h2 = append(pm.h2, t2)
+		if err := pm.tmpls.add(&one, ri, t1); err != nil {
+			return nil, mixRefusal(i, err)
 		}
 		ok, err := statusCheck(r.ExpectStatus)
 		if err != nil {
@@ -137,20 +130,6 @@ func mixRefusal(i int, err error) error {
 		return refuse("%s[%d]: %s", fMix, i, pe.Error())
 	}
 	return refuse("%s[%d]: %v", fMix, i, err)
-}
-
-// sessions are the mix's session constructors for HTTP/1.1 and HTTP/2.
-func (pm *preparedMix) session(http2 bool) func() sched.Session {
-	if http2 {
-		return func() sched.Session {
-			s, _ := h2.NewMixSession(pm.h2) // 1..MaxTargets templates: no error
-			return s
-		}
-	}
-	return func() sched.Session {
-		s, _ := h1.NewMixSession(pm.h1)
-		return s
-	}
 }
 
 // describe is each target's identity in a report, in mix order.

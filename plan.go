@@ -283,7 +283,7 @@ func fillConnections(_ *Target, p *Plan) error {
 // arrivals by default.
 func fillRate(t *Target, p *Plan) error {
 	if p.RateDepth == 0 {
-		p.RateDepth = DefaultRateDepth(t.HTTP2)
+		p.RateDepth = t.Proto().DefaultRateDepth()
 	}
 	if p.Arrivals == "" {
 		p.Arrivals = "uniform"
@@ -326,18 +326,6 @@ func acceptFraction(v float64) (sched.Accept, error) {
 		return sched.Accept{}, refuse("%s %s: at most 9 decimals", fAccept, s)
 	}
 	return acc, nil
-}
-
-// DefaultRateDepth is the rate test's most outstanding requests per
-// connection when Plan.RateDepth is 0: 1 over HTTP/1.1 (no pipelining
-// unless asked); over HTTP/2 128 streams, and never more than the peer's
-// SETTINGS_MAX_CONCURRENT_STREAMS, which admission honours whatever the
-// depth.
-func DefaultRateDepth(http2 bool) int {
-	if http2 {
-		return 128
-	}
-	return 1
 }
 
 // AcceptWarning is the plan-time warning of an Accept below 1, or nil:

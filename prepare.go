@@ -2,9 +2,8 @@ package brk
 
 import (
 	"crypto/tls"
+	"net/url"
 
-	"github.com/brk-bench/brk/h1"
-	"github.com/brk-bench/brk/h2"
 	"github.com/brk-bench/brk/sched"
 )
 
@@ -12,10 +11,10 @@ import (
 type prepared struct {
 	plan     Plan
 	accept   sched.Accept
-	hostport string // dial address text
-	template *h1.Template
-	h2       *h2.Template // with Target.HTTP2
-	mix      *preparedMix // with Target.Mix (mix_run.go); template and h2 are then nil
+	hostport string               // dial address text
+	proto    Protocol             // Target.Proto()
+	session  func() sched.Session // the engine's session constructor: proto's, over the target's templates or the mix's
+	mix      *preparedMix         // with Target.Mix (mix_run.go)
 	replay   bool
 	statusOK func(int) bool
 	tls      *tls.Config
@@ -45,22 +44,36 @@ func prepare(t *Target, p Plan, m Mode) (*prepared, error) {
 	if pr.hostport, err = dialAddress(u, t.Connect); err != nil {
 		return nil, err
 	}
-	if t.HTTP2 && cfg != nil {
-		cfg.NextProtos = []string{"h2"}
+	pr.proto = t.Proto()
+	if cfg != nil {
+		cfg.NextProtos = pr.proto.ALPN()
 	}
 	if len(t.Mix) > 0 {
-		if pr.mix, err = prepareMix(t, u); err != nil {
+		if pr.mix, err = prepareMix(t, u, pr.proto); err != nil {
 			return nil, err
 		}
-	} else if pr.template, pr.replay, err = encodeRequest(t, u); err != nil {
+		pr.session = pr.mix.tmpls.mixSession()
+	} else if pr.session, pr.replay, err = prepareTemplate(t, u, pr.proto); err != nil {
 		return nil, err
-	} else if t.HTTP2 {
-		if pr.h2, err = encodeRequestH2(t, u); err != nil {
-			return nil, err
-		}
 	}
 	if pr.statusOK, err = statusCheck(t.ExpectStatus); err != nil {
 		return nil, err
 	}
 	return pr, nil
+}
+
+// prepareTemplate encodes t's request to u once, for HTTP/1.1 first (the
+// validation every protocol shares, and whether followers of a closing
+// response may be replayed), then as protocol's template; it returns the
+// constructor of protocol's sessions that send it.
+func prepareTemplate(t *Target, u *url.URL, protocol Protocol) (session func() sched.Session, replay bool, err error) {
+	t1, replay, err := encodeRequest(t, u)
+	if err != nil {
+		return nil, false, err
+	}
+	tmpls := protocol.templates()
+	if err := tmpls.add(t, u, t1); err != nil {
+		return nil, false, err
+	}
+	return tmpls.session(), replay, nil
 }

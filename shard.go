@@ -145,9 +145,9 @@ func targetHash(t *Target) string {
 		ExpectStatus []int
 		ExpectBody   []byte
 		ExpectEcho   bool
-		HTTP2        bool
+		HTTP2        bool      // the protocol, as the bool Target.HTTP2 was: Protocol.hashedHTTP2 keeps the hash byte-identical across versions
 		Mix          []mixHash `json:",omitempty"` // mix_run.go
-	}{t.Method, t.Headers, hex.EncodeToString(body[:]), t.ExpectStatus, t.ExpectBody, t.ExpectEcho, t.HTTP2, mixHashes(t)}
+	}{t.Method, t.Headers, hex.EncodeToString(body[:]), t.ExpectStatus, t.ExpectBody, t.ExpectEcho, t.Proto().hashedHTTP2(), mixHashes(t)}
 	b, _ := json.Marshal(v)
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])

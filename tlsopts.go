@@ -76,11 +76,11 @@ func versionName(v uint16) string {
 }
 
 // tlsConfig builds the client configuration for an https:// target, or a
-// *PlanError for a combination that cannot be offered.
+// *PlanError for a combination that cannot be offered. Its ALPN offer
+// (NextProtos) is the protocol's, which prepare sets (Protocol.ALPN).
 func tlsConfig(o TLSOptions, serverName string) (*tls.Config, error) {
 	cfg := &tls.Config{
 		ServerName: serverName,
-		NextProtos: []string{"http/1.1"},
 		MinVersion: tls.VersionTLS12,
 	}
 	if o.CACert != "" && o.Insecure {

@@ -102,10 +102,10 @@ func (m Matrix) plan(c Combo) brk.Plan {
 	}
 }
 
-// target is what every request asks and every response must be.
-// target is the request of every phase of protocol proto against u.
+// target is the request of every phase of protocol proto against u:
+// what every request asks and every response must be.
 func target(u, proto string) brk.Target {
-	return brk.Target{URL: u, ExpectStatus: []int{200}, ExpectBody: []byte(BenchBody), HTTP2: proto != "h1"}
+	return brk.Target{URL: u, ExpectStatus: []int{200}, ExpectBody: []byte(BenchBody), Protocol: clientProtocol[proto]}
 }
 
 // Check validates the matrix before any process starts or traffic flows:

@@ -3,12 +3,18 @@ package bench
 import (
 	"fmt"
 	"strings"
+
+	"github.com/brk-bench/brk"
 )
 
 // Protocols are the protocols a bench matrix can name, in the order they
 // are listed: "h1" (HTTP/1.1), "h2c" (HTTP/2 with prior knowledge) and
 // "h2-tls" (HTTP/2 over TLS).
 var Protocols = []string{"h1", "h2c", "h2-tls"}
+
+// clientProtocol is the protocol brk speaks to a fixture serving each of
+// Protocols (h2-tls over TLS by its https:// URL).
+var clientProtocol = map[string]brk.Protocol{"h1": brk.HTTP1, "h2c": brk.HTTP2, "h2-tls": brk.HTTP2}
 
 // protocolBuilt reports whether this build can benchmark protocol p: the
 // one switch for a protocol that is not built.

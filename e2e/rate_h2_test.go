@@ -16,14 +16,14 @@ func TestRateOverHTTP2(t *testing.T) {
 	fx := startFixtureT(t, bench.FixtureConfig{Capacity: 64, Service: 5 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
-	res, err := brk.RunRate(ctx, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok"), HTTP2: true},
+	res, err := brk.RunRate(ctx, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok"), Protocol: brk.HTTP2},
 		brk.Plan{Conns: 2, Start: 400, Max: 400, Phase: 500 * time.Millisecond, Timeout: time.Second, Threads: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkAccounting(t, res)
 	skipOnNoise(t, res)
-	if res.Verdict != brk.VerdictDone || res.Protocol != "h2" || res.RateDepth != brk.DefaultRateDepth(true) {
+	if res.Verdict != brk.VerdictDone || res.Protocol != "h2" || res.RateDepth != brk.HTTP2.DefaultRateDepth() {
 		t.Fatalf("verdict %s (%s), protocol %s, rate depth %d", res.Verdict, res.Reason, res.Protocol, res.RateDepth)
 	}
 	ph := res.Phases[0]

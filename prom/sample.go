@@ -17,7 +17,7 @@ type Sample struct {
 	// Labels on every series; an empty value leaves the label out.
 	RunID    string // shared by every shard of a run
 	Test     string
-	Protocol string // "h1", "h2", …
+	Protocol string // the report's name of it: "http/1.1" or "h2" (brk.Protocol.Name)
 	Origin   string // scheme://host:port of the target (the first one in a mix)
 	Shard    string // "" for an unsharded run
 

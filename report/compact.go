@@ -20,10 +20,10 @@ import (
 // with its reason (and a failed body's first bytes) on a second line when
 // there is one.
 //
-// conns and http2 say what a requests-test level is made of
+// conns and the protocol p say what a requests-test level is made of
 // (LevelMadeOf); conns 0 writes the most outstanding per connection
 // instead ("40 concurrent requests (5/conn)").
-func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats, conns int, http2 bool) {
+func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats, conns int, p brk.Protocol) {
 	state := "accepted"
 	switch {
 	case s.Interrupted:
@@ -37,7 +37,7 @@ func WritePhaseLine(w io.Writer, test brk.Mode, s *brk.PhaseStats, conns int, ht
 	}
 	level := fmt.Sprintf("%d %s", s.Level, test.Unit())
 	if test.PerConnPlan() {
-		if made := LevelMadeOf(s.Level, conns, http2); made != "" && DepthAgrees(s.Level, conns, s.Depth) {
+		if made := p.LevelMadeOf(s.Level, conns); made != "" && DepthAgrees(s.Level, conns, s.Depth) {
 			level += " (" + made + ")"
 		} else {
 			level += fmt.Sprintf(" (%d/conn)", s.Depth)
@@ -377,30 +377,11 @@ func MsOf(l brk.Latency, v float64) string {
 }
 
 // LevelMadeOf says what a requests-test level of conns connections is
-// made of: "64 connections × 3 pipelined requests", "64 connections × 1
-// request", "8 connections × 4 + 56 × 3" when the level is not a multiple
-// of conns (the engine's words for it), "5 connections × 1, 3 idle" below
-// conns; streams over HTTP/2. "" when conns is unknown (0).
-func LevelMadeOf(level, conns int, http2 bool) string {
-	if conns < 1 {
-		return ""
-	}
-	hi, d := level%conns, level/conns
-	if hi != 0 && d > 0 {
-		return fmt.Sprintf("%s × %d + %d × %d", plural(hi, "connection"), d+1, conns-hi, d)
-	}
-	if hi != 0 {
-		return fmt.Sprintf("%d connections × 1, %d idle", hi, conns-hi)
-	}
-	unit := "pipelined request"
-	switch {
-	case http2:
-		unit = "stream"
-	case d == 1:
-		unit = "request"
-	}
-	return plural(conns, "connection") + " × " + plural(d, unit)
-}
+// made of over protocol p: "64 connections × 3 pipelined requests", "64
+// connections × 1 request", "8 connections × 4 + 56 × 3", "5 connections
+// × 1, 3 idle"; streams over HTTP/2. "" when conns is unknown (0). The
+// words are the protocol's: brk.Protocol.LevelMadeOf.
+func LevelMadeOf(level, conns int, p brk.Protocol) string { return p.LevelMadeOf(level, conns) }
 
 // DepthAgrees reports whether a phase's most outstanding per connection
 // is what level over conns connections puts on one (false for a shard's

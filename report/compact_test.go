@@ -17,7 +17,7 @@ func TestPhaseLine(t *testing.T) {
 		SuccessPct: 99.7974, RequestsPerSec: 4974.5, LatencyMs: brk.Latency{P50: 12.34, P99: 41.04},
 		StatusCodes: map[string]uint64{"200": 49745, "404": 101}}
 	var b strings.Builder
-	report.WritePhaseLine(&b, brk.ModeRequests, s, 8, false)
+	report.WritePhaseLine(&b, brk.ModeRequests, s, 8, brk.HTTP1)
 	want := "phase 4  40 concurrent requests (8 connections × 5 pipelined requests)  REJECTED  success 99.7974 %  4,974 ok/s  p50 12.3 ms  p99 41.0 ms  status: 404×101\n" +
 		"  reason: success 99.76% (49745 of 49846) is below --accept 99.99% at 40 concurrent requests\n"
 	if b.String() != want {
@@ -25,7 +25,7 @@ func TestPhaseLine(t *testing.T) {
 	}
 	b.Reset()
 	report.WritePhaseLine(&b, brk.ModeConnections, &brk.PhaseStats{Index: 0, Level: 8, Accepted: true,
-		Counts: brk.Counts{Attempted: 10, Succeeded: 10}, SuccessPct: 100, RequestsPerSec: 20, LatencyMs: brk.Latency{P50: 0.4, P99: 1}}, 0, false)
+		Counts: brk.Counts{Attempted: 10, Succeeded: 10}, SuccessPct: 100, RequestsPerSec: 20, LatencyMs: brk.Latency{P50: 0.4, P99: 1}}, 0, brk.HTTP1)
 	if want := "phase 0  8 concurrent connections  accepted  success 100 %  20 ok/s  p50 0.400 ms  p99 1.00 ms\n"; b.String() != want {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}
@@ -34,17 +34,17 @@ func TestPhaseLine(t *testing.T) {
 	// HTTP/2's per-connection unit is the stream.
 	b.Reset()
 	report.WritePhaseLine(&b, brk.ModeRequests, &brk.PhaseStats{Index: 1, Level: 200, Depth: 4, Reason: "r",
-		Counts: brk.Counts{Attempted: 10, Timeout: 10}}, 64, false)
+		Counts: brk.Counts{Attempted: 10, Timeout: 10}}, 64, brk.HTTP1)
 	if want := "phase 1  200 concurrent requests (8 connections × 4 + 56 × 3)  REJECTED  success 0 %  0 ok/s  p50 —  p99 —  timeout: 10\n  reason: r\n"; b.String() != want {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}
 	b.Reset()
 	report.WritePhaseLine(&b, brk.ModeRequests, &brk.PhaseStats{Index: 0, Level: 64, Depth: 1, Accepted: true,
-		Counts: brk.Counts{Attempted: 1, Succeeded: 1}, SuccessPct: 100, LatencyMs: brk.Latency{Count: 1, P50: 1, P99: 1}}, 64, true)
+		Counts: brk.Counts{Attempted: 1, Succeeded: 1}, SuccessPct: 100, LatencyMs: brk.Latency{Count: 1, P50: 1, P99: 1}}, 64, brk.HTTP2)
 	if want := "phase 0  64 concurrent requests (64 connections × 1 stream)  accepted  success 100 %  0 ok/s  p50 1.00 ms  p99 1.00 ms\n"; b.String() != want {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}
-	if got, want := report.LevelMadeOf(192, 64, false), "64 connections × 3 pipelined requests"; got != want {
+	if got, want := report.LevelMadeOf(192, 64, brk.HTTP1), "64 connections × 3 pipelined requests"; got != want {
 		t.Errorf("LevelMadeOf(192, 64) = %q, want %q", got, want)
 	}
 }

@@ -153,11 +153,8 @@ func testName(m brk.Mode) string {
 
 func httpVersion(r *brk.Result) string {
 	v := r.Protocol
-	switch v {
-	case "h2":
-		v = "HTTP/2 (h2)"
-	case "http/1.1", "":
-		v = "HTTP/1.1"
+	if p, ok := brk.ProtocolNamed(v); ok || v == "" { // none named: HTTP/1.1
+		v = p.Title()
 	}
 	if r.TLS {
 		v += " over TLS"

@@ -47,7 +47,7 @@ var modeTable = map[brk.Mode]*modeWords{
 		},
 		oneLevel: func(t brk.Target, p brk.Plan) string {
 			n := p.Start * p.Conns
-			return fmt.Sprintf("%d %s (%s)", n, brk.ModeRequests.Noun(), LevelMadeOf(n, p.Conns, t.HTTP2))
+			return fmt.Sprintf("%d %s (%s)", n, brk.ModeRequests.Noun(), t.Proto().LevelMadeOf(n, p.Conns))
 		},
 		searchOver: func(p brk.Plan) string { return plural(p.Conns, "connection") + "; " },
 		phaseLevel: func(s *brk.PhaseStats) string {

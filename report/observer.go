@@ -45,7 +45,7 @@ func (x *Text) PhaseFinished(s *brk.PhaseStats) {
 	}
 	p := x.Plan
 	p.DefaultsFor(x.Test)
-	WritePhaseLine(x.W, x.Test, s, p.Conns, x.Target.HTTP2)
+	WritePhaseLine(x.W, x.Test, s, p.Conns, x.Target.Proto())
 }
 
 // Live is a Text that also keeps one live progress line on Out, rewritten

@@ -170,7 +170,7 @@ func writeBrokeFirst(w io.Writer, r *brk.Result) {
 // so each target waits behind the slowest written before it, and the
 // targets' latencies are not their own.
 func HeadOfLineNote(r *brk.Result) string {
-	if r.Test != brk.ModeRequests || r.Protocol != "http/1.1" {
+	if p, ok := brk.ProtocolNamed(r.Protocol); r.Test != brk.ModeRequests || !ok || !p.AnswersInOrder() {
 		return ""
 	}
 	for _, p := range r.Phases {

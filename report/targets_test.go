@@ -92,7 +92,7 @@ func mixText(r *brk.Result) (verbose, compact string) {
 	var v, c strings.Builder
 	for _, p := range r.Phases {
 		report.WritePhase(&v, r.Test, p)
-		report.WritePhaseLine(&c, r.Test, p, r.Conns, true)
+		report.WritePhaseLine(&c, r.Test, p, r.Conns, brk.HTTP2)
 	}
 	report.WriteSummary(&v, r)
 	report.WriteHeld(&c, r)

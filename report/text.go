@@ -26,13 +26,13 @@ func writeHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 	if p.Max > 0 {
 		maxs = fmt.Sprint(p.Max)
 	}
-	if t.HTTP2 {
-		fmt.Fprintf(w, "brk %s test  %s  over HTTP/2 (h2)\n", test, t.Name())
+	if note := t.Proto().HeaderNote(); note != "" {
+		fmt.Fprintf(w, "brk %s test  %s  %s\n", test, t.Name(), note)
 	} else {
 		fmt.Fprintf(w, "brk %s test  %s\n", test, t.Name())
 	}
 	if p.Search != nil {
-		writeSearchHeader(w, test, p, threads, t.HTTP2)
+		writeSearchHeader(w, test, p, threads, t.Proto())
 		return
 	}
 	if p.Start == p.Max && p.Start > 0 {
@@ -53,7 +53,7 @@ func writeOneLevelHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, t
 // writeSearchHeader says what a search will do before its first phase:
 // "searching for the break from 64 concurrent requests, ×2 per phase, to
 // a resolution of 1 %; at most 5m".
-func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int, http2 bool) {
+func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int, protocol brk.Protocol) {
 	unit := test.PlanUnit(p.Conns)
 	s := p.Search
 	res := fmt.Sprintf("%s %% of the last accepted level (at least 1)", strconv.FormatFloat(s.ResolutionPct, 'f', -1, 64))
@@ -62,7 +62,7 @@ func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int, http
 	}
 	first := fmt.Sprintf("%d %s", p.Start*unit, test.Noun())
 	if test.PerConnPlan() {
-		first += " (" + LevelMadeOf(p.Start*unit, p.Conns, http2) + ")"
+		first += " (" + protocol.LevelMadeOf(p.Start*unit, p.Conns) + ")"
 	}
 	fmt.Fprintf(w, "  searching for the break from %s, ×%s per phase, to a resolution of %s", first,
 		strconv.FormatFloat(s.Growth, 'f', -1, 64), res)

@@ -11,7 +11,7 @@ import (
 // counts.
 func TestTextHTTP2(t *testing.T) {
 	var b strings.Builder
-	WriteHeader(&b, brk.ModeRequests, brk.Target{URL: "http://x/", HTTP2: true}, brk.Plan{Conns: 2}, 1)
+	WriteHeader(&b, brk.ModeRequests, brk.Target{URL: "http://x/", Protocol: brk.HTTP2}, brk.Plan{Conns: 2}, 1)
 	limit := int64(4)
 	WritePhase(&b, brk.ModeRequests, &brk.PhaseStats{Level: 8, Depth: 4, ResetsSent: 3, GoAwaysReceived: 2, StreamsReplayed: 5, PeerMaxStreams: &limit})
 	for _, want := range []string{"over HTTP/2 (h2)", "http/2      resets sent 3, GOAWAYs received 2, streams replayed 5; server stream limit 4"} {

@@ -73,7 +73,8 @@ func (c *mergeCmd) Run(e *env) error {
 		if c.Verbose {
 			report.WritePhase(text, res.Test, p)
 		} else {
-			report.WritePhaseLine(text, res.Test, p, res.Conns, res.Protocol == "h2")
+			protocol, _ := brk.ProtocolNamed(res.Protocol) // another name: HTTP/1.1's words
+			report.WritePhaseLine(text, res.Test, p, res.Conns, protocol)
 		}
 	}
 	if c.Verbose {

@@ -108,10 +108,7 @@ func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p br
 	}
 	feed.pusher = pusher
 	feed.verdicts = p.Shard == nil || p.Shard.Index == 0 && p.Shard.Coordinator != ""
-	feed.cur = prom.Sample{RunID: id, Test: string(mode), Protocol: "http/1.1", Origin: origin(t.URL)}
-	if t.HTTP2 {
-		feed.cur.Protocol = "h2"
-	}
+	feed.cur = prom.Sample{RunID: id, Test: string(mode), Protocol: t.Proto().Name(), Origin: origin(t.URL)}
 	if p.Shard != nil {
 		feed.cur.Shard = strconv.Itoa(p.Shard.Index)
 	}

@@ -59,7 +59,7 @@ func (c *rateCmd) Run(e *env) error {
 		return err
 	}
 	if p.RateDepth == 0 {
-		p.RateDepth = brk.DefaultRateDepth(t.HTTP2)
+		p.RateDepth = t.Proto().DefaultRateDepth()
 	}
 	if err := brk.Check(t, p, brk.ModeRate); err != nil {
 		return refuseLib(err)

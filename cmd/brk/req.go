@@ -237,8 +237,17 @@ func (f *loadFlags) accept() (float64, error) {
 	return acc, nil
 }
 
+// http2Flag is the protocol --http2 chooses (given: HTTP/2; the
+// default, HTTP/1.1): the CLI's one translation of the flag.
+func http2Flag(given bool) brk.Protocol {
+	if given {
+		return brk.HTTP2
+	}
+	return brk.HTTP1
+}
+
 func (f *loadFlags) target(url string, stdin io.Reader) (brk.Target, error) {
-	t := brk.Target{URL: url, Connect: f.Connect, Method: f.Method, ExpectEcho: f.ExpectEcho, HTTP2: f.HTTP2,
+	t := brk.Target{URL: url, Connect: f.Connect, Method: f.Method, ExpectEcho: f.ExpectEcho, Protocol: http2Flag(f.HTTP2),
 		TLS: brk.TLSOptions{
 			CACert: f.Cacert, Insecure: f.Insecure, Version: f.TLSVersion, Group: f.TLSGroup,
 			Cipher: f.TLSCipher, Cert: f.Cert, Key: f.Key,

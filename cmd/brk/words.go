@@ -56,6 +56,7 @@ var flagNames = map[string]string{
 	"Target.ExpectStatus": "--expect-status",
 	"Target.ExpectBody":   "--expect-body",
 	"Target.ExpectEcho":   "--expect-echo",
+	"Target.Protocol":     "--http2",
 	"Target.HTTP2":        "--http2",
 	"Target.Mix":          "--targets",
 	"Target.TLS":          "TLS",
