@@ -206,17 +206,17 @@ func (s *levelState) observe(j *Judged) *Next {
 		// A break already bracketed stands; otherwise the phase's
 		// verdict is the run's.
 		b := s.bracket()
-		if b.Broke >= 0 {
-			return s.endAt(Broken, s.brokeReason(b)+fmt.Sprintf("; %s stopped at %d: %s", s.searchWord(), level, j.Reason))
-		}
-		// The client could not drive this level but a lower one held:
-		// the search bisects between them for the highest level the
-		// client can judge.
-		if j.ClientBound && s.p.Levels.Search && b.Held >= 0 && level > b.Held {
+		// The client could not drive this level but a lower one held
+		// (and any rejection is above it): the search bisects between
+		// them for the highest level the client can judge.
+		if j.ClientBound && s.p.Levels.Search && b.Held >= 0 && level > b.Held && (b.Broke < 0 || level < b.Broke) {
 			if s.clientCap < 0 || level < s.clientCap {
 				s.clientCap, s.clientWhy = level, j.Reason
 			}
 			return nil
+		}
+		if b.Broke >= 0 {
+			return s.endAt(Broken, s.brokeReason(b)+fmt.Sprintf("; %s stopped at %d: %s", s.searchWord(), level, j.Reason))
 		}
 		return s.endAt(j.Verdict, j.Reason)
 	}
@@ -278,7 +278,14 @@ func (s *levelState) move(b Bracket) Next {
 		if b.Broke-lo <= s.resolution(b.Held) || !l.Search && (!l.Refine || b.Held < 0) {
 			return end(Broken, s.brokeReason(b))
 		}
-		return Next{Level: lo + (b.Broke-lo)/2, Role: RoleBisect, Bracket: b}
+		hi := b.Broke
+		if c := s.clientCap; c > lo && c < hi { // the client's limit lies below the break
+			if c-lo <= s.resolution(b.Held) {
+				return end(Broken, s.brokeReason(b)+fmt.Sprintf("; %s stopped at %d: %s", s.searchWord(), c, s.clientWhy))
+			}
+			hi = c
+		}
+		return Next{Level: lo + (hi-lo)/2, Role: RoleBisect, Bracket: b}
 	}
 	if !l.Search {
 		level := l.Start

@@ -352,6 +352,16 @@ func TestSearchBelowTheClientsLimit(t *testing.T) {
 			"the client was saturated: workers 97 % busy — the lowest level the client could not drive: 100 concurrent requests (99 held)"},
 		{"the server breaks below the client's limit", searchPlan, client(100, 80),
 			[]int{8, 16, 32, 64, 128, 96, 80, 88, 84, 82, 81}, Broken, 80, 81, "rejected at 81"},
+		{"the client's limit between the last hold and a rejection", searchPlan, func(l int) Judgement {
+			switch {
+			case l >= 128:
+				return broken(fmt.Sprintf("rejected at %d", l))
+			case l >= 100:
+				return cb
+			}
+			return ok
+		}, []int{8, 16, 32, 64, 128, 96, 112, 104, 100, 98, 99}, Broken, 99, 128,
+			"rejected at 128; search stopped at 100: the client was saturated: workers 97 % busy"},
 		{"client-bound first level", searchPlan, client(1, 1<<30), []int{8}, Inconclusive, -1, -1, "the client was saturated: workers 97 % busy"},
 		{"a ramp ends at the client's limit", Plan{Mode: Requests, Conns: 8, Levels: Levels{Start: 8, Pace: 8}, Phase: time.Second, Accept: p9999}, client(20, 1<<30),
 			[]int{8, 16, 24}, Inconclusive, 16, -1, "the client was saturated: workers 97 % busy"},
