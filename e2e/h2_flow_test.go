@@ -55,7 +55,7 @@ func TestH2FlowControlledPostsJudgedAlike(t *testing.T) {
 					}
 				}
 			})
-			target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, Body: []byte("a body"), ExpectBody: []byte("ok")}
+			target := brk.Target{URL: "http://" + srv.Addr() + "/", Protocol: brk.HTTP2, Body: []byte("a body"), ExpectBody: []byte("ok")}
 			res := runBrk(t, target, h2Plan(2, d, 300*time.Millisecond, time.Second))
 			checkAccounting(t, res)
 			p := res.Phases[0]
@@ -84,7 +84,7 @@ func TestH2SmallWindowsHoldTheLevel(t *testing.T) {
 	s.Config.HTTP2 = &http.HTTP2Config{MaxReceiveBufferPerConnection: 65535, MaxReceiveBufferPerStream: 65535}
 	s.Start()
 	defer s.Close()
-	target := brk.Target{URL: s.URL + "/", HTTP2: true, Body: bytes.Repeat([]byte("b"), 1<<20), ExpectBody: []byte("ok")}
+	target := brk.Target{URL: s.URL + "/", Protocol: brk.HTTP2, Body: bytes.Repeat([]byte("b"), 1<<20), ExpectBody: []byte("ok")}
 	res := runBrk(t, target, h2Plan(2, 5, 500*time.Millisecond, 5*time.Second))
 	checkAccounting(t, res)
 	p := res.Phases[0]

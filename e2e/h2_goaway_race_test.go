@@ -69,7 +69,7 @@ func TestH2GoAwayEvery20Replayed(t *testing.T) {
 			}
 			wg.Wait()
 		})
-		target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, ExpectBody: []byte("ok")}
+		target := brk.Target{URL: "http://" + srv.Addr() + "/", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 		plan := brk.Plan{Conns: 2, Start: 4, Max: 4, Phase: time.Second, Timeout: time.Second, Accept: 100, Threads: 1}
 		res := runBrk(t, target, plan)
 		checkAccounting(t, res)
@@ -128,7 +128,7 @@ func TestH2RefusedThenGoAwayReplayed(t *testing.T) {
 			}
 		}
 	})
-	target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, ExpectBody: []byte("ok")}
+	target := brk.Target{URL: "http://" + srv.Addr() + "/", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 	res := runBrk(t, target, h2Plan(1, 4, 300*time.Millisecond, time.Second))
 	checkAccounting(t, res)
 	tc := total(res)

@@ -30,7 +30,7 @@ func h2Hostile(t *testing.T, st *hostile.H2Stats, settings []http2.Setting, hand
 			}
 		}
 	})
-	return srv, brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true}
+	return srv, brk.Target{URL: "http://" + srv.Addr() + "/", Protocol: brk.HTTP2}
 }
 
 // h2Plan is one phase at depth d on conns connections.
@@ -155,7 +155,7 @@ func TestH2GoAwayReplay(t *testing.T) {
 			}
 		}
 	})
-	target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, Body: []byte("post"), ExpectBody: []byte("ok")}
+	target := brk.Target{URL: "http://" + srv.Addr() + "/", Protocol: brk.HTTP2, Body: []byte("post"), ExpectBody: []byte("ok")}
 	res := runBrk(t, target, h2Plan(2, 8, 400*time.Millisecond, time.Second))
 	checkAccounting(t, res)
 	tc, p := total(res), res.Phases[0]
@@ -471,7 +471,7 @@ func TestH2GoAwayThenCut(t *testing.T) {
 			}
 		}
 	})
-	target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, ExpectBody: []byte("ok")}
+	target := brk.Target{URL: "http://" + srv.Addr() + "/", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 	// The phase must last until the first connection has carried its 28
 	// requests (20 round trips and a batch of 8): a loaded machine under
 	// -race took more than 300 ms for that. Later connections repeat the
@@ -514,7 +514,7 @@ func TestH2ReplayDeadlineDuringSetup(t *testing.T) {
 			}
 		}
 	})
-	target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, ExpectBody: []byte("ok")}
+	target := brk.Target{URL: "http://" + srv.Addr() + "/", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 	res := runBrk(t, target, h2Plan(1, 4, 200*time.Millisecond, time.Second))
 	checkAccounting(t, res)
 	tc, s := total(res), totalSetups(res)
@@ -576,7 +576,7 @@ func TestH2StreamLimitLoweredMidConnection(t *testing.T) {
 			}
 		}
 	})
-	target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, ExpectBody: []byte("ok")}
+	target := brk.Target{URL: "http://" + srv.Addr() + "/", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 	res := runBrk(t, target, h2Plan(2, 8, 300*time.Millisecond, time.Second))
 	checkAccounting(t, res)
 	p := res.Phases[0]
@@ -622,7 +622,7 @@ func TestH2PeerMaxStreamsLowest(t *testing.T) {
 			}
 		}
 	})
-	target := brk.Target{URL: "http://" + srv.Addr() + "/", HTTP2: true, ExpectBody: []byte("ok")}
+	target := brk.Target{URL: "http://" + srv.Addr() + "/", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 	res := runBrk(t, target, h2Plan(1, 2, 300*time.Millisecond, time.Second))
 	checkAccounting(t, res)
 	p := res.Phases[0]

@@ -58,7 +58,7 @@ func TestH2FixtureRequests(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer f.Close()
-				target := brk.Target{URL: f.URL("/plain"), HTTP2: true, ExpectBody: []byte("ok")}
+				target := brk.Target{URL: f.URL("/plain"), Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 				target.TLS.Insecure = tlsOn
 				res := runBrk(t, target, shortPlan(4, d, 300*time.Millisecond))
 				checkH2Exact(t, res, fixtureServed(f))
@@ -82,7 +82,7 @@ func TestH2FixtureConnections(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer f.Close()
-				target := brk.Target{URL: f.URL("/plain"), HTTP2: true, ExpectBody: []byte("ok")}
+				target := brk.Target{URL: f.URL("/plain"), Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 				target.TLS.Insecure = tlsOn
 				plan := brk.Plan{Start: d, Max: d, Requests: 3, Phase: connsPhase(t, f, tlsOn, d), Timeout: 2 * time.Second, Accept: 100, Threads: 1}
 				ctx, cancel := contextWithTimeout()
@@ -137,7 +137,7 @@ func TestH2NginxTLS(t *testing.T) {
 	for _, d := range h2Depths {
 		t.Run(fmt.Sprintf("depth=%d", d), func(t *testing.T) {
 			ng := testenv.StartNginxTLS(t, testenv.NginxTLSOptions{Nginx: testenv.NginxOptions{ListenSuffix: "http2"}})
-			target := brk.Target{URL: "https://" + ng.Addr + "/", HTTP2: true, ExpectBody: []byte("ok")}
+			target := brk.Target{URL: "https://" + ng.Addr + "/", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 			target.TLS.Insecure = true
 			res := runBrk(t, target, shortPlan(4, d, 500*time.Millisecond))
 			checkH2Exact(t, res, func(want int) int { return ng.WaitRequests(t, want, 5*time.Second) })
@@ -152,7 +152,7 @@ func TestH2O(t *testing.T) {
 	for _, d := range h2Depths {
 		t.Run(fmt.Sprintf("requests/depth=%d", d), func(t *testing.T) {
 			h := testenv.StartH2O(t, nil, "")
-			target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", HTTP2: true, ExpectBody: []byte("ok")}
+			target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 			target.TLS.Insecure = true
 			res := runBrk(t, target, shortPlan(4, d, 500*time.Millisecond))
 			if res.Verdict != brk.VerdictDone {
@@ -163,7 +163,7 @@ func TestH2O(t *testing.T) {
 		})
 		t.Run(fmt.Sprintf("connections/conns=%d", d), func(t *testing.T) {
 			h := testenv.StartH2O(t, nil, "")
-			target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", HTTP2: true, ExpectBody: []byte("ok")}
+			target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 			target.TLS.Insecure = true
 			plan := brk.Plan{Start: d, Max: d, Requests: 3, Phase: time.Second, Timeout: 2 * time.Second, Accept: 100, Threads: 1}
 			ctx, cancel := contextWithTimeout()
@@ -207,7 +207,7 @@ func TestH2EchoUpload(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			target := brk.Target{URL: f.URL("/echo"), HTTP2: true, Body: body, ExpectEcho: true}
+			target := brk.Target{URL: f.URL("/echo"), Protocol: brk.HTTP2, Body: body, ExpectEcho: true}
 			target.TLS.Insecure = tlsOn
 			res := runBrk(t, target, shortPlan(2, 4, 300*time.Millisecond))
 			checkH2Exact(t, res, fixtureServed(f))
@@ -258,7 +258,7 @@ func TestH2SetupFailures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			target := brk.Target{URL: c.url, HTTP2: true}
+			target := brk.Target{URL: c.url, Protocol: brk.HTTP2}
 			target.TLS.Insecure = strings.HasPrefix(c.url, "https")
 			res := runBrk(t, target, h2Plan(1, 1, 300*time.Millisecond, 200*time.Millisecond))
 			checkAccounting(t, res)
@@ -278,7 +278,7 @@ func TestH2SetupFailures(t *testing.T) {
 // server's limit would leave unfulfilled.
 func TestH2OSearchStreamCap(t *testing.T) {
 	h := testenv.StartH2O(t, nil, "")
-	target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", HTTP2: true, ExpectBody: []byte("ok")}
+	target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 	target.TLS.Insecure = true
 	// 1 s phases: phase 0 includes the TLS setups, which take hundreds of
 	// milliseconds under -race on a loaded machine.
@@ -309,4 +309,12 @@ func TestH2OSearchStreamCap(t *testing.T) {
 	default:
 		t.Fatalf("verdict %s (%d–%d): %s", res.Verdict, held, broke, res.Reason)
 	}
+}
+
+// protocolOf is HTTP/2 when h2, else HTTP/1.1: a test case's protocol.
+func protocolOf(h2 bool) brk.Protocol {
+	if h2 {
+		return brk.HTTP2
+	}
+	return brk.HTTP1
 }

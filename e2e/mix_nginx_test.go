@@ -43,7 +43,7 @@ func TestNginxMix(t *testing.T) {
 			const threads = 2
 			plan := shortPlan(4, 4, time.Second)
 			plan.Threads = threads
-			res := runBrk(t, brk.Target{Mix: mix, HTTP2: h2, ExpectBody: []byte("ok")}, plan)
+			res := runBrk(t, brk.Target{Mix: mix, Protocol: protocolOf(h2), ExpectBody: []byte("ok")}, plan)
 			checkAccounting(t, res)
 			tc := total(res)
 			if res.Verdict != brk.VerdictDone || tc.Attempted == 0 || tc.Succeeded != tc.Attempted {

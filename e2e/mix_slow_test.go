@@ -66,7 +66,7 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			target := brk.Target{Mix: mix, HTTP2: c.h2}
+			target := brk.Target{Mix: mix, Protocol: protocolOf(c.h2)}
 			r, err := brk.RunMode(ctx, c.mode, target, c.plan, nil)
 			if err != nil {
 				t.Fatalf("brk.RunMode with a request mix (Target.Mix) was refused: %v — the request mix's engine (issue 24 part A) is not built", err)

@@ -65,7 +65,7 @@ func TestOutageRejectsOverEveryProtocol(t *testing.T) {
 			if c.tls {
 				scheme = "https://"
 			}
-			target := brk.Target{URL: scheme + r.addr + "/", HTTP2: c.http2, ExpectBody: []byte("ok"), TLS: brk.TLSOptions{Insecure: c.tls}}
+			target := brk.Target{URL: scheme + r.addr + "/", Protocol: protocolOf(c.http2), ExpectBody: []byte("ok"), TLS: brk.TLSOptions{Insecure: c.tls}}
 			plan := brk.Plan{Conns: 4, Start: 1, Max: 1, Phase: 1500 * time.Millisecond, Timeout: time.Second, Accept: 99.9, Threads: 1}
 			outage := make(chan struct{})
 			go func() {

@@ -63,7 +63,7 @@ func TestHTTPToH2OsTLSPort(t *testing.T) {
 	h := testenv.StartH2O(t, nil, "")
 	for _, h2c := range []bool{false, true} {
 		t.Run(map[bool]string{false: "http1", true: "h2c"}[h2c], func(t *testing.T) {
-			res := runBrk(t, brk.Target{URL: "http://" + h.Addr + "/ok.txt", HTTP2: h2c}, shortPlan(2, 1, 300*time.Millisecond))
+			res := runBrk(t, brk.Target{URL: "http://" + h.Addr + "/ok.txt", Protocol: protocolOf(h2c)}, shortPlan(2, 1, 300*time.Millisecond))
 			t.Log(describe(res))
 			checkAccounting(t, res)
 			if res.Verdict != brk.VerdictInconclusive || !strings.Contains(res.Reason, "the server speaks TLS on this port: use https://") {

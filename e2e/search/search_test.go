@@ -364,7 +364,7 @@ func TestSearchHTTP2AndAB(t *testing.T) {
 	}
 	defer fx.Close()
 	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Phase: 500 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 1}
-	res := searchOnce(t, brk.ModeRequests, brk.Target{URL: fx.URL("/plain"), HTTP2: true}, plan)
+	res := searchOnce(t, brk.ModeRequests, brk.Target{URL: fx.URL("/plain"), Protocol: brk.HTTP2}, plan)
 	if held, _ := checkSearch(t, res, plan); held < 4*(100/10-2) || held > 40 {
 		t.Fatalf("h2: held %d, the model says 32…40\n%s", held, describe(res))
 	}
