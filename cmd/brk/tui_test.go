@@ -202,7 +202,7 @@ func TestTUIInterrupt(t *testing.T) {
 func TestTUICtrlZ(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{})
 	q := []string{"LC_ALL=C.UTF-8", shq(brkBin)}
-	for _, a := range []string{"--tui", fx.URL("/plain"), "--conn", "4", "--max", "2", "--phase", "3s", "--threads", "1", "--timeout", "1s"} {
+	for _, a := range []string{"--tui", fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", "8s", "--threads", "1", "--timeout", "1s"} {
 		q = append(q, shq(a))
 	}
 	script := `set -m; ` + strings.Join(q, " ") + `; echo "stopped $?"; sleep 3; fg >/dev/null; echo "brk exit $?"; sleep 120`
