@@ -185,22 +185,7 @@ const starvedAttempts = 2
 // client_bound.
 func TestClientBound(t *testing.T) {
 	t.Run("starved", func(t *testing.T) {
-		for _, tool := range []string{"taskset", "nice"} {
-			if _, err := exec.LookPath(tool); err != nil {
-				testenv.SkipOrFail(t, "%s not found: %v", tool, err)
-			}
-		}
-		cpus := allowedCPUs(t)
-		if len(cpus) < 2 {
-			testenv.SkipOrFail(t, "need 2 usable CPUs, have %v", cpus)
-		}
-		clientCPU, fixtureCPU := cpus[len(cpus)-1], cpus[0]
-		// The fixture is a child pinned to another CPU: in this process it
-		// would be race-instrumented and, on a machine shared with other
-		// work, no faster than the starved client.
-		fx := startCmd(t, "taskset", "-c", strconv.Itoa(fixtureCPU), brkBin, "fixture", "--listen", "127.0.0.1:0")
-		base := fixtureURL(t, fx)
-		startBusyLoop(t, clientCPU)
+		fx, base, clientCPU, fixtureCPU := startStarved(t)
 		for attempt := 1; ; attempt++ {
 			path := filepath.Join(t.TempDir(), "report.json")
 			f0 := procBusy(t, fx.cmd.Process.Pid)
@@ -597,12 +582,14 @@ func procBusy(t *testing.T, pid int) schedTimes {
 	return st
 }
 
-// TestSearchBelowTheClientsLimitStarved: a rate search whose client is
-// starved (its CPU shared with a busy loop at nice 15; the fixture on
-// another CPU) falls behind its schedule at some rate; the search bisects
-// below that level instead of ending there, and ends inconclusive at the
-// highest rate the client could drive, naming the lowest it could not.
-func TestSearchBelowTheClientsLimitStarved(t *testing.T) {
+// startStarved starts the fixture as a child pinned to one CPU and a busy
+// loop on another, where the test then runs a starved client (at nice
+// 15). In this process the
+// fixture would be race-instrumented and, on a machine shared with other
+// work, no faster than the starved client. It returns the fixture, its
+// URL, and the client's and the fixture's CPUs.
+func startStarved(t *testing.T) (fx *proc, base string, clientCPU, fixtureCPU int) {
+	t.Helper()
 	for _, tool := range []string{"taskset", "nice"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			testenv.SkipOrFail(t, "%s not found: %v", tool, err)
@@ -612,10 +599,20 @@ func TestSearchBelowTheClientsLimitStarved(t *testing.T) {
 	if len(cpus) < 2 {
 		testenv.SkipOrFail(t, "need 2 usable CPUs, have %v", cpus)
 	}
-	clientCPU, fixtureCPU := cpus[len(cpus)-1], cpus[0]
-	fx := startCmd(t, "taskset", "-c", strconv.Itoa(fixtureCPU), brkBin, "fixture", "--listen", "127.0.0.1:0")
-	base := fixtureURL(t, fx)
+	clientCPU, fixtureCPU = cpus[len(cpus)-1], cpus[0]
+	fx = startCmd(t, "taskset", "-c", strconv.Itoa(fixtureCPU), brkBin, "fixture", "--listen", "127.0.0.1:0")
+	base = fixtureURL(t, fx)
 	startBusyLoop(t, clientCPU)
+	return fx, base, clientCPU, fixtureCPU
+}
+
+// TestSearchBelowTheClientsLimitStarved: a rate search whose client is
+// starved (its CPU shared with a busy loop at nice 15; the fixture on
+// another CPU) falls behind its schedule at some rate; the search bisects
+// below that level instead of ending there, and ends inconclusive at the
+// highest rate the client could drive, naming the lowest it could not.
+func TestSearchBelowTheClientsLimitStarved(t *testing.T) {
+	_, base, clientCPU, _ := startStarved(t)
 	path := filepath.Join(t.TempDir(), "report.json")
 	r := startCmd(t, "taskset", "-c", strconv.Itoa(clientCPU), "nice", "-n", "15", brkBin,
 		"rate", base+"/plain", "--threads", "1", "--timeout", "1s", "--phase", "1s", "--budget", "90s",
