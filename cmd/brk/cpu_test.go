@@ -584,10 +584,9 @@ func procBusy(t *testing.T, pid int) schedTimes {
 
 // startStarved starts the fixture as a child pinned to one CPU and a busy
 // loop on another, where the test then runs a starved client (at nice
-// 15). In this process the
-// fixture would be race-instrumented and, on a machine shared with other
-// work, no faster than the starved client. It returns the fixture, its
-// URL, and the client's and the fixture's CPUs.
+// 15). In this process the fixture would be race-instrumented and, on a
+// machine shared with other work, no faster than the starved client. It
+// returns the fixture, its URL, and the client's and the fixture's CPUs.
 func startStarved(t *testing.T) (fx *proc, base string, clientCPU, fixtureCPU int) {
 	t.Helper()
 	for _, tool := range []string{"taskset", "nice"} {
