@@ -106,7 +106,7 @@ func (s *levelState) bracket() Bracket {
 // settledBracket is the bracket that needs no more runs: the lowest
 // rejected level whose rejection is settled or corroborated (no level at
 // or above it accepted any run, and at least Plan.Repeat/2 + 1 runs at or
-// above it were rejected outright, stalls not counted), and below it the
+// above it were rejected outright at levels with no noisy run), and below it the
 // highest level whose hold is settled or that held in every run (Held
 // -1: none). Broke is -1 when no rejection is settled or corroborated.
 func (s *levelState) settledBracket() Bracket {
@@ -132,7 +132,9 @@ func (s *levelState) settledBracket() Bracket {
 }
 
 // corroborated reports whether no level at or above level accepted a run
-// and at least need runs at or above it were rejected outright.
+// and at least need runs at or above it were rejected outright, at levels
+// none of whose runs was noisy (a stall, too close to call, a busy box:
+// what confirmation is for).
 func (s *levelState) corroborated(level, need int) bool {
 	rejected := 0
 	for _, r := range s.levels {
@@ -142,7 +144,9 @@ func (s *levelState) corroborated(level, need int) bool {
 		if r.acc > 0 {
 			return false
 		}
-		rejected += r.rej
+		if !r.noisy {
+			rejected += r.rej
+		}
 	}
 	return rejected >= need
 }

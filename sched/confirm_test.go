@@ -213,6 +213,17 @@ func TestBudgetBeforeConfirmation(t *testing.T) {
 	if mv = Decide(p, hist, 55*time.Second); !mv.End || mv.Verdict != Broken || mv.Bracket.Held != 24 || mv.Bracket.Broke != 30 {
 		t.Fatalf("corroborated: %+v", mv)
 	}
+	// The same two rejections on a busy box corroborate nothing: each is
+	// a level confirmation would run again.
+	busy := func(level int) *Judged {
+		jd := j(level, broken("b"))
+		jd.Evidence.Busy = true
+		return jd
+	}
+	hist = []*Judged{j(8, ok), j(16, ok), busy(32), j(24, ok), j(28, ok), busy(30), j(28, broken("b"))}
+	if mv = Decide(p, hist, 55*time.Second); !mv.End || mv.Verdict != Inconclusive {
+		t.Fatalf("busy rejections corroborated: %+v", mv)
+	}
 	// 32 rejected once and 24 split: nothing settled or corroborated.
 	hist = []*Judged{j(8, ok), j(16, ok), j(32, broken("b")), j(24, broken("b")), j(24, ok)}
 	if mv = Decide(p, hist, 55*time.Second); !mv.End || mv.Verdict != Inconclusive {
