@@ -106,9 +106,10 @@ func (s *levelState) bracket() Bracket {
 // settledBracket is the bracket that needs no more runs: the lowest
 // rejected level whose rejection is settled or corroborated (no level at
 // or above it accepted any run, and at least Plan.Repeat/2 + 1 runs at or
-// above it were rejected outright at levels with no noisy run), and below it the
-// highest level whose hold is settled or that held in every run (Held
-// -1: none). Broke is -1 when no rejection is settled or corroborated.
+// above it were rejected outright at levels with no noisy run), and below
+// it the highest level whose hold is settled or that held in every run
+// (Held -1: none). Broke is -1 when no rejection is settled or
+// corroborated.
 func (s *levelState) settledBracket() Bracket {
 	b := Bracket{Held: -1, Broke: -1, HeldPhase: -1, BrokePhase: -1}
 	most := s.mostRuns()

@@ -203,12 +203,12 @@ func (s *levelState) observe(j *Judged) *Next {
 		return s.endAt(Interrupted, "interrupted")
 	}
 	if !accepted && !rejected { // inconclusive
-		// A break already bracketed stands; otherwise the phase's
-		// verdict is the run's.
-		b := s.bracket()
 		// The client could not drive this level but a lower one held
 		// (and any rejection is above it): the search bisects between
-		// them for the highest level the client can judge.
+		// them for the highest level the client can judge. Otherwise a
+		// break already bracketed stands, or the phase's verdict is the
+		// run's.
+		b := s.bracket()
 		if j.ClientBound && s.p.Levels.Search && b.Held >= 0 && level > b.Held && (b.Broke < 0 || level < b.Broke) {
 			if s.clientCap < 0 || level < s.clientCap {
 				s.clientCap, s.clientWhy = level, j.Reason
@@ -358,10 +358,10 @@ func (s *levelState) grow(level int) int {
 
 // budgetEnd ends a run whose next phase (mv) could overrun the budget:
 // broken at the bracket found if a level was rejected and both ends are
-// confirmed; else broken at the bracket that needs no more runs (a
-// rejection settled by its runs' majority, and below it a level held in
-// every run or settled) when there is one — wider, and its interval says
-// so; inconclusive with the unconfirmed pair otherwise.
+// confirmed; else broken at the bracket that needs no more runs
+// (settledBracket: a settled or corroborated rejection, and below it a
+// level held in every run or settled) when there is one — wider, and its
+// interval says so; inconclusive with the unconfirmed pair otherwise.
 func (s *levelState) budgetEnd(mv Next) Next {
 	b := mv.Bracket
 	budget := fmtDuration(s.p.Budget)
