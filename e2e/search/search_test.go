@@ -346,6 +346,39 @@ func TestSearchBudget(t *testing.T) {
 	t.Logf("%d phases, %.2f s of phases, %s in all: %s", len(res.Phases), spent, took, res.Reason)
 }
 
+// A budget that ends the search before its final pair is confirmed still
+// reports the break it found when a wider bracket needs no more runs: the
+// capacity fixture (K = 4, D = 10 ms, 8 connections, 100 ms timeout: held
+// 32, broke 33 when the search completes in 11 phases) given about 7
+// phases of 300 ms grows to 64, is rejected there and at the first
+// bisection probes (corroborated: nothing above them held), and ends
+// Broken at the lowest of them with the level below that held every run,
+// the reason saying the pair was not confirmed. The old rule ended it
+// inconclusive.
+func TestSearchBudgetSettledBracket(t *testing.T) {
+	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx.Close()
+	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Budget: 3 * time.Second, Phase: 300 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 1}
+	res := searchOnce(t, brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, plan)
+	t.Logf("%s after %d phases (%s): %s", res.Verdict, len(res.Phases), levels(res), res.Reason)
+	if res.Verdict != brk.VerdictBroken || !strings.Contains(res.Reason, "ended the search before it confirmed the pair") ||
+		res.LastAccepted == nil || res.FirstRejected == nil {
+		t.Fatalf("want Broken at the settled bracket, the pair unconfirmed\n%s", describe(res))
+	}
+	held, broke := *res.LastAccepted, *res.FirstRejected
+	if held >= broke || broke < 33 || held > 32 {
+		t.Fatalf("held %d, broke at %d: the model's break is 32/33\n%s", held, broke, describe(res))
+	}
+	for _, p := range res.Phases {
+		if p.Level >= broke && p.Accepted || p.Level == held && !p.Accepted {
+			t.Fatalf("phase %d at %d (accepted %v) contradicts the bracket %d/%d\n%s", p.Index, p.Level, p.Accepted, held, broke, describe(res))
+		}
+	}
+}
+
 // The search runs the same over HTTP/2 (streams are concurrent on a
 // connection, so N requests queue FIFO for the K = 4 slots: the last waits
 // ⌈N/K⌉·D, and the break lies near K·(τ/D − 1) = 36, as in the
