@@ -10,6 +10,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // The bytes a phase received are its responses' bytes: against the
@@ -17,7 +18,7 @@ import (
 // header is fixed-width), a fixed load on kept-alive connections with
 // nothing lost received exactly succeeded × that length.
 func TestBytesReceived(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	fx := startFixtureT(t, bench.FixtureConfig{})
 	one := rawResponse(t, fx.Addr(), "/hello")
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)

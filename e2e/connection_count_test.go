@@ -7,6 +7,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // accepted waits until srv has accepted want connections (a connect
@@ -40,6 +41,7 @@ func opened(res *brk.Result) uint64 {
 // that heard not a byte). Before, the probe was counted nowhere: the
 // server counted one connection more than the report.
 func TestEveryConnectionCounted(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	for name, script := range map[string]hostile.Script{
 		"never answers":           func(c *hostile.Conn, _ int) { c.Discard() },
 		"hangs up on the request": func(c *hostile.Conn, _ int) { c.ReadRequest() },

@@ -8,12 +8,13 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestStatusAndBodyChecks: a wrong status or body is its own category,
 // not a protocol fault, and the connection stays open.
 func TestStatusAndBodyChecks(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	t.Run("expect-body-mismatch", func(t *testing.T) {
 		res, srv := framingCase{resp: okResp, target: expectBody("ko")}.run(t)
 		c := total(res)
@@ -54,7 +55,7 @@ func TestStatusAndBodyChecks(t *testing.T) {
 // TestStallMidBody: a server that stops mid-body leaves the request to its
 // deadline; the connection is retired and replaced.
 func TestStallMidBody(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	for _, depth := range []int{1, 4} {
 		t.Run(map[int]string{1: "depth1", 4: "depth4"}[depth], func(t *testing.T) {
 			srv := hostile.Start(t, hostile.StallMidBody())
@@ -85,7 +86,7 @@ func TestStallMidBody(t *testing.T) {
 // incident per connection: the first request transport, its written
 // followers abandoned.
 func TestResetMidBody(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	for _, depth := range []int{1, 4} {
 		t.Run(map[int]string{1: "depth1", 4: "depth4"}[depth], func(t *testing.T) {
 			srv := hostile.Start(t, hostile.ResetMidBody())
@@ -174,7 +175,7 @@ func TestTimeoutSplitsExpiredAndUnexpired(t *testing.T) {
 // out, the connection is replaced, and the run ends (no hang): not a byte
 // came back in the first phase, so inconclusive.
 func TestServerNeverReads(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	srv := hostile.Start(t, hostile.NoRead())
 	target := hostileTarget(srv)
 	target.Body = bytes.Repeat([]byte("x"), 4<<20)
@@ -198,7 +199,7 @@ func TestServerNeverReads(t *testing.T) {
 // --expect-echo every corrupted body is a body failure and every other
 // response a success, one for one with what the server sent.
 func TestCorruptedEcho(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	srv := hostile.Start(t, hostile.CorruptEvery(4))
 	target := hostileTarget(srv)
 	target.Body = []byte("the same bytes every time")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // framingCase is one response framing sent through a real socket.
@@ -47,7 +48,7 @@ func expectBody(b string) func(*brk.Target) {
 // TestFramingAccepted: every valid framing of docs/semantics.md is parsed to a
 // success, with the body as the server meant it.
 func TestFramingAccepted(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	t.Parallel() // its subtests take the shares (testenv.Parallel)
 	cases := []framingCase{
 		{name: "content-length", resp: okResp, target: expectBody("ok")},
 		{name: "content-length-zero", resp: "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", target: expectBody("")},
@@ -87,7 +88,7 @@ func TestFramingAccepted(t *testing.T) {
 	}
 	for _, fc := range cases {
 		t.Run(fc.name, func(t *testing.T) {
-			t.Parallel()
+			testenv.Parallel(t, testenv.Busy)
 			res, srv := fc.run(t)
 			if res.Verdict != brk.VerdictDone {
 				t.Errorf("verdict %s, want done: %s", res.Verdict, describe(res))
@@ -113,7 +114,7 @@ func TestFramingAccepted(t *testing.T) {
 // TestFramingRejected: invalid or ambiguous framing is a protocol fault:
 // the phase is broken and the fault is named.
 func TestFramingRejected(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	t.Parallel() // its subtests take the shares (testenv.Parallel)
 	cases := []struct {
 		framingCase
 		fault string // expected ProtocolFault substring
@@ -143,7 +144,7 @@ func TestFramingRejected(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			testenv.Parallel(t, testenv.Busy)
 			res, _ := tc.run(t)
 			if res.Verdict != brk.VerdictBroken {
 				t.Errorf("verdict %s, want broken: %s", res.Verdict, describe(res))
@@ -168,7 +169,7 @@ func TestFramingRejected(t *testing.T) {
 
 // TestGreeting: a response before any request is a protocol fault.
 func TestGreeting(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	srv := hostile.Start(t, hostile.Greeting([]byte(okResp)))
 	res := runBrk(t, hostileTarget(srv), shortPlan(1, 4, 300*time.Millisecond))
 	t.Log(describe(res))
@@ -189,7 +190,7 @@ func TestGreeting(t *testing.T) {
 
 // TestExtraResponses: more responses than requests is a protocol fault.
 func TestExtraResponses(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	for _, depth := range []int{1, 4} {
 		t.Run(map[int]string{1: "depth1", 4: "depth4"}[depth], func(t *testing.T) {
 			srv := hostile.Start(t, hostile.ExtraResponses(1))
@@ -213,7 +214,7 @@ func TestExtraResponses(t *testing.T) {
 // would keep it open: the client replaces the connection for every
 // response and replays the GET followers, losing none.
 func TestHTTP10WithoutKeepAliveCloses(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	srv := hostile.Start(t, hostile.Fixed([]byte("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")))
 	target := hostileTarget(srv)
 	target.ExpectBody = []byte("ok")

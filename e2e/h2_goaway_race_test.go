@@ -10,6 +10,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // A server that sends GOAWAY after its 20th response on a connection (the
@@ -19,7 +20,7 @@ import (
 // transport failure, in each of three runs (issue 21 item 6 saw 0 to 6 of
 // ~1,470 per run).
 func TestH2GoAwayEvery20Replayed(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Waits)
 	for run := 0; run < 3; run++ {
 		var st hostile.H2Stats
 		var ignored, goaways atomic.Int64
@@ -89,7 +90,7 @@ func TestH2GoAwayEvery20Replayed(t *testing.T) {
 // stream, sends GOAWAY with its 11th as the last id and closes 20 ms
 // later.
 func TestH2RefusedThenGoAwayReplayed(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	var ignored atomic.Int64
 	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // h2Hostile starts a scripted HTTP/2 server: each connection sends
@@ -57,7 +58,7 @@ func waitFor(cond func() bool) {
 // A server allowing 4 streams, at 8 per connection: no stream is opened
 // beyond its limit, and the phase is unfulfilled, naming the limit.
 func TestH2StreamLimitBelowLevel(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	_, target := h2Hostile(t, &st, []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 4}}, answerAll)
 	res := runBrk(t, target, h2Plan(2, 8, 300*time.Millisecond, time.Second))
@@ -80,7 +81,7 @@ func TestH2StreamLimitBelowLevel(t *testing.T) {
 // decoder, DATA returning window), and the connection and its other
 // streams carry on.
 func TestH2StalledStreamReset(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	var stalled, late atomic.Int64
 	_, target := h2Hostile(t, &st, nil, func(h *hostile.H2Conn, ev hostile.H2Event) bool {
@@ -124,7 +125,7 @@ func TestH2StalledStreamReset(t *testing.T) {
 // a guess): the streams above the last stream id are replayed on a new
 // connection, and the counts are exact against the server's.
 func TestH2GoAwayReplay(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	var ignored, goaways atomic.Int64
 	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {
@@ -177,7 +178,7 @@ func TestH2GoAwayReplay(t *testing.T) {
 // REFUSED_STREAM is replayed the same way: the refused stream runs again
 // on a new connection.
 func TestH2RefusedStreamReplay(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	var refused atomic.Int64
 	_, target := h2Hostile(t, &st, nil, func(h *hostile.H2Conn, ev hostile.H2Event) bool {
@@ -206,7 +207,7 @@ func TestH2RefusedStreamReplay(t *testing.T) {
 // A window that never opens: request bodies cannot be sent, every request
 // times out, its stream is reset, and the run ends on time.
 func TestH2ZeroWindow(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	_, target := h2Hostile(t, &st, []http2.Setting{{ID: http2.SettingInitialWindowSize, Val: 0}}, answerAll)
 	target.Body = []byte("body that never fits")
@@ -252,7 +253,7 @@ func h2Fault(t *testing.T, want string, code http2.ErrCode, answer func(h *hosti
 // A CONTINUATION flood (16 MiB of valid header fields) is a protocol
 // fault once the header block passes 64 KiB, not memory growth.
 func TestH2ContinuationFlood(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	frag := make([]byte, 16384)
 	for i := range frag {
 		frag[i] = 0x90 // indexed field 16: accept-encoding: gzip, deflate
@@ -268,7 +269,7 @@ func TestH2ContinuationFlood(t *testing.T) {
 }
 
 func TestH2OversizedFrame(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	h2Fault(t, "FRAME_SIZE_ERROR", http2.ErrCodeFrameSize, func(h *hostile.H2Conn, id uint32) {
 		h.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: h.Block(200, ""), EndHeaders: true})
 		h.Fr.WriteRawFrame(http2.FrameData, 0, id, make([]byte, 20000))
@@ -276,14 +277,14 @@ func TestH2OversizedFrame(t *testing.T) {
 }
 
 func TestH2PushPromise(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	h2Fault(t, "PUSH_PROMISE", http2.ErrCodeProtocol, func(h *hostile.H2Conn, id uint32) {
 		h.Fr.WritePushPromise(http2.PushPromiseParam{StreamID: id, PromiseID: 2, BlockFragment: h.Block(200, ""), EndHeaders: true})
 	})
 }
 
 func TestH2DataPastContentLength(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	h2Fault(t, "DATA past content-length", http2.ErrCodeProtocol, func(h *hostile.H2Conn, id uint32) {
 		h.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: h.Block(200, "x"), EndHeaders: true})
 		h.Fr.WriteData(id, true, []byte("too long"))
@@ -291,21 +292,21 @@ func TestH2DataPastContentLength(t *testing.T) {
 }
 
 func TestH2InvalidHPACK(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	h2Fault(t, "COMPRESSION_ERROR", http2.ErrCodeCompression, func(h *hostile.H2Conn, id uint32) {
 		h.Fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: []byte{0xff, 0xff, 0xff, 0xff, 0x7f}, EndHeaders: true})
 	})
 }
 
 func TestH2FrameOnIdleStream(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	h2Fault(t, "idle stream", http2.ErrCodeProtocol, func(h *hostile.H2Conn, id uint32) {
 		h.Fr.WriteData(id+200, true, []byte("x"))
 	})
 }
 
 func TestH2WindowOverflow(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	h2Fault(t, "FLOW_CONTROL_ERROR", http2.ErrCodeFlowControl, func(h *hostile.H2Conn, id uint32) {
 		h.Fr.WriteWindowUpdate(0, 1<<31-1)
 	})
@@ -314,7 +315,7 @@ func TestH2WindowOverflow(t *testing.T) {
 // The server PINGs first and answers only once acknowledged; interim
 // 1xx responses and trailers are accepted.
 func TestH2PingInterimTrailers(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	var pending []uint32
 	acked := false
@@ -358,7 +359,7 @@ func TestH2PingInterimTrailers(t *testing.T) {
 // Connections test: a connection whose last stream times out is reset and
 // ended by the client (GOAWAY, close) and its owner opens the next one.
 func TestH2ConnectionsLastStreamTimesOut(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	_, target := h2Hostile(t, &st, nil, func(h *hostile.H2Conn, ev hostile.H2Event) bool {
 		if ev.Kind == hostile.H2Request && ev.Stream != 5 {
@@ -385,7 +386,7 @@ func TestH2ConnectionsLastStreamTimesOut(t *testing.T) {
 // transport failure, not a response without a status; the connection and
 // its other streams go on.
 func TestH2ServerResetIsTransport(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	var reset atomic.Int64
 	_, target := h2Hostile(t, &st, nil, func(h *hostile.H2Conn, ev hostile.H2Event) bool {
@@ -415,7 +416,7 @@ func TestH2ServerResetIsTransport(t *testing.T) {
 // answers before it closes are each a transport failure (HTTP/2 streams
 // fail one by one, no abandoned followers); streams above it are replayed.
 func TestH2GoAwayThenCut(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	var below, above atomic.Int64
 	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {
@@ -494,7 +495,7 @@ func TestH2GoAwayThenCut(t *testing.T) {
 // connection 300 ms late, so the replays' deadlines (1 s) pass during its
 // greeting: 4 timeouts, both setups established, no setup failure.
 func TestH2ReplayDeadlineDuringSetup(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	srv := hostile.Start(t, func(c *hostile.Conn, index int) {
 		if index > 0 {
 			time.Sleep(300 * time.Millisecond)
@@ -528,7 +529,7 @@ func TestH2ReplayDeadlineDuringSetup(t *testing.T) {
 // upper-case name and a connection-specific field are protocol faults,
 // never successes.
 func TestH2MalformedFields(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	for _, c := range []struct{ name, value, want string }{
 		{"Content-Length", "2", `"Content-Length" has an upper-case name`},
 		{"connection", "keep-alive", `"connection" is connection-specific`},
@@ -550,7 +551,7 @@ func TestH2MalformedFields(t *testing.T) {
 // the lowering, but the limit in force stayed below it for most of each
 // connection's time, so the phase is unfulfilled, naming the limit.
 func TestH2StreamLimitLoweredMidConnection(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	var lowered atomic.Int64
 	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {
@@ -595,7 +596,7 @@ func TestH2StreamLimitLoweredMidConnection(t *testing.T) {
 // limit never below the target): the phase reports the lowest limit the
 // server set, 2, not the last, 1000.
 func TestH2PeerMaxStreamsLowest(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {
 		h, err := hostile.NewH2(c, &st, http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 1000})

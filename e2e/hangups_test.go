@@ -7,6 +7,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestHangupsAreTheServers: a server that closes every connection at
@@ -20,7 +21,7 @@ import (
 // the server: one that never sends a byte is the user's mistake
 // (TestNotAByteFromAnyConnection).
 func TestHangupsAreTheServers(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	for _, c := range []struct {
 		name   string
 		script hostile.Script

@@ -19,6 +19,7 @@ import (
 // down to "no level held; broke at 1" when they were read as unsolicited
 // responses).
 func TestHAProxyIdleTimeoutSearch(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	hp := testenv.StartHAProxy(t, testenv.HAProxyOptions{RequestTimeout: time.Second})
 	plan := brk.Plan{Conns: 32, Start: 10, Max: 160, Search: &brk.Search{}, Phase: 2 * time.Second, Timeout: time.Second, Threads: 1}
 	target := brk.Target{URL: "http://" + hp.Addr + "/", ExpectBody: []byte("ok")}

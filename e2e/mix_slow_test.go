@@ -10,6 +10,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 	"github.com/brk-bench/brk/report"
 )
 
@@ -41,6 +42,7 @@ const (
 )
 
 func TestMixSlowRouteBreaksFirst(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	s := compileSchema(t)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0", Capacity: 1, Service: mixService})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // obsFoldResponses are valid responses whose X- header fields are
@@ -50,7 +51,7 @@ func obsFoldScript() hostile.Script {
 // one connection is kept (the folded "Connection: close" is not an
 // option of the Connection field).
 func TestObsFoldAccepted(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	srv := hostile.Start(t, obsFoldScript())
 	target := brk.Target{URL: "http://" + srv.Addr() + "/", ExpectBody: []byte("ok")}
 	plan := brk.Plan{Conns: 1, Start: 4, Max: 4, Phase: 300 * time.Millisecond,

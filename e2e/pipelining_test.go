@@ -6,12 +6,13 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestPipeliningIsReal checks on the server side that a depth-8 connection
 // really has 8 requests on the wire at once.
 func TestPipeliningIsReal(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	srv := hostile.Start(t, hostile.PipelineObserver([]byte(okResp)))
 	res := runBrk(t, hostileTarget(srv), shortPlan(1, 8, 300*time.Millisecond))
 	t.Log(describe(res))
@@ -40,7 +41,7 @@ const closeLast = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n
 // responses while 8 are pipelined: the GET followers it never answered are
 // replayed on the next connection, none is lost or counted twice.
 func TestConnectionCloseReplaysGET(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	const n, depth = 3, 8
 	srv := hostile.Start(t, hostile.CloseAfter(n, []byte(okResp), []byte(closeLast)))
 	target := hostileTarget(srv)
@@ -76,7 +77,7 @@ func TestConnectionCloseReplaysGET(t *testing.T) {
 // TestConnectionCloseAbandonsPOST: the same server with a POST target:
 // unanswered followers are abandoned, never replayed.
 func TestConnectionCloseAbandonsPOST(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	const n, depth = 3, 8
 	srv := hostile.Start(t, hostile.CloseAfter(n, []byte(okResp), []byte(closeLast)))
 	target := hostileTarget(srv)
@@ -113,7 +114,7 @@ func TestConnectionCloseAbandonsPOST(t *testing.T) {
 // connections and two threads) keeps each phase's accounting exact and its
 // counters separate, and really pipelines the last depth.
 func TestPhasesRaiseDepth(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	srv := hostile.Start(t, hostile.PipelineObserver([]byte(okResp)))
 	plan := brk.Plan{Conns: 2, Start: 1, Pace: 1, Max: 3, Phase: 200 * time.Millisecond,
 		Timeout: time.Second, Accept: 99.99, Threads: 2}

@@ -158,6 +158,7 @@ func stallServer(t *testing.T, period, stall time.Duration) string {
 // stops sending during the stall: only its 16 outstanding requests see it,
 // and its p99 stays far lower. The test logs both.
 func TestRateStallIsLatency(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	addr := stallServer(t, 3*time.Second, time.Second)
 	target := brk.Target{URL: "http://" + addr + "/", ExpectBody: []byte("ok")}
 
@@ -206,6 +207,7 @@ func TestRateStallIsLatency(t *testing.T) {
 // run that broke early with nothing but timeouts (a stalled machine) is
 // retried, at most twice per repetition.
 func TestRateCapacityBreak(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0", Capacity: 4, Service: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestSchemaTargets: a report whose phases carry a request mix's targets
@@ -18,7 +19,7 @@ import (
 // value does not. The report is a real run's, its phases given targets by
 // hand (the engine's own targets are checked in mix_slow_test.go).
 func TestSchemaTargets(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	s := compileSchema(t)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0"})
 	if err != nil {

@@ -137,6 +137,7 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 func eqPtr(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 
 func TestReportsMatchSchemaAndWhatHappened(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	s := compileSchema(t)
 	demo := bench.Demo()
 	fx, err := bench.StartFixture(demo.Fixture)

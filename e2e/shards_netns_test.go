@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +43,11 @@ func ipCmd(t *testing.T, args ...string) {
 	}
 }
 
+// netLabs numbers the labs of this process: tests that run in parallel
+// each get their own namespaces (the subnet may repeat: each lab has its
+// own bridge).
+var netLabs atomic.Int64
+
 // newNetLab creates a switch namespace with a bridge and the named hosts,
 // each with one veth on the bridge and address subnet.(10+i). Cleanup
 // deletes every namespace (and with them the veths and the bridge).
@@ -54,7 +60,7 @@ func newNetLab(t *testing.T, hosts ...string) *netLab {
 		testenv.SkipOrFail(t, "no ip command (iproute2)")
 	}
 	id := os.Getpid() % 10000
-	l := &netLab{t: t, prefix: fmt.Sprintf("brksh%d", id), subnet: fmt.Sprintf("10.%d.%d", 200+id%50, id%250)}
+	l := &netLab{t: t, prefix: fmt.Sprintf("brksh%d-%d", id, netLabs.Add(1)), subnet: fmt.Sprintf("10.%d.%d", 200+id%50, id%250)}
 	sw := l.ns("sw")
 	t.Cleanup(func() {
 		for _, h := range append([]string{"sw"}, hosts...) {
@@ -179,6 +185,7 @@ func attemptedOf(r *brk.Result, raw bool) uint64 {
 // reaches the server); capacity 4 × 40 ms: latency ≈ concurrent × 10 ms,
 // timeout 180 ms: 12 concurrent connections pass, 24 do not.
 func TestShardsAcrossNamespaces(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	lab := newNetLab(t, "srv", "s0", "s1", "s2")
 	bin := buildBrk(t)
 	var fx *bench.Fixture
@@ -253,6 +260,7 @@ func TestShardsAcrossNamespaces(t *testing.T) {
 // it listens there): the run is Done at the max, and nginx logged exactly
 // the requests the shards attempted.
 func TestShardsAgainstNginxAcrossNamespaces(t *testing.T) {
+	testenv.Parallel(t, testenv.Busy)
 	lab := newNetLab(t, "srv", "s0", "s1", "s2")
 	bin := buildBrk(t)
 	var ng *testenv.Nginx
@@ -293,6 +301,7 @@ func TestShardsAgainstNginxAcrossNamespaces(t *testing.T) {
 // Done at the max, each merged phase wrote the plan's arrivals (within
 // 1 %), and nginx logged exactly the requests the shards wrote.
 func TestShardsRateAcrossNamespaces(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	lab := newNetLab(t, "srv", "s0", "s1", "s2")
 	bin := buildBrk(t)
 	var ng *testenv.Nginx

@@ -6,12 +6,13 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestStatusCodeBreakdown: every phase counts its responses per status
 // code, so a status failure says which status it was.
 func TestStatusCodeBreakdown(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	fx := startFixtureT(t, bench.FixtureConfig{})
 	res := runBrk(t, brk.Target{URL: fx.URL("/missing")}, shortPlan(2, 1, 300*time.Millisecond))
 	checkAccounting(t, res)
@@ -28,7 +29,7 @@ func TestStatusCodeBreakdown(t *testing.T) {
 
 // TestBodySample: a body failure shows what the server sent.
 func TestBodySample(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	fx := startFixtureT(t, bench.FixtureConfig{})
 	res := runBrk(t, brk.Target{URL: fx.URL("/hello"), ExpectBody: []byte("ok")}, shortPlan(2, 1, 300*time.Millisecond))
 	ph := res.Phases[0]

@@ -33,7 +33,7 @@ func lastTLS(t *testing.T, res *brk.Result) *brk.TLSStats {
 // accepted with --cacert, inconclusive (setup impossible, the verifier's
 // reason) without it, and accepted with --insecure.
 func TestTLSVerification(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	caPath := filepath.Join(t.TempDir(), "fixture-ca.pem")
 	fx, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0", TLS: true, CAPath: caPath})
 	if err != nil {
@@ -78,7 +78,7 @@ func TestTLSVerification(t *testing.T) {
 // offers only the named choice, and the phase reports that negotiation;
 // combinations that cannot be offered are usage errors before traffic.
 func TestTLSNegotiation(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	t.Parallel() // its subtests take the shares (testenv.Parallel)
 	ca := testenv.NewCA(t)
 	ngx := testenv.StartNginxTLS(t, testenv.NginxTLSOptions{Leaf: ca.Server(t, "localhost", "127.0.0.1")})
 	url := "https://" + ngx.Addr + "/"
@@ -98,7 +98,7 @@ func TestTLSNegotiation(t *testing.T) {
 		c.opt.CACert = ca.CertPath
 		name := c.opt.Version + c.opt.Group + c.opt.Cipher
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
+			testenv.Parallel(t, testenv.Busy)
 			res := runBrk(t, brk.Target{URL: url, TLS: c.opt}, tlsPlan())
 			if res.Verdict != brk.VerdictDone {
 				t.Fatalf("%s (%s)", res.Verdict, res.Reason)
@@ -141,7 +141,7 @@ func TestTLSNegotiation(t *testing.T) {
 // resume by default and never with --no-resume, and nginx's access log
 // counts exactly brk's attempts.
 func TestTLSConnectionsResume(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	ca := testenv.NewCA(t)
 	for _, per := range []int{1, 10} {
 		for _, noResume := range []bool{false, true} {
@@ -184,7 +184,7 @@ func TestTLSConnectionsResume(t *testing.T) {
 // the TLS level (TLS 1.2, where the client waits for the server's Finished)
 // fails the setup, which at phase 0 is inconclusive.
 func TestMutualTLS(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	ca := testenv.NewCA(t)
 	client := ca.Client(t, "brk")
 	ngx := testenv.StartNginxTLS(t, testenv.NginxTLSOptions{Leaf: ca.Server(t, "localhost", "127.0.0.1"), ClientCA: ca})
@@ -221,7 +221,7 @@ func TestMutualTLS(t *testing.T) {
 // TestTLSSetupFailures: a server that accepts TCP but never completes the
 // handshake is connect_timeout; one that refuses is connect.
 func TestTLSSetupFailures(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	plan := tlsPlan()
 	plan.Timeout = 200 * time.Millisecond
 	plan.Phase = time.Second

@@ -9,6 +9,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // tooLarge is what a server answers to an upload it refuses before
@@ -49,7 +50,7 @@ func refuseUploads(linger bool, refused *atomic.Int64) hostile.Script {
 // a status failure without), never a protocol fault, and the connection's
 // close is handled as any Connection: close.
 func TestEarlyResponseToLargeUpload(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	body := bytes.Repeat([]byte("x"), 8<<20)
 	for _, c := range []struct {
 		name   string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // brokeReport is a hand-written report of a requests test that broke,
@@ -214,6 +215,7 @@ func TestCompareCommand(t *testing.T) {
 // reports with an interval (final_pair.interval); without, it skips. A
 // loaded machine can move a break: up to 3 attempts.
 func TestCompareFixtures(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	four := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	five := startFixture(t, bench.FixtureConfig{Capacity: 5, Service: 10 * time.Millisecond})
 	dir := t.TempDir()

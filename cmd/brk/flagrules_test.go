@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // helpFlags is every flag (name → placeholder or default) that cmd's
@@ -48,7 +50,7 @@ var zeroMeaningful = []string{
 // (zeroMeaningful): a typed zero never runs as if the flag were left
 // out. New flags are covered as soon as --help lists them.
 func TestTypedZeroEveryFlag(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	u := "http://127.0.0.1:1/plain"
 	commands := map[string][]string{
 		"req": {u}, "conn": {u}, "rate": {u, "--arrivals", "poisson"}, "ab": {u, u},
@@ -180,7 +182,7 @@ func valueFlags(t *testing.T, cmd string) []string {
 // (emptyMeaningful): an empty value never runs as if the flag were left
 // out (issue 29 item 7).
 func TestEmptyEveryFlag(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	u := "http://127.0.0.1:1/plain"
 	commands := map[string][]string{
 		"req": {u}, "conn": {u}, "rate": {u, "--arrivals", "poisson"}, "ab": {u, u},

@@ -45,6 +45,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
+	testenv.SetParallel()
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -434,6 +435,7 @@ func loadavg() string {
 // and the demo's 380 ms timeout: depth 3 (300 ms) passes, depth 4 (400 ms)
 // breaks.
 func TestPredictedBreak(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	d := bench.Demo()
 	fx := startFixture(t, d.Fixture)
 	args := []string{fx.URL("/plain"), "--conn", "8", "--start", "1", "--pace", "1",

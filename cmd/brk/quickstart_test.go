@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestQuickStartFreshCheckout runs the README quick start's real run as a
@@ -21,6 +23,7 @@ import (
 // go run as written (its phases 1s), for TestReadmeCommandsRun too. The go
 // test line is not run.
 func TestQuickStartFreshCheckout(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	if testing.Short() {
 		t.Skip("builds brk in a copy of the repository")
 	}

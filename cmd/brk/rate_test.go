@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestRateCommand: brk rate runs the open-model test: levels in
@@ -98,6 +99,7 @@ func TestRateCommand(t *testing.T) {
 // rejected, and the probes are 20, 15, 12 and 11 requests/s: Broken
 // between 10 and 11 requests/s.
 func TestRateRefineRequestsPerSecond(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	path := filepath.Join(t.TempDir(), "r.json")
 	var r result
 	for attempt := 1; ; attempt++ {

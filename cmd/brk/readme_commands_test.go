@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // docPage is one page of the documentation: README.md or a docs/*.md.
@@ -121,6 +123,7 @@ func TestReadmeCommandsParse(t *testing.T) {
 // into a temporary directory. A command this test does not know fails
 // it: add its case here.
 func TestReadmeCommandsRun(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	cmds, lines, other := readmeCommands(t)
 	exampleBin := filepath.Join(t.TempDir(), "fixture-nethttp")
 	built := false
@@ -134,7 +137,7 @@ func TestReadmeCommandsRun(t *testing.T) {
 		}
 	}
 	coord := "" // the coordinator's address, once shard 0 listens (startCoordinator)
-	t.Setenv("BRK_TOKEN", "readme-token")
+	childEnv(t, "BRK_TOKEN", "readme-token")
 	var fixture string // host:port of the README's fixture, once started
 	var shards []*proc
 	var shardLines []string

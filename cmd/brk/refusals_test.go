@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // refusals are command lines the library (or the CLI) refuses before any
@@ -137,7 +139,7 @@ var refusals = []struct {
 // TestRefusalWording: every refusal exits 2 with its exact flag wording
 // and nothing of the library's own (no "Plan." or "Target.").
 func TestRefusalWording(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	dir := t.TempDir()
 	for name, body := range map[string]string{"body.txt": "hello", "notpem.txt": "not pem\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {

@@ -27,7 +27,7 @@ func devFull(t *testing.T) string {
 // written exits 4 instead of the verdict's 0, 1 or 3, names the report on
 // stderr, and still prints the verdict line.
 func TestReportWriteFailed(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	full := devFull(t)
 	fx := startFixture(t, bench.FixtureConfig{})
 	nothing := "http://" + testenv.RefusingAddr(t) + "/plain"
@@ -139,7 +139,7 @@ func runClosedStdout(t *testing.T, readFirst int, args ...string) (result, sysca
 // complete, the exit code is the verdict's, and stderr says stdout was
 // lost.
 func TestClosedStdout(t *testing.T) {
-	t.Parallel() // a behaviour, not a timing: runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	jsonPath, htmlPath := dir+"/r.json", dir+"/r.html"

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -90,7 +91,7 @@ func sameLatency(a, b brk.Latency, exactMean bool) bool {
 // hdrhistogram-go's own Merge over the shards' encoded histograms; brk
 // merge of the reports is the coordinator's report.
 func TestShardsRateNginx(t *testing.T) {
-	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Waits)
 	ng := testenv.StartNginx(t, testenv.NginxOptions{})
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d shards", n), func(t *testing.T) {
@@ -208,10 +209,12 @@ func TestShardsRateNginx(t *testing.T) {
 // for the same plan, within the search's resolution, as brk merge of
 // their reports does.
 func TestShardsRateSearchInStep(t *testing.T) {
-	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Alone)
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
+	// The fixture is the server, in this process: --server-pid keeps its
+	// CPU out of the box's other load.
 	plan := []string{"rate", fx.URL("/plain"), "--conn", "8", "--start", "50", "--resolution", "10",
-		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet"}
+		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet", "--server-pid", strconv.Itoa(os.Getpid())}
 	dir := t.TempDir()
 	for attempt := 1; ; attempt++ {
 		ps := startShards(t, 2, dir, plan...)
@@ -239,6 +242,14 @@ func TestShardsRateSearchInStep(t *testing.T) {
 		ok := rs[0].code == 1 && single.code == 1 && a.FirstRejected != nil && one.FirstRejected != nil &&
 			abs(*a.FirstRejected-*one.FirstRejected) <= 10
 		t.Logf("attempt %d: shards %s; one box %s", attempt, lastLine(rs[0].stdout), lastLine(single.stdout))
+		if busy := busyInconclusive(rs[0]) || busyInconclusive(single); !ok && busy {
+			// brk said it could not tell on a busy box (other processes
+			// took CPU from the server), as it should: nothing to compare.
+			if attempt < 3 {
+				continue
+			}
+			t.Skipf("inconclusive on a busy box in %d attempts, as it should be there: nothing to compare", attempt)
+		}
 		if !ok {
 			if attempt < 3 {
 				continue
@@ -320,7 +331,7 @@ func checkEditedReport(t *testing.T, dir string, files []string) {
 // phases past the break as run but not judged. A search without a
 // coordinator is refused (exit 2).
 func TestShardsWithoutCoordinator(t *testing.T) {
-	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	plan := []string{"rate", fx.URL("/plain"), "--conn", "9", "--start", "100", "--pace", "100", "--max", "400",
 		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet"}
@@ -408,7 +419,7 @@ func TestShardsWithoutCoordinator(t *testing.T) {
 // schedules with the same seed, each shard about half; without --seed a
 // sharded Poisson run is refused (exit 2).
 func TestShardsRatePoisson(t *testing.T) {
-	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	plan := []string{"rate", fx.URL("/plain"), "--conn", "4", "--start", "500", "--max", "500", "--arrivals", "poisson",
 		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet"}
@@ -437,7 +448,7 @@ func TestShardsRatePoisson(t *testing.T) {
 // TestShardRateKilled: shard 2 of a rate run is killed in phase 1; the
 // others end inconclusive at once, naming it.
 func TestShardRateKilled(t *testing.T) {
-	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	ps := startShards(t, 3, dir, "rate", fx.URL("/plain"), "--conn", "6", "--start", "150", "--pace", "150", "--max", "600",

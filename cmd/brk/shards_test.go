@@ -181,7 +181,7 @@ func coordinatorListens(t *testing.T, p *proc, coord string) bool {
 // The fixture counts exactly the requests the shards attempted, and brk
 // merge of the shard reports gives the coordinator's report.
 func TestShardsFindTheSameBreak(t *testing.T) {
-	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 40 * time.Millisecond})
 	plan := []string{"conn", fx.URL("/plain"), "--expect-body", "ok", "--start", "12", "--pace", "12", "--max", "36",
 		"--phase", "1s", "--timeout", "180ms", "--threads", "1", "--quiet"}
@@ -302,7 +302,7 @@ func TestShardsFindTheSameBreak(t *testing.T) {
 // decisions and equals the coordinator's report, and one box running the
 // same plan finds the same pair.
 func TestShardsSearchInStep(t *testing.T) {
-	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	plan := []string{fx.URL("/plain"), "--conn", "8", "--phase", "500ms", "--timeout", "100ms", "--threads", "1", "--quiet"}
 	dir := t.TempDir()
@@ -378,7 +378,7 @@ func expectCode(t *testing.T, r result, code int) {
 // phase inconclusive at once and every other shard stops (exit 3), well
 // within a phase slot.
 func TestShardKilled(t *testing.T) {
-	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Busy)
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	ps := startShards(t, 3, dir, fx.URL("/plain"), "--conn", "6", "--phase", "2s", "--timeout", "500ms", "--threads", "1", "--quiet", "--max", "4")
@@ -424,7 +424,7 @@ func TestShardKilled(t *testing.T) {
 // TestShardWrongToken: a shard with another token is refused (exit 3,
 // named), and the coordinator never starts without it.
 func TestShardWrongToken(t *testing.T) {
-	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	args := func(shard, coord string) []string {
 		return []string{fx.URL("/plain"), "--conn", "2", "--phase", "200ms", "--max", "1", "--quiet",

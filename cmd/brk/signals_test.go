@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // Timeline of one run (conn 4, depth 1, /delay?ms=700, --phase 300ms):
@@ -96,6 +97,7 @@ func runSignalled(t *testing.T, fx *bench.Fixture, sig syscall.Signal, after tim
 
 // TestSignals: SIGINT and SIGTERM mid-admission and mid-drain.
 func TestSignals(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	type tc struct {
 		name  string

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // The default SLA: a load test given no SLA flag judges 99.99 % within
@@ -18,6 +19,7 @@ import (
 // the phase is rejected by the p99 (exit 1); with an SLA flag typed at
 // its default value, held (exit 0).
 func TestDefaultSLA(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{Service: 150 * time.Millisecond})
 	url := fx.URL("/plain")
 	dir := t.TempDir()

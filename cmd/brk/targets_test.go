@@ -13,6 +13,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestTargetsRefused: a bad targets file is refused before any traffic,
@@ -148,7 +149,7 @@ func TestTargetsRun(t *testing.T) {
 // targets differ (another weight) does not join: the targets are part of
 // the plan hash.
 func TestTargetsShardsMerge(t *testing.T) {
-	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	file := fmt.Sprintf("# weight 2\nGET %s\n\nPOST %s\n@body.txt\n\nGET %s\n", fx.URL("/plain"), fx.URL("/echo"), fx.URL("/hello"))
@@ -216,7 +217,7 @@ func TestTargetsShardsMerge(t *testing.T) {
 // … take the period's even slots) but the two together do, within one
 // request per shard.
 func TestTargetsShardsRate(t *testing.T) {
-	t.Parallel() // its processes mostly wait on phase slots: it runs beside another such test once the timing tests are done
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	file := fmt.Sprintf("GET %s\n\nGET %s\n\n# weight 2\nGET %s\n", fx.URL("/plain"), fx.URL("/hello"), fx.URL("/json"))

@@ -1,0 +1,89 @@
+package testenv
+
+import (
+	"flag"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// Load is how much of the machine a parallel test takes while it runs,
+// in shares: Slots of them run at once.
+type Load int
+
+const (
+	// Waits is a test that mostly waits on the clock: a search of 1 s
+	// phases against a fixture that models its capacity in time, child
+	// processes waiting on their shard slots. Measured alone, such a test
+	// uses under half a core (`/usr/bin/time` of one test: CPU/wall
+	// 0.1–0.4). Four run at once.
+	Waits Load = 1
+	// Busy is a test that keeps a core busy while it runs (an
+	// unthrottled load, a hostile server, a cross-compile): two run at
+	// once, as go test's default -parallel on two cores ran them, or one
+	// beside two that wait.
+	Busy Load = 2
+	// Alone is a test whose verdict needs a quiet box: a search whose
+	// boundary level holds in one run and breaks in the next. Other
+	// processes busy for a quarter of a core make brk confirm every
+	// rejection, and such a pair then ends inconclusive, as it should.
+	// It runs with no other parallel test.
+	Alone Load = Slots
+)
+
+// Slots is how many shares the parallel tests of a package share, and
+// the -parallel SetParallel gives a test binary.
+const Slots = 4
+
+// SetParallel sets the test binary's -test.parallel to Slots unless its
+// command line gave one: go test's default (GOMAXPROCS, 2 on a 2-core
+// box) runs two tests that wait on the clock where four fit. Parallel's
+// shares keep the busy tests to two at once. Call it from TestMain,
+// before m.Run.
+func SetParallel() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(Slots))
+	}
+}
+
+// shares is the package's count of the Slots shares in use.
+var shares = struct {
+	sync.Mutex
+	cond *sync.Cond
+	used int
+}{}
+
+func init() { shares.cond = sync.NewCond(&shares.Mutex) }
+
+// Parallel runs t in parallel with the package's other parallel tests
+// (t.Parallel), then waits until load's shares of Slots are free and
+// holds them until t ends. A test whose verdict depends on time gets the
+// client's CPU it needs: at most two busy tests, or one and two that
+// wait, run beside it.
+//
+// A test with parallel subtests calls t.Parallel itself and lets each
+// subtest call Parallel: a test holding shares while it waits for its
+// subtests, which wait for one of -parallel's places that tests waiting
+// for shares hold, would never end.
+func Parallel(t *testing.T, load Load) {
+	t.Helper()
+	t.Parallel()
+	n := min(int(load), Slots)
+	shares.Lock()
+	for shares.used+n > Slots {
+		shares.cond.Wait()
+	}
+	shares.used += n
+	shares.Unlock()
+	t.Cleanup(func() {
+		shares.Lock()
+		shares.used -= n
+		shares.Unlock()
+		shares.cond.Broadcast()
+	})
+}
