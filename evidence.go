@@ -11,8 +11,8 @@ import (
 type Evidence = sched.Evidence
 
 // OtherCPU is the box's other load over a phase: mean and peak cores used
-// by other processes, in how many of its 100 ms windows they used more
-// than a quarter of a core.
+// by other processes (and the hypervisor's steal, apart in StealCores), in
+// how many of its 100 ms windows they used more than a quarter of a core.
 type OtherCPU = metrics.OtherCPU
 
 // CoolDown is one wait before a re-run or a bisection probe until the

@@ -16,7 +16,10 @@ func (p ProcessCPU) Sub(q ProcessCPU) ProcessCPU {
 // /proc/stat, in clock ticks). OK is false where it is unavailable.
 type MachineCPU struct {
 	Busy, Total uint64
-	OK          bool
+	// Steal is the part of Busy the hypervisor gave to other machines
+	// (/proc/stat's steal): CPU this box's processes waited for.
+	Steal uint64
+	OK    bool
 }
 
 // BusyPct returns the busy share between two readings, or false when

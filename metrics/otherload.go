@@ -6,7 +6,8 @@ import (
 )
 
 // The box's other load: the CPU that processes other than brk and the
-// server used while a phase ran, read in windows of OtherWindow. A box is
+// server used while a phase ran, and what the hypervisor took for other
+// machines (steal), read in windows of OtherWindow. A box is
 // busy in a window when that CPU exceeded BusyCores; the search re-runs a
 // phase judged on a busy box (docs/search.md).
 
@@ -19,8 +20,12 @@ const BusyCores = 0.25
 
 // OtherCPU is a phase's reading of the box's other load.
 type OtherCPU struct {
-	// MeanCores is the mean CPU (cores) other processes used.
+	// MeanCores is the mean CPU (cores) other processes used, steal
+	// included.
 	MeanCores float64 `json:"mean_cores"`
+	// StealCores is the part of MeanCores the hypervisor gave to other
+	// machines (/proc/stat's steal): no process of this box used it.
+	StealCores float64 `json:"steal_cores,omitempty"`
 	// PeakCores is the most they used in one window.
 	PeakCores float64 `json:"peak_cores"`
 	// Busy of Windows were above BusyCores.
@@ -45,6 +50,7 @@ type OtherLoad struct {
 	last    otherReading
 	acc     OtherCPU
 	sum     float64
+	steal   float64 // the windows' steal, summed
 }
 
 type otherReading struct {
@@ -89,7 +95,7 @@ func (o *OtherLoad) read() otherReading {
 
 // Start begins a phase's reading.
 func (o *OtherLoad) Start() {
-	o.acc, o.sum = OtherCPU{}, 0
+	o.acc, o.sum, o.steal = OtherCPU{}, 0, 0
 	o.last = o.read()
 }
 
@@ -119,8 +125,10 @@ func (o *OtherLoad) window(a, b otherReading) {
 		servers = float64(b.servers-a.servers) / clockTicks / wall
 	}
 	other := max(machine-self-servers, 0)
+	steal := min(float64(b.machine.Steal-min(a.machine.Steal, b.machine.Steal))/clockTicks/wall, other)
 	o.acc.Windows++
 	o.sum += other
+	o.steal += steal
 	o.acc.PeakCores = max(o.acc.PeakCores, other)
 	if other > BusyCores {
 		o.acc.Busy++
@@ -134,6 +142,7 @@ func (o *OtherLoad) Finish() OtherCPU {
 	out.OK = out.Windows > 0
 	if out.OK {
 		out.MeanCores = o.sum / float64(out.Windows)
+		out.StealCores = o.steal / float64(out.Windows)
 	}
 	return out
 }

@@ -95,6 +95,9 @@ func machineCPUOf(b []byte) MachineCPU {
 		if i != 4 && i != 5 {
 			m.Busy += n
 		}
+		if i == 8 {
+			m.Steal = n
+		}
 		return true
 	})
 	m.OK = ok && m.Total > 0

@@ -29,9 +29,7 @@ func EvidenceLine(s *brk.PhaseStats) string {
 		}
 	}
 	if e.Busy && s.OtherCPU != nil {
-		o := s.OtherCPU
-		parts = append(parts, fmt.Sprintf("a busy box: other processes used %.2g cores (more than a quarter of one in %d of %d windows)",
-			o.MeanCores, o.Busy, o.Windows))
+		parts = append(parts, "a busy box: "+otherLoad(s.OtherCPU))
 	}
 	switch {
 	case len(parts) == 0:
@@ -40,6 +38,18 @@ func EvidenceLine(s *brk.PhaseStats) string {
 		return parts[0] + " — a hold under that load stands"
 	}
 	return strings.Join(parts, "; ") + " — its level runs again"
+}
+
+// otherLoad words a phase's other load: what other processes used and,
+// where the hypervisor gave this box's CPU to other machines, that steal
+// apart (no process of this box used it).
+func otherLoad(o *brk.OtherCPU) string {
+	windows := fmt.Sprintf("(more than a quarter of one in %d of %d windows)", o.Busy, o.Windows)
+	if o.StealCores < 0.005 {
+		return fmt.Sprintf("other processes used %.2g cores %s", o.MeanCores, windows)
+	}
+	return fmt.Sprintf("other processes used %.2g cores and the hypervisor took %.2g for other machines (steal) %s",
+		max(o.MeanCores-o.StealCores, 0), o.StealCores, windows)
 }
 
 func seconds(s float64) string { return fmt.Sprintf("%.2g s", s) }
@@ -71,9 +81,13 @@ func WriteBreakEvidence(w io.Writer, r *brk.Result) {
 	for _, c := range fp.Conflicts {
 		fmt.Fprintf(w, "conflict: %d %s rejected below %d, which held\n", c.Low, unit, c.High)
 	}
-	if busy, peak := busyPhases(r); busy > 0 {
-		fmt.Fprintf(w, "busy: %d of %d phases ran on a busy box (other processes used up to %.2g cores): the break is the server's under that load\n",
-			busy, len(r.Phases), peak)
+	if busy, peak, steal := busyPhases(r); busy > 0 {
+		by := fmt.Sprintf("other processes used up to %.2g cores", peak)
+		if steal >= 0.005 {
+			by = fmt.Sprintf("other processes and the hypervisor's steal used up to %.2g cores, steal up to %.2g", peak, steal)
+		}
+		fmt.Fprintf(w, "busy: %d of %d phases ran on a busy box (%s): the break is the server's under that load\n",
+			busy, len(r.Phases), by)
 	}
 }
 
@@ -93,15 +107,17 @@ func writeCoolDowns(w io.Writer, cds []brk.CoolDown) {
 }
 
 // busyPhases counts the phases judged on a busy box and the most CPU
-// other processes used in one of them.
-func busyPhases(r *brk.Result) (busy int, peak float64) {
+// other processes (and the hypervisor's steal) used in one of them, and
+// the most steal in one of them.
+func busyPhases(r *brk.Result) (busy int, peak, steal float64) {
 	for _, p := range r.Phases {
 		if p.Evidence != nil && p.Evidence.Busy {
 			busy++
 			if p.OtherCPU != nil {
 				peak = max(peak, p.OtherCPU.MeanCores)
+				steal = max(steal, p.OtherCPU.StealCores)
 			}
 		}
 	}
-	return busy, peak
+	return busy, peak, steal
 }

@@ -258,7 +258,7 @@ func (s *levelState) finish(mv Next) Next {
 	if busy, n := s.busyPhases(); s.mostRuns() > 1 && busy*2 > n {
 		if split := s.split(); split >= 0 {
 			mv.Verdict = Inconclusive
-			mv.Reason = fmt.Sprintf("the box was busy in %d of %d phases (other processes used more than a quarter of a core for more than half of each) and the runs of %d %s disagreed: the load cannot be told from the server's (%s)",
+			mv.Reason = fmt.Sprintf("the box was busy in %d of %d phases (other processes, or the hypervisor's steal, used more than a quarter of a core for more than half of each) and the runs of %d %s disagreed: the load cannot be told from the server's (%s)",
 				busy, n, split, s.p.Mode.Unit(), s.pairText(b))
 		}
 	}

@@ -85,8 +85,8 @@ type Evidence struct {
 	// Close: the binding term's bad outcomes were within one of the most
 	// the SLA allows (a phase without any is never close).
 	Close bool `json:"too_close,omitempty"`
-	// Busy: other processes used more than metrics.BusyCores for more
-	// than half the phase.
+	// Busy: other processes (the hypervisor's steal included) used more
+	// than metrics.BusyCores for more than half the phase.
 	Busy bool `json:"busy,omitempty"`
 }
 

@@ -1,0 +1,62 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	brk "github.com/brk-bench/brk"
+)
+
+// A phase's evidence line words the box's other load; where the
+// hypervisor took CPU for other machines (steal), that part is named
+// apart from other processes, which did not use it. A hold on a quiet box
+// says nothing.
+func TestEvidenceLineOtherLoad(t *testing.T) {
+	busy := &brk.Evidence{Busy: true}
+	cases := []struct {
+		name     string
+		accepted bool
+		ev       *brk.Evidence
+		other    *brk.OtherCPU
+		want     string
+	}{
+		{"quiet hold", true, &brk.Evidence{}, &brk.OtherCPU{MeanCores: 0.1, Busy: 1, Windows: 9, OK: true}, ""},
+		{"busy hold, processes", true, busy, &brk.OtherCPU{MeanCores: 0.34, Busy: 7, Windows: 9, OK: true},
+			"a busy box: other processes used 0.34 cores (more than a quarter of one in 7 of 9 windows) — a hold under that load stands"},
+		{"busy rejection, steal", false, busy, &brk.OtherCPU{MeanCores: 0.34, StealCores: 0.25, Busy: 7, Windows: 9, OK: true},
+			"a busy box: other processes used 0.09 cores and the hypervisor took 0.25 for other machines (steal) (more than a quarter of one in 7 of 9 windows) — its level runs again"},
+		{"busy rejection, steal only", false, busy, &brk.OtherCPU{MeanCores: 0.5, StealCores: 0.5, Busy: 9, Windows: 9, OK: true},
+			"a busy box: other processes used 0 cores and the hypervisor took 0.5 for other machines (steal) (more than a quarter of one in 9 of 9 windows) — its level runs again"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := &brk.PhaseStats{Accepted: c.accepted, Evidence: c.ev, OtherCPU: c.other}
+			if got := EvidenceLine(s); got != c.want {
+				t.Errorf("got  %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+// The break's summary names the steal beside the other processes' load
+// when a busy phase had any, and only then.
+func TestBreakEvidenceBusySteal(t *testing.T) {
+	for _, c := range []struct {
+		steal float64
+		want  string
+	}{
+		{0, "busy: 1 of 2 phases ran on a busy box (other processes used up to 0.6 cores): the break is the server's under that load"},
+		{0.4, "busy: 1 of 2 phases ran on a busy box (other processes and the hypervisor's steal used up to 0.6 cores, steal up to 0.4): the break is the server's under that load"},
+	} {
+		r := &brk.Result{FinalPair: &brk.FinalPair{}, Phases: []*brk.PhaseStats{
+			{Accepted: true, Evidence: &brk.Evidence{}, OtherCPU: &brk.OtherCPU{MeanCores: 0.9, OK: true}},
+			{Evidence: &brk.Evidence{Busy: true}, OtherCPU: &brk.OtherCPU{MeanCores: 0.6, StealCores: c.steal, OK: true}},
+		}}
+		var b bytes.Buffer
+		WriteBreakEvidence(&b, r)
+		if !strings.Contains(b.String(), c.want+"\n") {
+			t.Errorf("steal %.1f: got\n%s\nwant the line %q", c.steal, b.String(), c.want)
+		}
+	}
+}
