@@ -25,7 +25,7 @@ type OtherCPU struct {
 	MeanCores float64 `json:"mean_cores"`
 	// StealCores is the part of MeanCores the hypervisor gave to other
 	// machines (/proc/stat's steal): no process of this box used it.
-	StealCores float64 `json:"steal_cores,omitempty"`
+	StealCores float64 `json:"steal_cores"`
 	// PeakCores is the most they used in one window.
 	PeakCores float64 `json:"peak_cores"`
 	// Busy of Windows were above BusyCores.

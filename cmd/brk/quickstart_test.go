@@ -106,8 +106,16 @@ func TestQuickStartFreshCheckout(t *testing.T) {
 		return string(b)
 	}
 	got := run("the quick start's real run", 4*time.Minute, "-c", "if command -v brk; then exit 9; fi\n"+script)
-	if n := regexp.MustCompile(`(?m)^(Done|Broken) \(\d+ concurrent requests\)$`).FindAllString(got, -1); len(n) != 2 {
+	// A run on a busy box may end inconclusive, as it should there
+	// (busyInconclusive): that is the verdict line it prints.
+	verdicts := regexp.MustCompile(`(?m)^((Done|Broken) \(\d+ concurrent requests\)|Inconclusive: the box was busy in .*)$`).FindAllString(got, -1)
+	if len(verdicts) != 2 {
 		t.Errorf("want two verdict lines from the quick start's two runs\n%s", got)
+	}
+	for _, v := range verdicts {
+		if strings.HasPrefix(v, "Inconclusive") {
+			t.Logf("a quick start run: %s, as it should be on a busy box", v)
+		}
 	}
 	if !strings.Contains(got, "searching for the break from 8 concurrent requests") {
 		t.Errorf("the first run did not search\n%s", got)

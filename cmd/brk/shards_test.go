@@ -325,6 +325,15 @@ func TestShardsSearchInStep(t *testing.T) {
 				t.Fatalf("phase %d: shard 0 %d %s, shard 1 %d %s", i, a.Phases[i].Level, a.Phases[i].Role, b.Phases[i].Level, b.Phases[i].Role)
 			}
 		}
+		if busyInconclusive(rs[0]) && lastLine(rs[0].stdout) == lastLine(rs[1].stdout) {
+			// brk said it could not tell on a busy box, as it should:
+			// nothing to compare with one box.
+			if attempt < 3 {
+				t.Logf("attempt %d: inconclusive on a busy box, as it should be there: %s; again", attempt, lastLine(rs[0].stdout))
+				continue
+			}
+			t.Skipf("inconclusive on a busy box in %d attempts, as it should be there: nothing to compare", attempt)
+		}
 		if lastLine(rs[0].stdout) != lastLine(rs[1].stdout) || rs[0].code != 1 {
 			t.Fatalf("shards ended %q (%d) and %q (%d)", lastLine(rs[0].stdout), rs[0].code, lastLine(rs[1].stdout), rs[1].code)
 		}
