@@ -234,6 +234,13 @@ func TestCompareFixtures(t *testing.T) {
 		if worse.code == 1 && strings.HasPrefix(worse.stdout, "regressed: ") && same.code == 0 && strings.HasPrefix(same.stdout, "no change: ") {
 			return
 		}
+		// A search that brk ended inconclusive on a busy box (other
+		// processes or the hypervisor's steal took CPU from the server) has
+		// no interval to compare, as it should.
+		busy := strings.Contains(worse.stderr+same.stderr, "ended inconclusive (the box was busy in ")
+		if attempt == 3 && busy {
+			t.Skipf("%d attempts, the last with a search brk ended inconclusive on a busy box, as it should there: nothing to compare\n%s\n%s", attempt, worse, same)
+		}
 		if attempt == 3 {
 			t.Fatalf("capacity 5 → 4 and 4 → 4, want regressed and no change:\n%s\n%s", worse, same)
 		}
