@@ -51,14 +51,43 @@ func SetParallel() {
 	}
 }
 
-// shares is the package's count of the Slots shares in use.
-var shares = struct {
-	sync.Mutex
+// pool is a count of shares that goroutines take and give back.
+type pool struct {
+	mu   sync.Mutex
 	cond *sync.Cond
 	used int
-}{}
+	size int
+}
 
-func init() { shares.cond = sync.NewCond(&shares.Mutex) }
+func newPool(size int) *pool {
+	p := &pool{size: size}
+	p.cond = sync.NewCond(&p.mu)
+	return p
+}
+
+// take waits until n shares (at most the pool's size) are free and takes
+// them; it returns what it took.
+func (p *pool) take(n int) int {
+	n = min(n, p.size)
+	p.mu.Lock()
+	for p.used+n > p.size {
+		p.cond.Wait()
+	}
+	p.used += n
+	p.mu.Unlock()
+	return n
+}
+
+// give returns n shares.
+func (p *pool) give(n int) {
+	p.mu.Lock()
+	p.used -= n
+	p.mu.Unlock()
+	p.cond.Broadcast()
+}
+
+// shares are the package's Slots shares.
+var shares = newPool(Slots)
 
 // Parallel runs t in parallel with the package's other parallel tests
 // (t.Parallel), then waits until load's shares of Slots are free and
@@ -73,17 +102,6 @@ func init() { shares.cond = sync.NewCond(&shares.Mutex) }
 func Parallel(t *testing.T, load Load) {
 	t.Helper()
 	t.Parallel()
-	n := min(int(load), Slots)
-	shares.Lock()
-	for shares.used+n > Slots {
-		shares.cond.Wait()
-	}
-	shares.used += n
-	shares.Unlock()
-	t.Cleanup(func() {
-		shares.Lock()
-		shares.used -= n
-		shares.Unlock()
-		shares.cond.Broadcast()
-	})
+	n := shares.take(int(load))
+	t.Cleanup(func() { shares.give(n) })
 }
