@@ -40,12 +40,16 @@ func EvidenceLine(s *brk.PhaseStats) string {
 	return strings.Join(parts, "; ") + " — its level runs again"
 }
 
+// stealShown is the least steal (cores) the report names apart: below
+// it, %.2g would print 0.
+const stealShown = 0.005
+
 // otherLoad words a phase's other load: what other processes used and,
 // where the hypervisor gave this box's CPU to other machines, that steal
 // apart (no process of this box used it).
 func otherLoad(o *brk.OtherCPU) string {
 	windows := fmt.Sprintf("(more than a quarter of one in %d of %d windows)", o.Busy, o.Windows)
-	if o.StealCores < 0.005 {
+	if o.StealCores < stealShown {
 		return fmt.Sprintf("other processes used %.2g cores %s", o.MeanCores, windows)
 	}
 	return fmt.Sprintf("other processes used %.2g cores and the hypervisor took %.2g for other machines (steal) %s",
@@ -83,7 +87,7 @@ func WriteBreakEvidence(w io.Writer, r *brk.Result) {
 	}
 	if busy, peak, steal := busyPhases(r); busy > 0 {
 		by := fmt.Sprintf("other processes used up to %.2g cores", peak)
-		if steal >= 0.005 {
+		if steal >= stealShown {
 			by = fmt.Sprintf("other processes and the hypervisor's steal used up to %.2g cores, steal up to %.2g", peak, steal)
 		}
 		fmt.Fprintf(w, "busy: %d of %d phases ran on a busy box (%s): the break is the server's under that load\n",
