@@ -40,8 +40,8 @@ func EvidenceLine(s *brk.PhaseStats) string {
 	return strings.Join(parts, "; ") + " — its level runs again"
 }
 
-// stealShown is the least steal (cores) the report names apart: below
-// it, %.2g would print 0.
+// stealShown is the least steal (cores) the report names apart: half a
+// percent of a core; less is a box without steal.
 const stealShown = 0.005
 
 // otherLoad words a phase's other load: what other processes used and,
