@@ -235,7 +235,8 @@ type Result struct {
 	// Peak is the phase with the highest throughput of successful
 	// responses, whatever its verdict; PeakAccepted the accepted phase
 	// with the highest, when that is another phase; Knee the lowest
-	// level past which twice the load added little but latency.
+	// level past which twice the load added little but latency (the
+	// server's: client-bound phases are not counted).
 	Peak         *Peak     `json:"peak,omitempty"`
 	PeakAccepted *Peak     `json:"peak_accepted,omitempty"`
 	Knee         *Knee     `json:"knee,omitempty"`

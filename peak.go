@@ -17,7 +17,8 @@ type Peak struct {
 // the step to about twice it (the lowest level run at 2× to 3× it) added
 // less than KneeGain throughput while the p99 rose by at least KneeRise,
 // what Little's law predicts once the server is saturated (the extra load
-// only queues).
+// only queues). It is a claim about the server: a run the client could
+// not drive (PhaseStats.ClientBound) is no evidence for it (knee).
 type Knee struct {
 	Level      int     `json:"level"`
 	Next       int     `json:"next"`         // the level of the step past it
@@ -60,6 +61,18 @@ func peaks(phases []*PhaseStats) (peak, accepted *Peak) {
 // KneeGain throughput while the p99 rose by KneeRise or more; a level run
 // more than once counts with the mean of its runs' throughputs and p99s.
 // Nil when no step qualifies (or fewer than two levels had responses).
+//
+// A client-bound run (PhaseStats.ClientBound: its workers were saturated,
+// or a rate test's client fell behind its schedule) is left out, as
+// interrupted and silent ones are: its throughput and p99 describe the
+// client, and a flat throughput with a rising p99 there is the client's
+// limit, not the server's. The run is dropped, not its level: another run
+// at that level that the client did drive measured the server there, and
+// stays the level's evidence. A level left with no run is no step's end:
+// the step from a level below goes to the lowest level at 2× to 3× it that
+// kept a run, or there is none. So when the only step that would qualify
+// had a client-bound end, there is no knee: the client's limit came first,
+// and the phases' client_bound say so.
 func knee(phases []*PhaseStats) *Knee {
 	type level struct {
 		n       int
@@ -67,7 +80,7 @@ func knee(phases []*PhaseStats) *Knee {
 	}
 	by := map[int]*level{}
 	for _, p := range phases {
-		if p.Interrupted || p.RequestsPerSec <= 0 {
+		if p.Interrupted || p.ClientBound || p.RequestsPerSec <= 0 {
 			continue
 		}
 		l := by[p.Level]

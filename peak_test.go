@@ -28,6 +28,13 @@ func TestPeaks(t *testing.T) {
 	}
 }
 
+// bound is phase's, marked client_bound: the client could not drive it.
+func bound(i, level int, ok, p99 float64) *PhaseStats {
+	p := phase(i, level, ok, p99, false)
+	p.ClientBound = true
+	return p
+}
+
 func idx(p *Peak) int {
 	if p == nil {
 		return -1
@@ -57,6 +64,19 @@ func TestKnee(t *testing.T) {
 			phase(0, 8, 80, 10, true), phase(1, 16, 100, 20, true), phase(2, 8, 120, 10, true)}, 8, 16},
 		{"interrupted and silent phases are left out", []*PhaseStats{
 			phase(0, 8, 100, 10, true), {Index: 1, Level: 16, RequestsPerSec: 101, LatencyMs: Latency{P99: 30}, Interrupted: true}, phase(2, 16, 0, 0, false)}, 0, 0},
+		// A knee is a claim about the server: a step with a client-bound end is no evidence for it.
+		{"a clean knee below a client-bound level is still found", []*PhaseStats{
+			phase(0, 8, 100, 10, true), phase(1, 16, 190, 11, true), phase(2, 32, 194, 22, true), bound(3, 64, 150, 90)}, 16, 32},
+		{"the step's upper phase client-bound (the client's limit, not the server's): no knee", []*PhaseStats{
+			phase(0, 8, 100, 10, true), phase(1, 16, 190, 11, true), bound(2, 32, 194, 22)}, 0, 0},
+		{"its lower phase client-bound: no knee", []*PhaseStats{
+			phase(0, 4, 60, 5, true), bound(1, 8, 100, 10), phase(2, 16, 101, 20, true)}, 0, 0},
+		{"a client-bound run beside a clean one at its level: the clean run is the level's", []*PhaseStats{
+			phase(0, 8, 100, 10, true), phase(1, 16, 190, 11, true), bound(2, 16, 10, 40), phase(3, 32, 194, 22, true)}, 16, 32},
+		{"a level left with no run: the step goes to the next level at 2× to 3× that kept one", []*PhaseStats{
+			phase(0, 8, 100, 10, true), bound(1, 16, 101, 30), phase(2, 20, 102, 25, true)}, 8, 20},
+		{"… and none when that level is 3× or more", []*PhaseStats{
+			phase(0, 8, 100, 10, true), bound(1, 16, 101, 30), phase(2, 32, 102, 40, true)}, 0, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			k := knee(c.phases)
