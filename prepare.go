@@ -52,7 +52,7 @@ func prepare(t *Target, p Plan, m Mode) (*prepared, error) {
 		if pr.mix, err = prepareMix(t, u, pr.proto); err != nil {
 			return nil, err
 		}
-		pr.session = pr.mix.tmpls.mixSession()
+		pr.session = pr.mix.tmpls.sessions()
 	} else if pr.session, pr.replay, err = prepareTemplate(t, u, pr.proto); err != nil {
 		return nil, err
 	}
@@ -75,5 +75,5 @@ func prepareTemplate(t *Target, u *url.URL, protocol Protocol) (session func() s
 	if err := tmpls.add(t, u, t1); err != nil {
 		return nil, false, err
 	}
-	return tmpls.session(), replay, nil
+	return tmpls.sessions(), replay, nil
 }

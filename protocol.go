@@ -63,12 +63,8 @@ var http1Def = protocolDef{
 	},
 	templates: func() templates {
 		return &templateList[h1.Template]{
-			encode: func(_ *Target, _ *url.URL, t1 *h1.Template) (*h1.Template, error) { return t1, nil },
-			one:    func(t *h1.Template) sched.Session { return h1.NewSession(t) },
-			mix: func(ts []*h1.Template) sched.Session {
-				s, _ := h1.NewMixSession(ts) // 1..MaxTargets templates: no error
-				return s
-			},
+			encode:  func(_ *Target, _ *url.URL, t1 *h1.Template) (*h1.Template, error) { return t1, nil },
+			session: func(ts []*h1.Template) sched.Session { return h1.NewSession(ts...) },
 		}
 	},
 }
@@ -79,12 +75,8 @@ var http2Def = protocolDef{
 	hashedHTTP2: true,
 	templates: func() templates {
 		return &templateList[h2.Template]{
-			encode: func(t *Target, u *url.URL, _ *h1.Template) (*h2.Template, error) { return encodeRequestH2(t, u) },
-			one:    func(t *h2.Template) sched.Session { return h2.NewSession(t) },
-			mix: func(ts []*h2.Template) sched.Session {
-				s, _ := h2.NewMixSession(ts) // 1..MaxTargets templates: no error
-				return s
-			},
+			encode:  func(t *Target, u *url.URL, _ *h1.Template) (*h2.Template, error) { return encodeRequestH2(t, u) },
+			session: func(ts []*h2.Template) sched.Session { return h2.NewSession(ts...) },
 		}
 	},
 }
@@ -199,21 +191,17 @@ type templates interface {
 	// makes first: it validates the request and says whether it may be
 	// replayed.
 	add(t *Target, u *url.URL, t1 *h1.Template) error
-	// session makes a session per connection owner that sends the first
-	// template.
-	session() func() sched.Session
-	// mixSession makes a mix session per connection owner over every
-	// template, in order (a request mix, mix_run.go).
-	mixSession() func() sched.Session
+	// sessions makes a session per connection owner over every template,
+	// in order: the target's one, or a request mix's (mix_run.go).
+	sessions() func() sched.Session
 }
 
 // templateList is a protocol's templates of type T, and how it encodes
 // them and makes its sessions over them.
 type templateList[T any] struct {
-	list   []*T
-	encode func(t *Target, u *url.URL, t1 *h1.Template) (*T, error)
-	one    func(*T) sched.Session
-	mix    func([]*T) sched.Session
+	list    []*T
+	encode  func(t *Target, u *url.URL, t1 *h1.Template) (*T, error)
+	session func([]*T) sched.Session
 }
 
 func (l *templateList[T]) add(t *Target, u *url.URL, t1 *h1.Template) error {
@@ -225,14 +213,9 @@ func (l *templateList[T]) add(t *Target, u *url.URL, t1 *h1.Template) error {
 	return nil
 }
 
-func (l *templateList[T]) session() func() sched.Session {
-	tmpl, one := l.list[0], l.one
-	return func() sched.Session { return one(tmpl) }
-}
-
-func (l *templateList[T]) mixSession() func() sched.Session {
-	list, mix := l.list, l.mix
-	return func() sched.Session { return mix(list) }
+func (l *templateList[T]) sessions() func() sched.Session {
+	list, session := l.list, l.session
+	return func() sched.Session { return session(list) }
 }
 
 // DefaultRateDepth is Protocol.DefaultRateDepth of HTTP2 (http2) or

@@ -56,12 +56,11 @@ func TestTargetHashProtocol(t *testing.T) {
 }
 
 // TestPrepareProtocol: prepare takes the protocol's ALPN offer, the
-// protocol the TLS server must select, its sessions (for one target and
-// for a mix) and, in the rate test, its default depth: from Protocol or
+// protocol the TLS server must select, its sessions (one type for one
+// target and for a mix) and, in the rate test, its default depth: from Protocol or
 // from the deprecated HTTP2 alike.
 func TestPrepareProtocol(t *testing.T) {
 	isH1 := func(s any) bool { _, ok := s.(*h1.Session); return ok }
-	isH1Mix := func(s any) bool { _, ok := s.(*h1.MixSession); return ok }
 	isH2 := func(s any) bool { _, ok := s.(*h2.Session); return ok }
 	for _, c := range []struct {
 		name       string
@@ -71,7 +70,7 @@ func TestPrepareProtocol(t *testing.T) {
 		one, mixed func(any) bool
 		depth      int
 	}{
-		{"HTTP1", Target{}, []string{"http/1.1"}, "", isH1, isH1Mix, 1},
+		{"HTTP1", Target{}, []string{"http/1.1"}, "", isH1, isH1, 1},
 		{"HTTP2", Target{Protocol: HTTP2}, []string{"h2"}, "h2", isH2, isH2, 128},
 		{"deprecated HTTP2", Target{HTTP2: true}, []string{"h2"}, "h2", isH2, isH2, 128},
 	} {

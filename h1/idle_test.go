@@ -39,19 +39,15 @@ func feedSplit(s proto.Session, in []byte, split int) ([]proto.Completion, error
 func idleSessions(t *testing.T, queued bool) map[string]proto.Session {
 	t.Helper()
 	ts, _, _ := mixTemplates(t)
-	mix, err := NewMixSession(ts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss := map[string]proto.Session{"Session": NewSession(testTemplate(t)), "MixSession": mix}
+	ss := map[string]proto.Session{"one target": NewSession(testTemplate(t)), "a mix": NewSession(ts...)}
 	for name, s := range ss {
-		s.Queue(1, false)
+		s.Queue(1, 0, false)
 		s.Wrote(len(s.Output()))
 		if got, err := feedSplit(s, []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"), 0); err != nil || len(got) != 1 {
 			t.Fatalf("%s: the first response: %+v %v", name, got, err)
 		}
 		if queued {
-			s.Queue(2, false)
+			s.Queue(2, 0, false)
 		}
 	}
 	return ss
@@ -79,8 +75,7 @@ func TestFarewellOnIdleConnection(t *testing.T) {
 // carried a request (haproxy's 408 to a connection set up and left idle).
 func TestFarewellBeforeAnyRequest(t *testing.T) {
 	ts, _, _ := mixTemplates(t)
-	mix, _ := NewMixSession(ts)
-	for name, s := range map[string]proto.Session{"Session": NewSession(testTemplate(t)), "MixSession": mix} {
+	for name, s := range map[string]proto.Session{"one target": NewSession(testTemplate(t)), "a mix": NewSession(ts...)} {
 		if got, err := feedSplit(s, []byte(haproxy408), 17); err != proto.ErrClosedIdle || len(got) != 0 {
 			t.Fatalf("%s: %+v %v", name, got, err)
 		}
@@ -95,7 +90,7 @@ func TestFarewellAfterHEAD(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := NewSession(tpl)
-	s.Queue(0, false)
+	s.Queue(0, 0, false)
 	s.Wrote(len(s.Output()))
 	if got := parseAll(t, s, []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n")); len(got) != 1 {
 		t.Fatalf("HEAD response: %+v", got)
@@ -163,8 +158,8 @@ func TestCrossing408AnswersTheWrittenRequest(t *testing.T) {
 		}
 	}
 	for name, s := range idleSessions(t, false) {
-		s.Queue(2, false)
-		s.Queue(3, false)
+		s.Queue(2, 0, false)
+		s.Queue(3, 0, false)
 		s.Wrote(len(s.Output()))
 		got, err := feedSplit(s, []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"+haproxy408), 0)
 		if err != nil || len(got) != 2 || got[1].Token != 3 || got[1].Status != 408 || !got[1].Closing {
@@ -177,11 +172,11 @@ func TestCrossing408AnswersTheWrittenRequest(t *testing.T) {
 // read does not restart its parse.
 func TestMixQueueDuringFarewell(t *testing.T) {
 	ts, _, _ := mixTemplates(t)
-	s, _ := NewMixSession(ts)
+	s := NewSession(ts...)
 	if n, _, err := s.Parse([]byte(haproxy408[:40]), nil); err != nil || n != 40 {
 		t.Fatalf("half a farewell: %d %v", n, err)
 	}
-	s.QueueTarget(0, 1, false) // a HEAD
+	s.Queue(0, 1, false) // a HEAD
 	if _, _, err := s.Parse([]byte(haproxy408[40:]), nil); err != proto.ErrClosedIdle {
 		t.Fatalf("rest of the farewell: %v", err)
 	}

@@ -36,7 +36,7 @@ func mixTemplates(t testing.TB) ([]*Template, []string, []string) {
 	return ts, one, closing
 }
 
-func drainMix(s *MixSession, k int) (string, []int) {
+func drainMix(s *Session, k int) (string, []int) {
 	var out strings.Builder
 	var done []int
 	for {
@@ -54,11 +54,11 @@ func drainMix(s *MixSession, k int) (string, []int) {
 	}
 }
 
-// TestMixSessionWritesEachTargetsBytes: queued requests of different
+// TestSessionMixWritesEachTargetsBytes: queued requests of different
 // targets go out back to back, each its own template's bytes (the last
 // its closing variant), at any write split, each token completed once in
 // order.
-func TestMixSessionWritesEachTargetsBytes(t *testing.T) {
+func TestSessionMixWritesEachTargetsBytes(t *testing.T) {
 	ts, one, closing := mixTemplates(t)
 	order := []int{0, 2, 1, 0, 3, 2, 2, 0}
 	want := ""
@@ -70,12 +70,9 @@ func TestMixSessionWritesEachTargetsBytes(t *testing.T) {
 		}
 	}
 	for _, k := range []int{1, 7, 100, 4096, 1 << 20} {
-		s, err := NewMixSession(ts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := NewSession(ts...)
 		for i, tg := range order {
-			s.QueueTarget(uint32(100+i), tg, i == len(order)-1)
+			s.Queue(uint32(100+i), tg, i == len(order)-1)
 		}
 		out, done := drainMix(s, k)
 		if out != want {
@@ -103,19 +100,16 @@ func firstDiff(a, b string) int {
 	return min(len(a), len(b))
 }
 
-// TestMixSessionParsesPerTarget: each response is parsed as an answer to
+// TestSessionMixParsesPerTarget: each response is parsed as an answer to
 // its own request: a HEAD response's Content-Length announces no body, and
 // each target's body expectation is its own.
-func TestMixSessionParsesPerTarget(t *testing.T) {
+func TestSessionMixParsesPerTarget(t *testing.T) {
 	a, _ := NewTemplate(proto.Request{Host: "h", Target: "/a"}, []byte("aa"), true)
 	hd, _ := NewTemplate(proto.Request{Host: "h", Target: "/h", Method: "HEAD"}, nil, false)
 	b, _ := NewTemplate(proto.Request{Host: "h", Target: "/b"}, []byte("bbb"), true)
-	s, err := NewMixSession([]*Template{a, hd, b})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := NewSession(a, hd, b)
 	for i, tg := range []int{0, 1, 2, 2} {
-		s.QueueTarget(uint32(i), tg, false)
+		s.Queue(uint32(i), tg, false)
 	}
 	drainMix(s, 1<<20)
 	in := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\naa" +
@@ -145,13 +139,13 @@ func TestMixSessionParsesPerTarget(t *testing.T) {
 	}
 }
 
-// TestMixSessionEarlyResponse: a response to a request still being
-// written ends the connection after it, as for Session.
-func TestMixSessionEarlyResponse(t *testing.T) {
+// TestSessionMixEarlyResponse: a response to a request still being
+// written ends the connection after it, as for one target.
+func TestSessionMixEarlyResponse(t *testing.T) {
 	ts, _, _ := mixTemplates(t)
-	s, _ := NewMixSession(ts)
-	s.QueueTarget(1, 3, false)
-	s.QueueTarget(2, 0, false)
+	s := NewSession(ts...)
+	s.Queue(1, 3, false)
+	s.Queue(2, 0, false)
 	b := s.Output()
 	s.Wrote(len(b) / 2)
 	n, c, err := s.Parse([]byte("HTTP/1.1 413 Too Large\r\nContent-Length: 0\r\n\r\n"), nil)
@@ -163,10 +157,10 @@ func TestMixSessionEarlyResponse(t *testing.T) {
 	}
 }
 
-// BenchmarkMixSessionCycle: one request and its response per iteration
-// through a MixSession of 16 targets at depth 16 (the output coalesces
+// BenchmarkSessionMixCycle: one request and its response per iteration
+// through a Session of 16 targets at depth 16 (the output coalesces
 // whole requests of different targets): 0 allocs/op.
-func BenchmarkMixSessionCycle(b *testing.B) {
+func BenchmarkSessionMixCycle(b *testing.B) {
 	var ts []*Template
 	for i := range 16 {
 		tpl, err := NewTemplate(proto.Request{Host: "127.0.0.1:8080", Target: "/t/" + strconv.Itoa(i)}, []byte("ok"), true)
@@ -175,14 +169,11 @@ func BenchmarkMixSessionCycle(b *testing.B) {
 		}
 		ts = append(ts, tpl)
 	}
-	s, err := NewMixSession(ts)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := NewSession(ts...)
 	const depth = 16
 	tok := uint32(0)
 	for ; tok < depth; tok++ {
-		s.QueueTarget(tok, int(tok)%16, false)
+		s.Queue(tok, int(tok)%16, false)
 	}
 	s.Wrote(len(s.Output()))
 	resp := []byte(smallResp)
@@ -193,10 +184,50 @@ func BenchmarkMixSessionCycle(b *testing.B) {
 		if err != nil || n != len(resp) || len(c) != 1 || !c[0].BodyOK {
 			b.Fatalf("parse: %d %v %v", n, c, err)
 		}
-		s.QueueTarget(tok, int(tok)%16, false)
+		s.Queue(tok, int(tok)%16, false)
 		tok++
 		if _, ok := s.Wrote(len(s.Output())); !ok {
 			b.Fatal("not written")
 		}
+	}
+}
+
+// TestSessionRunsFromTheTemplate: a run of queued small requests of one
+// target is written from that template's shared buffer, without a copy,
+// whether the session has one target or a mix: when the run is all that
+// is queued, or is followed by the closing request. Only requests of
+// different targets back to back are copied into the session's own
+// buffer, which a session of one target therefore never allocates (its
+// memory per connection stays that of the template's shared bytes).
+func TestSessionRunsFromTheTemplate(t *testing.T) {
+	ts, one, closing := mixTemplates(t)
+	shared := func(b []byte, tpl *Template) bool {
+		return len(b) > 0 && &b[0] == &tpl.repeated[0]
+	}
+	single := NewSession(ts[0])
+	for i := range 5 {
+		single.Queue(uint32(i), 0, i == 4)
+	}
+	if b := single.Output(); !shared(b, ts[0]) || string(b) != strings.Repeat(one[0], 4) {
+		t.Fatalf("one target: %d bytes, shared %v; want its 4 requests from the template", len(b), shared(b, ts[0]))
+	}
+	if out, _ := drainMix(single, 1<<20); out != strings.Repeat(one[0], 4)+closing[0] {
+		t.Fatalf("one target wrote %q", out)
+	}
+	if single.buf != nil {
+		t.Errorf("a session of one target allocated %d bytes of its own", cap(single.buf))
+	}
+
+	mixed := NewSession(ts...)
+	for i, tg := range []int{2, 2, 2, 0, 0} {
+		mixed.Queue(uint32(i), tg, false)
+	}
+	b := mixed.Output() // 2,2,2 then 0: copied, one write
+	if shared(b, ts[2]) || string(b) != strings.Repeat(one[2], 3)+strings.Repeat(one[0], 2) {
+		t.Fatalf("a mix: %q", b)
+	}
+	mixed.Wrote(3 * len(one[2]))
+	if b := mixed.Output(); !shared(b, ts[0]) || string(b) != strings.Repeat(one[0], 2) {
+		t.Fatalf("a mix's run of target 0: %q, shared %v", b, shared(b, ts[0]))
 	}
 }

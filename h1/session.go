@@ -2,84 +2,11 @@ package h1
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/brk-bench/brk/proto"
 )
-
-// Template is a target's requests, encoded once and shared read-only by
-// every Session of a run. A small request is repeated to fill a 64 KiB
-// buffer, so that any run of queued requests is one contiguous slice; a
-// request with a large body is its head followed by the body, which is
-// the caller's one copy, never copied per connection. Each has a variant
-// that asks the server to close (a connection's last request).
-type Template struct {
-	repeated  []byte // small requests: whole requests back to back
-	closing   []byte // small requests: the closing request
-	size      int    // bytes of one request
-	closeSize int    // bytes of the closing request
-	segmented bool   // large body: head, then body
-	head      []byte // segmented: the heads
-	closeHead []byte
-	body      []byte
-	isHead    bool
-	expect    []byte
-	check     bool
-}
-
-// inlineBody is the largest body repeated in the template's buffer; a
-// larger one is written from the caller's copy after each head.
-const inlineBody = 8 << 10
-
-// NewTemplate prepares req for sessions. expect/check set the exact body
-// every response must carry. req.Body and expect are kept, not copied.
-func NewTemplate(req proto.Request, expect []byte, check bool) (*Template, error) {
-	t := &Template{isHead: req.IsHead(), expect: expect, check: check}
-	if len(req.Body) > inlineBody {
-		return t, t.segment(req)
-	}
-	one, err := Encode(&req, false)
-	if err != nil {
-		return nil, err
-	}
-	closing, err := Encode(&req, true)
-	if err != nil {
-		return nil, err
-	}
-	copies := (64 << 10) / len(one)
-	if copies < 2 {
-		copies = 2
-	}
-	rep := make([]byte, 0, copies*len(one))
-	for i := 0; i < copies; i++ {
-		rep = append(rep, one...)
-	}
-	t.repeated, t.size, t.closing, t.closeSize = rep, len(one), closing, len(closing)
-	return t, nil
-}
-
-// segment prepares a request with a large body: two heads and the body.
-func (t *Template) segment(req proto.Request) error {
-	head, err := EncodeHead(&req, false)
-	if err != nil {
-		return err
-	}
-	closeHead, err := EncodeHead(&req, true)
-	if err != nil {
-		return err
-	}
-	t.segmented, t.head, t.closeHead, t.body = true, head, closeHead, req.Body
-	t.size, t.closeSize = len(head)+len(req.Body), len(closeHead)+len(req.Body)
-	return nil
-}
-
-// Request returns the encoded request (tests, reports).
-func (t *Template) Request() []byte {
-	if t.segmented {
-		return append(append([]byte(nil), t.head...), t.body...)
-	}
-	return t.repeated[:t.size]
-}
 
 // ErrUnsolicited is a response that answers no request: bytes before any
 // request was sent, or more responses than requests. A whole response that
@@ -115,137 +42,212 @@ func (p *Parser) strayEOF() error {
 	return proto.ErrClosedIdle
 }
 
-// Session is one connection's HTTP/1.1 protocol state: the requests queued
-// for writing, how far the socket took them, and the response parser.
-// Responses come back in request order (RFC 9112 §9.3.2), so a response
-// answers the oldest unanswered request; one that arrives while that
-// request is still being written (a server refusing a large upload early)
-// answers it too, and the connection then ends. It allocates nothing once
-// its token ring has grown to the connection's depth.
+// Session is one connection's HTTP/1.1 protocol state over a run's
+// targets: one Template per target (a run without a request mix has
+// one), the requests queued for writing with the target of each, how far
+// the socket took them, and the response parser.
+//
+// Output writes a run of queued requests of one target from its
+// template's shared buffer, without a copy; requests of different
+// targets queued back to back are copied into the session's own buffer
+// (grown on the first such run, at most 64 KiB), so that a mix still
+// goes out in few writes. Responses come back in request order (RFC 9112
+// §9.3.2), so a response answers the oldest unanswered request, and is
+// parsed with that request's HEAD-ness and body expectation; one that
+// arrives while that request is still being written (a server refusing a
+// large upload early) answers it too, and the connection then ends. It
+// allocates nothing once its rings have grown to the connection's depth.
 type Session struct {
 	pipeline
-	t       *Template
-	queued  int  // whole requests queued and not yet fully written
-	last    bool // a closing request is queued after them
-	partial int  // bytes of the first queued request already written
-	p       Parser
-	stray   bool // the response being parsed answers no request
+	ts []*Template
+	p  Parser
 
-	// Tokens of the unanswered requests in queue order: [ans, wr) are
-	// completely written, [wr, end) are queued.
+	// The unanswered requests in queue order, by ring position: [ans, wr)
+	// are completely written, [wr, end) are queued; last marks the
+	// request at end-1 as the closing one.
 	toks         []uint32
+	tgs          []uint8
 	ans, wr, end uint32
+	last         bool
+	partial      int  // bytes of request wr already written
+	stray        bool // the response being parsed answers no request
+
+	buf []byte // coalesced output of requests of different targets
 
 	sample [SampleMax]byte // the last failed body's first bytes
 }
 
-// NewSession returns a session for t.
-func NewSession(t *Template) *Session {
-	s := &Session{t: t, toks: make([]uint32, 8)}
-	s.p.SetExpectBody(t.expect, t.check)
-	s.p.Reset(t.isHead)
+// outBuf bounds the bytes one Output coalesces.
+const outBuf = 64 << 10
+
+// MaxTargets is the most templates a Session takes: a queued request's
+// target is one byte.
+const MaxTargets = 256
+
+// NewSession returns a session over ts, the run's targets in order (one
+// without a request mix). Queue's target indexes ts. It panics without a
+// template or with more than MaxTargets: the plan bounds a mix well
+// below.
+func NewSession(ts ...*Template) *Session {
+	if len(ts) == 0 || len(ts) > MaxTargets {
+		panic(fmt.Sprintf("h1: a session needs 1..%d templates, not %d", MaxTargets, len(ts)))
+	}
+	s := &Session{ts: ts, toks: make([]uint32, 8), tgs: make([]uint8, 8)}
+	s.Reset()
 	return s
 }
 
 // Reset begins a new connection: nothing queued, no response in progress.
 func (s *Session) Reset() {
-	s.queued, s.last, s.partial = 0, false, 0
-	s.ans, s.wr, s.end = 0, 0, 0
-	s.stray = false
-	s.p.Reset(s.t.isHead)
+	s.ans, s.wr, s.end, s.last, s.partial, s.stray = 0, 0, 0, false, 0, false
+	s.p.Reset(false)
 }
 
-// Queue appends one request; last makes it the closing request, which is
-// a connection's final one: the caller queues nothing after it.
-func (s *Session) Queue(token uint32, last bool) {
+// Queue appends one request of target i; last makes it the closing
+// request, a connection's final one: the caller queues nothing after it.
+func (s *Session) Queue(token uint32, i int, last bool) {
 	if int(s.end-s.ans) == len(s.toks) {
 		s.grow()
 	}
-	s.toks[s.end&uint32(len(s.toks)-1)] = token
-	s.end++
-	if last {
-		s.last = true
-	} else {
-		s.queued++
+	if s.ans == s.end && !s.stray {
+		s.expectFor(i) // the next response answers this request
 	}
+	k := s.end & uint32(len(s.toks)-1)
+	s.toks[k], s.tgs[k] = token, uint8(i)
+	s.end++
+	s.last = last
 }
 
 func (s *Session) grow() {
-	toks := make([]uint32, 2*len(s.toks))
+	n := 2 * len(s.toks)
+	toks, tgs := make([]uint32, n), make([]uint8, n)
 	for k := s.ans; k != s.end; k++ {
-		toks[k&uint32(len(toks)-1)] = s.toks[k&uint32(len(s.toks)-1)]
+		toks[k&uint32(n-1)] = s.toks[k&uint32(len(s.toks)-1)]
+		tgs[k&uint32(n-1)] = s.tgs[k&uint32(len(s.tgs)-1)]
 	}
-	s.toks = toks
+	s.toks, s.tgs = toks, tgs
 }
 
-func (s *Session) token(k uint32) uint32 { return s.toks[k&uint32(len(s.toks)-1)] }
+// expectFor sets the parser up for a response to target i.
+func (s *Session) expectFor(i int) {
+	t := s.ts[i]
+	s.p.SetExpectBody(t.expect, t.check)
+	s.p.Reset(t.isHead)
+}
 
-// Output returns queued bytes not yet written: as many whole requests as
-// fit in the shared buffer, or the closing request once the others are out.
-// The slice is read-only and valid until the next Wrote.
-func (s *Session) Output() []byte {
-	if s.t.segmented {
-		return s.segment()
+func (s *Session) at(k uint32) (tok uint32, t *Template) {
+	k &= uint32(len(s.toks) - 1)
+	return s.toks[k], s.ts[s.tgs[k]]
+}
+
+// closing reports whether the request at ring position k is the closing
+// one.
+func (s *Session) closing(k uint32) bool { return s.last && k+1 == s.end }
+
+// size is the byte length of the request at ring position k.
+func (s *Session) size(k uint32, t *Template) int {
+	if s.closing(k) {
+		return t.closeSize
 	}
-	if s.queued > 0 {
-		left := s.queued*s.t.size - s.partial
-		b := s.t.repeated[s.partial:]
-		if len(b) > left {
-			b = b[:left]
+	return t.size
+}
+
+// bytesOf returns the request at ring position k from byte off: for a
+// small request its whole encoding, for a large body the head or the
+// body (from the template's one copy).
+func (s *Session) bytesOf(k uint32, t *Template, off int) []byte {
+	closing := s.closing(k)
+	if t.segmented {
+		head := t.head
+		if closing {
+			head = t.closeHead
 		}
-		return b
+		if off < len(head) {
+			return head[off:]
+		}
+		return t.body[off-len(head):]
 	}
-	if s.last {
-		return s.t.closing[s.partial:]
+	if closing {
+		return t.closing[off:t.closeSize]
 	}
-	return nil
+	return t.repeated[off:t.size]
 }
 
-// segment returns what is left of the first queued request with a large
-// body: its head, or the body from the template's one copy.
-func (s *Session) segment() []byte {
-	var head []byte
-	switch {
-	case s.queued > 0:
-		head = s.t.head
-	case s.last:
-		head = s.t.closeHead
-	default:
+// run is how many queued requests from ring position wr on are small
+// requests of t, none the closing one, at most as many as t's shared
+// buffer holds: those Output takes from that buffer in one slice.
+func (s *Session) run(t *Template) uint32 {
+	most := uint32(len(t.repeated) / t.size)
+	if len(s.ts) == 1 { // every request is t's
+		n := s.end - s.wr
+		if s.last {
+			n--
+		}
+		return min(n, most)
+	}
+	n := uint32(0)
+	for k := s.wr; k != s.end && n < most && !s.closing(k) && s.tgs[k&uint32(len(s.tgs)-1)] == s.tgs[s.wr&uint32(len(s.tgs)-1)]; k++ {
+		n++
+	}
+	return n
+}
+
+// Output returns queued bytes not yet written, read-only and valid until
+// the next Wrote: a run of small requests of one target from its
+// template's shared buffer, when that run is all that is queued, fills
+// the buffer, or is followed by the closing request; otherwise the first
+// queued request from where its writing stopped, followed by as many
+// whole small requests as fit in 64 KiB, copied into the session's
+// buffer. A large body, or the closing request, goes out alone.
+func (s *Session) Output() []byte {
+	if s.wr == s.end {
 		return nil
 	}
-	if s.partial < len(head) {
-		return head[s.partial:]
+	_, t := s.at(s.wr)
+	if !t.segmented {
+		if n := s.run(t); n > 0 {
+			if next := s.wr + n; next == s.end || n == uint32(len(t.repeated)/t.size) || s.closing(next) {
+				return t.repeated[s.partial : int(n)*t.size]
+			}
+		}
 	}
-	return s.t.body[s.partial-len(head):]
+	first := s.bytesOf(s.wr, t, s.partial)
+	if s.wr+1 == s.end || t.segmented || s.closing(s.wr) {
+		return first
+	}
+	_, nt := s.at(s.wr + 1)
+	if nt.segmented || len(first)+s.size(s.wr+1, nt) > outBuf {
+		return first
+	}
+	b := append(s.buf[:0], first...)
+	for k := s.wr + 1; k != s.end; k++ {
+		_, t := s.at(k)
+		if t.segmented || len(b)+s.size(k, t) > outBuf {
+			break
+		}
+		b = append(b, s.bytesOf(k, t, 0)...)
+	}
+	s.buf = b
+	return b
 }
 
 // Wrote consumes n bytes of Output and reports the last request it
 // completed.
 func (s *Session) Wrote(n int) (upTo uint32, ok bool) {
-	for n > 0 {
-		size := s.t.size
-		if s.queued == 0 {
-			if !s.last {
-				break
-			}
-			size = s.t.closeSize
-		}
-		k := size - s.partial
+	for n > 0 && s.wr != s.end {
+		tok, t := s.at(s.wr)
+		k := s.size(s.wr, t) - s.partial
 		if n < k {
 			s.partial += n
 			break
 		}
 		n -= k
 		s.partial = 0
-		if s.queued > 0 {
-			s.queued--
-		} else {
+		if s.closing(s.wr) {
 			s.last = false
 		}
-		if s.wr != s.end {
-			upTo, ok = s.token(s.wr), true
-			s.wr++
-		}
+		upTo, ok = tok, true
+		s.wr++
 	}
 	return upTo, ok
 }
@@ -274,7 +276,8 @@ func (s *Session) Parse(b []byte, done []proto.Completion) (int, []proto.Complet
 
 // complete answers the oldest unanswered request with the parsed response.
 func (s *Session) complete(done []proto.Completion, closing bool) []proto.Completion {
-	c := proto.Completion{Token: s.token(s.ans), Status: s.p.Status(), BodyOK: s.p.BodyOK(), Closing: closing}
+	tok, _ := s.at(s.ans)
+	c := proto.Completion{Token: tok, Status: s.p.Status(), BodyOK: s.p.BodyOK(), Closing: closing}
 	if !c.BodyOK {
 		c.Sample = s.sample[:copy(s.sample[:], s.p.Sample())]
 	}
@@ -283,11 +286,15 @@ func (s *Session) complete(done []proto.Completion, closing bool) []proto.Comple
 		// writing it; the connection ends after this response (the
 		// server would read the rest of the body as a new request).
 		c.Closing = true
-		s.queued, s.last, s.partial = 0, false, 0
+		s.last, s.partial = false, 0
 		s.wr, s.end = s.ans+1, s.ans+1
 	}
 	s.ans++
-	s.p.Reset(s.t.isHead)
+	if s.ans != s.end {
+		s.expectFor(int(s.tgs[s.ans&uint32(len(s.tgs)-1)]))
+	} else {
+		s.p.Reset(false)
+	}
 	return append(done, c)
 }
 
@@ -308,8 +315,8 @@ func (s *Session) EOF(done []proto.Completion) ([]proto.Completion, error) {
 }
 
 // pipeline answers the proto.Session questions whose answers are the same
-// for every HTTP/1.1 session (Session, MixSession): a pipeline that only a
-// close ends, with no protocol counts. Both embed it.
+// for every HTTP/1.1 session: a pipeline that only a close ends, with no
+// protocol counts. Session embeds it.
 type pipeline struct{}
 
 // Cancel cannot take one request out of a pipeline: the connection must

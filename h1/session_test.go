@@ -49,10 +49,10 @@ func TestSessionWritesQueuedRequestsAtAnySplit(t *testing.T) {
 	tpl := testTemplate(t)
 	for k := 1; k <= 3*len(wantReq)+len(wantClose); k++ {
 		s := NewSession(tpl)
-		s.Queue(10, false)
-		s.Queue(11, false)
-		s.Queue(12, false)
-		s.Queue(13, true)
+		s.Queue(10, 0, false)
+		s.Queue(11, 0, false)
+		s.Queue(12, 0, false)
+		s.Queue(13, 0, true)
 		out, done := drain(s, k)
 		if want := strings.Repeat(wantReq, 3) + wantClose; out != want {
 			t.Fatalf("k=%d: wrote %q, want %q", k, out, want)
@@ -76,8 +76,8 @@ func TestSessionWritesQueuedRequestsAtAnySplit(t *testing.T) {
 
 func TestSessionResetForgetsQueueAndPartial(t *testing.T) {
 	s := NewSession(testTemplate(t))
-	s.Queue(0, false)
-	s.Queue(1, false)
+	s.Queue(0, 0, false)
+	s.Queue(1, 0, false)
 	if _, ok := s.Wrote(5); ok {
 		t.Fatal("5 bytes completed a request")
 	}
@@ -86,7 +86,7 @@ func TestSessionResetForgetsQueueAndPartial(t *testing.T) {
 	if len(s.Output()) != 0 {
 		t.Fatal("output after Reset")
 	}
-	s.Queue(7, false)
+	s.Queue(7, 0, false)
 	if out, _ := drain(s, 1<<20); out != wantReq {
 		t.Fatalf("after Reset wrote %q", out)
 	}
@@ -114,7 +114,7 @@ func parseAll(t *testing.T, s *Session, in []byte) []proto.Completion {
 func TestSessionResponses(t *testing.T) {
 	s := NewSession(testTemplate(t))
 	for tok := uint32(0); tok < 5; tok++ {
-		s.Queue(tok, false)
+		s.Queue(tok, 0, false)
 	}
 	drain(s, 1<<20)
 	all := parseAll(t, s, []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"+
@@ -149,13 +149,13 @@ func TestSessionRefusesUnsolicitedResponses(t *testing.T) {
 		t.Fatalf("a response before any request: %v", err)
 	}
 	s = NewSession(testTemplate(t))
-	s.Queue(0, false)
+	s.Queue(0, 0, false)
 	if _, _, err := s.Parse(resp, nil); err != ErrUnsolicited {
 		t.Fatalf("a response to a request not yet sent: %v", err)
 	}
 	// An error ends the connection: the next one starts afresh.
 	s.Reset()
-	s.Queue(0, false)
+	s.Queue(0, 0, false)
 	drain(s, 1<<20)
 	if got := parseAll(t, s, resp); len(got) != 1 || got[0].Token != 0 {
 		t.Fatalf("response: %+v", got)
@@ -174,8 +174,8 @@ func TestSessionEarlyResponse(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := NewSession(tpl)
-	s.Queue(4, false)
-	s.Queue(5, false)
+	s.Queue(4, 0, false)
+	s.Queue(5, 0, false)
 	if upTo, ok := s.Wrote(len(tpl.Request())); !ok || upTo != 4 {
 		t.Fatalf("first request: %v %v", upTo, ok)
 	}
@@ -197,7 +197,7 @@ func TestSessionZeroAllocs(t *testing.T) {
 	done := make([]proto.Completion, 0, 4)
 	var tok uint32
 	allocs := testing.AllocsPerRun(1000, func() {
-		s.Queue(tok, false)
+		s.Queue(tok, 0, false)
 		tok++
 		s.Wrote(len(s.Output()))
 		s.Parse(resp, done[:0])
@@ -222,9 +222,9 @@ func TestSessionLargeBodyFromOneCopy(t *testing.T) {
 	want := strings.Repeat(string(one), 2) + string(closing)
 	for _, k := range []int{1, 7, 1000, len(one) - 1, len(one), len(one) + 1, 1 << 20} {
 		s := NewSession(tpl)
-		s.Queue(0, false)
-		s.Queue(1, false)
-		s.Queue(2, true)
+		s.Queue(0, 0, false)
+		s.Queue(1, 0, false)
+		s.Queue(2, 0, true)
 		sawBody := false
 		var out strings.Builder
 		var last []int

@@ -49,7 +49,7 @@ func BenchmarkSessionCycle(b *testing.B) {
 						b.Fatal(comps)
 					}
 				}
-				s.Queue(tok, false)
+				s.Queue(tok, 0, false)
 				tok++
 				if _, ok := s.Wrote(len(s.Output())); !ok {
 					b.Fatal("request not written")

@@ -28,18 +28,15 @@ func mixTemplates16(tb testing.TB) []*Template {
 	return ts
 }
 
-// TestMixSessionStreamsCarryTheirTargets: each queued request opens a
+// TestSessionMixStreamsCarryTheirTargets: each queued request opens a
 // stream with its own target's header block and body, whatever the order,
 // the first on the connection with the table size update.
-func TestMixSessionStreamsCarryTheirTargets(t *testing.T) {
+func TestSessionMixStreamsCarryTheirTargets(t *testing.T) {
 	ts := mixTemplates16(t)
-	s, err := NewMixSession(ts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := NewSession(ts...)
 	order := []int{5, 3, 3, 0, 15, 7}
 	for i, tg := range order {
-		s.QueueTarget(uint32(i), tg, false)
+		s.Queue(uint32(i), tg, false)
 	}
 	if _, _, err := s.Parse(settings, nil); err != nil {
 		t.Fatal(err)
@@ -84,13 +81,10 @@ func TestMixSessionStreamsCarryTheirTargets(t *testing.T) {
 // 16-target mix (every fourth with a body): 0 allocs/op.
 func BenchmarkSessionCycleMix(b *testing.B) {
 	ts := mixTemplates16(b)
-	s, err := NewMixSession(ts)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := NewSession(ts...)
 	const depth = 100
 	for i := range depth {
-		s.QueueTarget(uint32(i), i%16, false)
+		s.Queue(uint32(i), i%16, false)
 	}
 	if _, _, err := s.Parse(settings, nil); err != nil {
 		b.Fatal(err)
@@ -123,7 +117,7 @@ func BenchmarkSessionCycleMix(b *testing.B) {
 				b.Fatal(comps)
 			}
 		}
-		s.QueueTarget(tok, int(tok)%16, false)
+		s.Queue(tok, int(tok)%16, false)
 		tok++
 		if _, ok := s.Wrote(len(s.Output())); !ok {
 			b.Fatal("request not written")

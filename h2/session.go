@@ -2,6 +2,7 @@ package h2
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"golang.org/x/net/http2"
@@ -23,13 +24,20 @@ import (
 // with x/net/http2's Framer. It allocates nothing per request once its
 // buffers have grown.
 //
+// It holds one Template per target of the run (one without a request
+// mix; each encoded once: its header blocks and body); each queued request
+// names its target, and each stream keeps its template, so that its
+// response is checked against that target's expectation. The connection
+// preface is the first template's (every template's preface is the same
+// bytes).
+//
 // Its state is grouped by job in embedded structs (values, not pointers:
 // a field of one costs what a field of Session does): the output
 // (writer.go), the queue and the stream table (streams.go), the windows
 // (flow.go) and the response parser (parser.go).
 type Session struct {
-	t  *Template
-	ts []*Template // a request mix's targets (mix.go); nil: t alone
+	t  *Template   // ts[0]: the connection preface's
+	ts []*Template // the run's targets, by Queue's index
 
 	writer
 	queue
@@ -49,9 +57,19 @@ type Session struct {
 	parser
 }
 
-// NewSession returns a session for t.
-func NewSession(t *Template) *Session {
-	s := &Session{t: t}
+// MaxTargets is the most templates a Session takes: a queued request's
+// target is one byte.
+const MaxTargets = 256
+
+// NewSession returns a session over ts, the run's targets in order (one
+// without a request mix). Queue's target indexes ts. It panics without a
+// template or with more than MaxTargets: the plan bounds a mix well
+// below.
+func NewSession(ts ...*Template) *Session {
+	if len(ts) == 0 || len(ts) > MaxTargets {
+		panic(fmt.Sprintf("h2: a session needs 1..%d templates, not %d", MaxTargets, len(ts)))
+	}
+	s := &Session{t: ts[0], ts: ts}
 	s.pend, s.pendT = make([]uint32, 8), make([]uint8, 8)
 	s.tab, s.tabMask, s.tabShift = make([]stream, 16), 15, 28
 	s.wfr = http2.NewFramer(&s.w, nil)
@@ -88,13 +106,10 @@ func (s *Session) Reset() {
 	s.dec.SetMaxStringLength(maxHeaderBlock)
 }
 
-// Queue appends one request; last makes it the connection's last: once
-// it is answered the session sends GOAWAY and the connection ends.
-func (s *Session) Queue(token uint32, last bool) { s.QueueTarget(token, 0, last) }
-
-// QueueTarget appends one request of target i of the session's mix
-// (NewMixSession; 0 is the session's one template).
-func (s *Session) QueueTarget(token uint32, i int, last bool) {
+// Queue appends one request of target i (an index of the session's
+// templates); last makes it the connection's last: once it is answered
+// the session sends GOAWAY and the connection ends.
+func (s *Session) Queue(token uint32, i int, last bool) {
 	if int(s.pt-s.ph) == len(s.pend) {
 		p, pt := make([]uint32, 2*len(s.pend)), make([]uint8, 2*len(s.pend))
 		for k := s.ph; k != s.pt; k++ {

@@ -50,7 +50,7 @@ func open(t testing.TB, tm *Template, n int) *Session {
 	t.Helper()
 	s := NewSession(tm)
 	for i := 0; i < n; i++ {
-		s.Queue(uint32(i), false)
+		s.Queue(uint32(i), 0, false)
 	}
 	if _, _, err := s.Parse(settings, nil); err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestTemplateBlocks(t *testing.T) {
 
 func TestReadyAndCapacity(t *testing.T) {
 	s := NewSession(testTemplate(t, nil))
-	s.Queue(7, false)
+	s.Queue(7, 0, false)
 	if s.Ready() || s.Capacity() != 1 {
 		t.Fatalf("ready %v, capacity %d before the peer's SETTINGS: want not ready, the logical first request", s.Ready(), s.Capacity())
 	}
@@ -344,8 +344,8 @@ func dataBytes(b []byte) map[uint32]int {
 func TestUploadWithinWindows(t *testing.T) {
 	body := bytes.Repeat([]byte("b"), 25)
 	s := NewSession(testTemplate(t, body))
-	s.Queue(0, false)
-	s.Queue(1, false)
+	s.Queue(0, 0, false)
+	s.Queue(1, 0, false)
 	f := newFrames()
 	f.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 10})
 	s.Parse(f.Bytes(), nil)
@@ -382,7 +382,7 @@ func TestUploadSharesWindows(t *testing.T) {
 	body := bytes.Repeat([]byte("b"), 40000)
 	s := NewSession(testTemplate(t, body))
 	for i := uint32(0); i < 3; i++ {
-		s.Queue(i, false)
+		s.Queue(i, 0, false)
 	}
 	f := newFrames()
 	f.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0})
@@ -426,7 +426,7 @@ func TestStreamIDsRunOut(t *testing.T) {
 		t.Fatalf("capacity %d with 3 ids left", c)
 	}
 	for i := uint32(0); i < 3; i++ {
-		s.Queue(i, false)
+		s.Queue(i, 0, false)
 	}
 	s.Wrote(len(s.Output()))
 	if s.Capacity() != 0 || s.Drained() {

@@ -43,7 +43,7 @@ func (s *Session) fill() {
 	}
 	for s.ph != s.pt && !s.goaway && !s.ending && s.open < s.peerMax && s.nextID <= maxStreamID && len(s.w.b)-s.off < outputBound {
 		tok := s.pend[s.ph&uint32(len(s.pend)-1)]
-		t := s.template(s.pendT[s.ph&uint32(len(s.pend)-1)])
+		t := s.ts[s.pendT[s.ph&uint32(len(s.pend)-1)]]
 		s.ph++
 		id := s.nextID
 		s.nextID += 2

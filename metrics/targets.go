@@ -53,15 +53,30 @@ func resetTargets(ts []TargetRec) {
 	}
 }
 
+// The Target methods record target i's outcomes beside the totals, which
+// the caller records. Without targets (EnableTargets not called: a run of
+// one target, whose totals are its own) they record nothing.
+
 // TargetSuccess records a successful request of target i.
-func (r *Recorder) TargetSuccess(i int) { r.Targets[i].Succeeded++ }
+func (r *Recorder) TargetSuccess(i int) {
+	if i < len(r.Targets) {
+		r.Targets[i].Succeeded++
+	}
+}
 
 // TargetFail records n failed requests of target i in category c.
-func (r *Recorder) TargetFail(i int, c Category, n uint64) { r.Targets[i].Failed[c] += n }
+func (r *Recorder) TargetFail(i int, c Category, n uint64) {
+	if i < len(r.Targets) {
+		r.Targets[i].Failed[c] += n
+	}
+}
 
 // TargetResponse records a complete response of target i: its latency
 // and status code.
 func (r *Recorder) TargetResponse(i int, latencyNs int64, code int) {
+	if i >= len(r.Targets) {
+		return
+	}
 	t := &r.Targets[i]
 	if latencyNs < 0 {
 		latencyNs = 0

@@ -20,8 +20,9 @@ var ErrClosedIdle = errors.New("the server closed an idle connection")
 // owns the socket, admission, deadlines and outcomes; the session owns the
 // framing: it encodes the requests the worker admits, says how far the
 // socket took them, parses responses and names the request each answers.
-// A protocol package exports a type that satisfies this (h1.Session; a
-// multiplexed protocol's session the same way).
+// A protocol package exports a type that satisfies this (h1.Session,
+// h2.Session). Every run is a request mix of one target or more: a
+// session holds one template per target, each encoded once.
 //
 // A request is identified by its token, given at Queue: the worker's ring
 // position, increasing in admission order. Requests are written in the
@@ -29,9 +30,11 @@ var ErrClosedIdle = errors.New("the server closed an idle connection")
 type Session interface {
 	// Reset begins a new connection: nothing queued, nothing in flight.
 	Reset()
-	// Queue appends one admitted request. last marks a connection's final
-	// request (it asks the server to close).
-	Queue(token uint32, last bool)
+	// Queue appends one admitted request of target i: the index of its
+	// template among the session's (0 for a run without a request mix).
+	// last marks a connection's final request (it asks the server to
+	// close).
+	Queue(token uint32, i int, last bool)
 	// Output returns bytes to write: queued requests, and whatever the
 	// protocol itself has to send (acknowledgements, window updates,
 	// cancellations) even when no request is pending. nil when none.

@@ -79,9 +79,7 @@ func (p *ratePolicy) next(w *worker, o *owner, now int64) (at int64, ok, last bo
 			p.expired(w, at, t, now)
 			continue
 		}
-		if w.mix != nil {
-			w.mix.next = int(t)
-		}
+		w.mix.next = int(t)
 		return at, true, false
 	}
 	if !p.isIdle[o.idx] {
@@ -170,7 +168,7 @@ func (*ratePolicy) followsLimit() bool { return false }
 
 func (p *ratePolicy) abort(w *worker) {
 	w.rec.Fail(metrics.Abandoned, uint64(p.qn))
-	for i := 0; i < p.qn && w.mix != nil; i++ {
+	for i := 0; i < p.qn && w.rec.Targets != nil; i++ {
 		w.failTarget(p.qt[(p.qh+i)%len(p.q)], metrics.Abandoned)
 	}
 	w.pending -= int64(p.qn)

@@ -81,8 +81,9 @@ type Config struct {
 
 	// NewSession makes one protocol session per connection owner.
 	NewSession func() Session
-	// Mix, when set, is a request mix (mix_engine.go): NewSession's
-	// sessions must then be MixSessions.
+	// Mix, when set, is a request mix of its targets (mix_engine.go);
+	// nil is a mix of one target. NewSession's sessions take a target
+	// index per request (proto.Session.Queue).
 	Mix *MixConfig
 
 	// LevelConns is the requests test's connection count over which a

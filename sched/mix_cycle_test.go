@@ -38,14 +38,8 @@ func mixCycleEngine(tb testing.TB, addr conn.Addr, conns int) *Engine {
 	}
 	e, err := Start(Config{
 		Threads: 1, Conns: conns, Addr: addr, Timeout: 5 * time.Second,
-		NewSession: func() Session {
-			s, err := h1.NewMixSession(ts)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			return s
-		},
-		Mix: &MixConfig{Order: order, Replay: replay},
+		NewSession: func() Session { return h1.NewSession(ts...) },
+		Mix:        &MixConfig{Order: order, Replay: replay},
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -150,15 +144,16 @@ func BenchmarkCycleMix(b *testing.B) {
 	}
 }
 
-// TestMixConfigRefused: a mix without an order, with more rules than
-// targets, or with sessions that cannot take a target is refused at Start.
+// TestMixConfigRefused: a mix without an order, or with more rules than
+// targets, is refused at Start. (Every session takes a target per
+// request: proto.Session.Queue.)
 func TestMixConfigRefused(t *testing.T) {
 	tpl, err := h1.NewTemplate(proto.Request{Host: "127.0.0.1", Target: "/"}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	order, _ := NewMix([]int{1, 2})
-	mixed := func() Session { s, _ := h1.NewMixSession([]*h1.Template{tpl, tpl}); return s }
+	mixed := func() Session { return h1.NewSession(tpl, tpl) }
 	for _, c := range []struct {
 		mix  *MixConfig
 		sess func() Session
@@ -166,7 +161,6 @@ func TestMixConfigRefused(t *testing.T) {
 	}{
 		{&MixConfig{}, mixed, "needs its order"},
 		{&MixConfig{Order: order, Replay: make([]bool, 3)}, mixed, "more status checks or replay rules"},
-		{&MixConfig{Order: order}, func() Session { return h1.NewSession(tpl) }, "MixSession"},
 	} {
 		_, err := Start(Config{Threads: 1, Conns: 1, Timeout: time.Second, NewSession: c.sess, Mix: c.mix})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -50,7 +50,7 @@ func (s *lineSession) Reset() {
 	clear(s.cancelled)
 }
 
-func (s *lineSession) Queue(tok uint32, last bool) {
+func (s *lineSession) Queue(tok uint32, _ int, last bool) {
 	s.out = fmt.Appendf(s.out, "REQ %d\n", tok)
 	s.ends = append(s.ends, len(s.out))
 	s.toks = append(s.toks, tok)

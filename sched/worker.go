@@ -34,7 +34,6 @@ type owner struct {
 	tlsCfg *tls.Config    // this owner's TLS config: its own session cache (one returning visitor)
 	gen    uint32         // connection generation, to match handshake results
 	sess   Session
-	mix    MixSession // sess, when the run has a request mix
 	ring   []slot
 	mask   uint32
 	head   uint32 // oldest unresolved request (tail when none)
@@ -109,8 +108,7 @@ type worker struct {
 	comps  []Completion // completions of one Parse call
 	wheel  *Wheel
 	fireFn func(int32, int64)
-	status *[600]bool
-	mix    *workerMix // nil without a request mix (mix_engine.go)
+	mix    *workerMix // the run's targets (mix_engine.go)
 	tmo    int64
 
 	rec         *metrics.Recorder
@@ -173,7 +171,6 @@ func newWorker(id int, cfg *Config, epoch time.Time, base, owners int, reports c
 		owners:  make([]owner, owners),
 		events:  make([]poller.Event, 256),
 		rbuf:    make([]byte, 64<<10),
-		status:  statusTable(cfg.StatusOK),
 		tmo:     int64(cfg.Timeout),
 		cmds:    make(chan command, 4),
 		reports: reports,
@@ -198,7 +195,7 @@ func (w *worker) newRecorder() *metrics.Recorder {
 	if w.pol.clocked() {
 		r.EnableRate()
 	}
-	return w.mixRecorder(r)
+	return w.targetRecorder(r)
 }
 
 func (w *worker) initOwner(i int) {
@@ -206,7 +203,6 @@ func (w *worker) initOwner(i int) {
 	o.idx = int32(i)
 	o.fd = -1
 	o.sess = w.cfg.NewSession()
-	w.mixOwner(o)
 	o.plain = new(conn.Plain)
 	o.ring = make([]slot, 1)
 	if w.cfg.TLS != nil {
