@@ -3,7 +3,6 @@ package h1
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/brk-bench/brk/proto"
 )
@@ -58,7 +57,6 @@ func (p *Parser) strayEOF() error {
 // large upload early) answers it too, and the connection then ends. It
 // allocates nothing once its rings have grown to the connection's depth.
 type Session struct {
-	pipeline
 	ts []*Template
 	p  Parser
 
@@ -313,35 +311,3 @@ func (s *Session) EOF(done []proto.Completion) ([]proto.Completion, error) {
 	}
 	return s.complete(done, true), nil
 }
-
-// pipeline answers the proto.Session questions whose answers are the same
-// for every HTTP/1.1 session: a pipeline that only a close ends, with no
-// protocol counts. Session embeds it.
-type pipeline struct{}
-
-// Cancel cannot take one request out of a pipeline: the connection must
-// be retired.
-func (pipeline) Cancel(uint32) bool { return false }
-
-// Capacity is unlimited: HTTP/1.1 pipelines whatever is admitted.
-func (pipeline) Capacity() int { return math.MaxInt32 }
-
-// Unprocessed is never certain in HTTP/1.1: a server that closed after a
-// response may have processed the requests written after it (RFC 9112
-// §9.3.2), so only idempotent ones are replayed.
-func (pipeline) Unprocessed(uint32) bool { return false }
-
-// Ready is true: an HTTP/1.1 connection carries requests once set up.
-func (pipeline) Ready() bool { return true }
-
-// Drained is false: an HTTP/1.1 server ends a connection by closing it.
-func (pipeline) Drained() bool { return false }
-
-// Farewell is nil: HTTP/1.1 has nothing to say before a close.
-func (pipeline) Farewell() []byte { return nil }
-
-// Independent is false: an abrupt end is one incident for a pipeline.
-func (pipeline) Independent() bool { return false }
-
-// Counters is nil: HTTP/1.1 keeps no protocol counts.
-func (pipeline) Counters() *proto.Counters { return nil }

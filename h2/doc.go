@@ -20,14 +20,15 @@
 //   - Cancel resets one stream (RST_STREAM CANCEL) and keeps the
 //     connection; Capacity is the peer's stream limit; after a GOAWAY or a
 //     refused stream, Drained and Unprocessed tell the engine when to close
-//     and what to replay. Independent is true: streams fail one by one.
+//     and what to replay. These make it a proto.Streams: its streams fail
+//     one by one.
 //
 // # Files
 //
 // parser.go reads frames in place; writer.go appends HEADERS, DATA and
 // control frames; streams.go holds the request queue, the stream table,
 // resets and GOAWAY (what is replayed); flow.go the windows and the peer's
-// SETTINGS; session.go the proto.Session methods; template.go the request
+// SETTINGS; session.go the proto.Session and proto.Streams methods; template.go the request
 // encoded once.
 //
 // # What comes from x/net/http2 and what is written by hand

@@ -225,9 +225,6 @@ func (s *Session) Drained() bool { return (s.goaway || s.ending) && s.open == 0 
 // Farewell is the GOAWAY that ends a connection after a protocol error.
 func (s *Session) Farewell() []byte { return s.farewell }
 
-// Independent is true: each stream fails on its own.
-func (s *Session) Independent() bool { return true }
-
 // Counters are the session's counts (resets sent, GOAWAYs received) and
 // the peer's stream limit on the current connection.
 func (s *Session) Counters() *proto.Counters { return &s.counters }

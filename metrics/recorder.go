@@ -218,6 +218,42 @@ func (r *Recorder) ResetKeepingSetups() {
 	r.Setups, r.SetupError, r.SetupLatency = setups, errMsg, setupLat
 }
 
+// Answer is one complete response, as Answered books it.
+type Answer struct {
+	NowNs     int64 // when it arrived, on the engine's clock
+	LatencyNs int64 // from its request's latency start
+	ServedNs  int64 // from its request's complete writing: the service time
+	Code      int   // its status code
+	Target    int   // its request's target (booked apart only with EnableTargets)
+	OK        bool  // it succeeded; else Failed says why not
+	Failed    Category
+}
+
+// Answered books one complete response: its latency (the histogram, the
+// scatter, the current span), its service time, its status code and its
+// outcome, in the totals and, with targets, in its target's. It is the
+// request path's one call into the recorder per response.
+func (r *Recorder) Answered(a *Answer) {
+	r.Response(a.LatencyNs)
+	r.Sampled(a.NowNs, a.LatencyNs)
+	r.Status(a.Code)
+	r.Served(a.ServedNs)
+	if a.OK {
+		r.Success()
+	} else {
+		r.Fail(a.Failed, 1)
+	}
+	if a.Target >= len(r.Targets) {
+		return
+	}
+	r.TargetResponse(a.Target, a.LatencyNs, a.Code)
+	if a.OK {
+		r.TargetSuccess(a.Target)
+	} else {
+		r.TargetFail(a.Target, a.Failed, 1)
+	}
+}
+
 // Success records a successful request.
 func (r *Recorder) Success() {
 	r.Succeeded++

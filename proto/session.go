@@ -55,15 +55,31 @@ type Session interface {
 	// error is a response cut short, or ErrClosedIdle when the close
 	// finished a response that answered no request.
 	EOF(done []Completion) ([]Completion, error)
+}
+
+// Streams is what a multiplexed session (HTTP/2) adds to Session: its
+// requests are streams, each cancelled, limited, left unprocessed and
+// failed on its own. The worker asks once per connection owner whether
+// its session is one. A session that is not is a pipeline (HTTP/1.1),
+// whose answers are the same on every connection: an expired request
+// retires the connection (it cannot be cancelled alone); admission is
+// unlimited; a graceful end certifies no written request unprocessed
+// (only idempotent ones are replayed); the connection carries requests
+// once set up; only the server's close ends it; nothing is written before
+// a close for a fault; an abrupt end is one incident, its first request a
+// transport failure and the pipelined followers abandoned, where a
+// multiplexed session's written requests fail one by one; and it keeps
+// no protocol counts.
+type Streams interface {
+	Session
 	// Cancel is called when request token missed its deadline. keep
 	// reports that the session cancelled that request alone and the
 	// connection carries on (its cancellation is in Output); false asks
-	// the worker to retire the connection (HTTP/1.1 cannot cancel one
-	// request of a pipeline).
+	// the worker to retire the connection.
 	Cancel(token uint32) (keep bool)
 	// Capacity is how many unresolved requests the connection may carry
-	// now (the peer's stream limit; unlimited pipelining for HTTP/1.1).
-	// Admission never exceeds it. While the connection is set up it is at
+	// now (the peer's stream limit). Admission never exceeds it. The
+	// worker asks it when a request is to be admitted. While the connection is set up it is at
 	// least one: the first request is admitted at the connect, so that a
 	// failed setup counts it (connect, connect_timeout) whatever the
 	// protocol.
@@ -74,9 +90,8 @@ type Session interface {
 	// method (a stream above a GOAWAY's last id). Requests the server may
 	// have processed are replayed only when the method is idempotent.
 	Unprocessed(token uint32) bool
-	// Ready reports that the connection may carry requests: true at once
-	// for HTTP/1.1; for HTTP/2 once the peer's SETTINGS arrived. The
-	// worker counts a setup established only when it is, within the
+	// Ready reports that the connection may carry requests: for HTTP/2
+	// once the peer's SETTINGS arrived. The worker counts a setup established only when it is, within the
 	// setup deadline.
 	Ready() bool
 	// Drained reports that the connection ends now, gracefully, though
@@ -84,20 +99,14 @@ type Session interface {
 	// GOAWAY) or the session ended it itself (its last request answered,
 	// its stream ids exhausted), and nothing the peer may still answer is
 	// outstanding. The worker writes what Output still holds, closes the
-	// connection and replays what Unprocessed names. Always false for
-	// HTTP/1.1, whose server closes.
+	// connection and replays what Unprocessed names. The worker asks it
+	// after the reads and expiries that may end the connection.
 	Drained() bool
 	// Farewell is what to write before a connection is closed for a
 	// protocol fault (HTTP/2's GOAWAY with the error's code); nil for none.
 	Farewell() []byte
-	// Independent reports that the connection's requests fail one by one
-	// when it ends abruptly (HTTP/2 streams: each written one is a
-	// transport failure), rather than as one incident whose first request
-	// is a transport failure and the pipelined followers abandoned
-	// (HTTP/1.1).
-	Independent() bool
 	// Counters are the session's protocol counts, cumulative over its
-	// connections; nil when it keeps none.
+	// connections.
 	Counters() *Counters
 }
 

@@ -52,7 +52,7 @@ func (w *worker) closeFollowers(o *owner, now int64) {
 		w.integrate(now)
 		var lost uint64
 		for k := o.head; k != o.tail && o.inflight > 0; k++ {
-			if s := o.slot(k); s.state == slotWritten && !w.replayFor(s) && !o.sess.Unprocessed(k) {
+			if s := o.slot(k); s.state == slotWritten && !w.replayFor(s) && !o.unprocessed(k) {
 				w.resolve(o, k)
 				w.failTarget(s.target, metrics.Abandoned)
 				lost++
@@ -73,7 +73,7 @@ func (w *worker) abrupt(o *owner, now int64, err error) {
 	}
 	if o.outstanding() > 0 {
 		w.integrate(now)
-		if o.sess.Independent() {
+		if o.independent() {
 			// Each written request failed on its own.
 			w.failWritten(o, metrics.Transport)
 		} else {
@@ -87,7 +87,7 @@ func (w *worker) abrupt(o *owner, now int64, err error) {
 // resolveFirstWritten resolves o's oldest written request with cat.
 func (w *worker) resolveFirstWritten(o *owner, cat metrics.Category) {
 	for k := o.head; k != o.tail; k++ {
-		if s := o.slot(k); s.state == slotWritten && !o.sess.Unprocessed(k) {
+		if s := o.slot(k); s.state == slotWritten && !o.unprocessed(k) {
 			w.resolve(o, k)
 			w.failSlot(s, cat)
 			return
@@ -159,7 +159,7 @@ func (w *worker) protocolFault(o *owner, now int64, reason string) {
 		w.setupFailed(o, now, errors.New(reason), false)
 		return
 	}
-	if b := o.sess.Farewell(); len(b) > 0 && o.tr != nil {
+	if b := o.farewell(); len(b) > 0 && o.tr != nil {
 		// Best effort: the GOAWAY naming the error, then the reset.
 		if _, err := o.tr.Write(b); err == nil {
 			o.tr.Flush()

@@ -127,13 +127,15 @@ func (w *worker) consume(o *owner, b []byte, now int64) bool {
 		}
 	}
 	if o.state == stGreeting {
-		if !o.sess.Ready() {
+		if !o.ready() {
 			return true
 		}
 		w.established(o, now) // admits
-	} else {
+	} else if o.streams != nil {
+		// What a multiplexed session read (its peer's SETTINGS) may have
+		// changed the stream limit and raised its capacity. A pipeline's
+		// capacity never changes: each response admitted its follower.
 		w.limitCheck(o, now)
-		// A response may have raised the session's capacity.
 		w.admit(o, now)
 	}
 	return !w.drained(o, now)
@@ -144,7 +146,7 @@ func (w *worker) consume(o *owner, b []byte, now int64) bool {
 // session still has to say is written, the connection closed, and what
 // was not processed replayed. It reports whether the connection ended.
 func (w *worker) drained(o *owner, now int64) bool {
-	if o.state != stOpen || !o.sess.Drained() {
+	if o.state != stOpen || !o.sessionDrained() {
 		return false
 	}
 	w.flush(o, now)

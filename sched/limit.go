@@ -16,12 +16,12 @@ import (
 // limitStart begins o's connection's time in the phase: it is open and
 // the phase admits.
 func (w *worker) limitStart(o *owner, now int64) {
-	if !w.pol.followsLimit() || !w.admitting || o.state != stOpen || o.sess.Counters() == nil {
+	if !w.pol.followsLimit() || !w.admitting || o.state != stOpen || o.counters() == nil {
 		return
 	}
 	o.limCounting, o.limSince, o.limBelowAt, o.limBelowNs, o.limKnown = true, now, -1, 0, false
 	o.limSpans = limitSpans{}
-	o.limCur, o.limAt = o.sess.Counters().MaxStreams, now
+	o.limCur, o.limAt = o.counters().MaxStreams, now
 	w.limitCheck(o, now)
 }
 
@@ -31,7 +31,7 @@ func (w *worker) limitCheck(o *owner, now int64) {
 	if !o.limCounting {
 		return
 	}
-	m := o.sess.Counters().MaxStreams
+	m := o.counters().MaxStreams
 	if m != o.limCur {
 		o.limSpans.add(o.limCur, now-o.limAt)
 		o.limCur, o.limAt = m, now

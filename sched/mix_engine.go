@@ -145,17 +145,6 @@ func (w *worker) failUnresolved(o *owner, cat metrics.Category) {
 	}
 }
 
-// responded records a complete response of s's request per target.
-func (w *worker) responded(s *slot, latencyNs int64, code int) {
-	w.rec.TargetResponse(int(s.target), latencyNs, code)
-}
-
-// succeeded records s's request as a success.
-func (w *worker) succeeded(s *slot) {
-	w.rec.Success()
-	w.rec.TargetSuccess(int(s.target))
-}
-
 // arrivalTarget is the target of the rate test's arrival k of the phase's
 // schedule.
 func (w *worker) arrivalTarget(k uint64) uint8 { return uint8(w.mix.order.At(k)) }

@@ -114,8 +114,6 @@ func (s *lineSession) Drained() bool { return false }
 
 func (s *lineSession) Farewell() []byte { return nil }
 
-func (s *lineSession) Independent() bool { return true }
-
 func (s *lineSession) Counters() *proto.Counters { return nil }
 
 // lineServer serves the line protocol and counts what it saw.

@@ -50,7 +50,7 @@ func (o *owner) holds(tok uint32) bool {
 // the phase's admission window in the policy's own terms).
 func (w *worker) admit(o *owner, now int64) {
 	limit := o.depth
-	if c := o.sess.Capacity(); c >= 0 && uint32(c) < limit {
+	if c := o.capacity(); c >= 0 && uint32(c) < limit {
 		limit = uint32(c)
 	}
 	for o.unresolved < limit {
@@ -150,23 +150,11 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 	if c.Status == 408 && w.crossedClose(o, s, c, now) {
 		return false
 	}
-	w.rec.Response(now - s.start)
-	w.rec.Sampled(now, now-s.start)
-	w.rec.Status(c.Status)
-	w.rec.Served(now - s.written)
-	w.responded(s, now-s.start, c.Status)
-	switch code, status := c.Status, w.statusFor(s); {
-	case now > s.deadline:
-		w.failSlot(s, metrics.Timeout)
-	case code < 0 || code >= len(status) || !status[code]:
-		w.failSlot(s, metrics.Status)
-	case !c.BodyOK:
-		w.failSlot(s, metrics.Body)
-		if len(c.Sample) > 0 {
-			w.rec.BodySample(c.Sample)
-		}
-	default:
-		w.succeeded(s)
+	a := metrics.Answer{NowNs: now, LatencyNs: now - s.start, ServedNs: now - s.written, Code: c.Status, Target: int(s.target)}
+	a.OK, a.Failed = w.outcome(s, c, now)
+	w.rec.Answered(&a)
+	if a.Failed == metrics.Body && !a.OK && len(c.Sample) > 0 {
+		w.rec.BodySample(c.Sample)
 	}
 	w.integrate(now)
 	w.resolve(o, c.Token)
@@ -176,6 +164,21 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 	}
 	w.admit(o, now)
 	return true
+}
+
+// outcome judges a complete response to s's request: a success, or the
+// category of its failure (late, a status its target does not accept, a
+// body that is not the expected one).
+func (w *worker) outcome(s *slot, c *Completion, now int64) (ok bool, failed metrics.Category) {
+	switch code, status := c.Status, w.statusFor(s); {
+	case now > s.deadline:
+		return false, metrics.Timeout
+	case code < 0 || code >= len(status) || !status[code]:
+		return false, metrics.Status
+	case !c.BodyOK:
+		return false, metrics.Body
+	}
+	return true, 0
 }
 
 // resolve takes request tok off o's books; the caller records its outcome.

@@ -70,7 +70,7 @@ func (w *worker) failWritten(o *owner, cat metrics.Category) {
 	}
 	var n uint64
 	for k := o.head; k != o.tail && o.inflight > 0; k++ {
-		if s := o.slot(k); s.state == slotWritten && !o.sess.Unprocessed(k) {
+		if s := o.slot(k); s.state == slotWritten && !o.unprocessed(k) {
 			w.resolve(o, k)
 			w.failTarget(s.target, cat)
 			n++

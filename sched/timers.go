@@ -54,7 +54,7 @@ func (w *worker) expireInSetup(o *owner, now int64) {
 	w.integrate(now)
 	requeue := false
 	for o.pending() > 0 && o.slot(o.head).deadline <= now {
-		if !o.sess.Cancel(o.head) {
+		if !o.cancel(o.head) {
 			requeue = true
 		}
 		w.expireHead(o)
@@ -79,7 +79,7 @@ func (w *worker) expireInSetup(o *owner, now int64) {
 func (w *worker) expire(o *owner, now int64) {
 	w.integrate(now)
 	for o.pending() > 0 && o.slot(o.head).deadline <= now {
-		if !o.sess.Cancel(o.head) {
+		if !o.cancel(o.head) {
 			for o.pending() > 0 && o.slot(o.head).deadline <= now {
 				w.expireHead(o)
 			}

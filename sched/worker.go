@@ -26,19 +26,20 @@ const (
 // and replaces it when it closes. Its ring holds the admitted requests in
 // admission order, which is also their deadline order (ring.go).
 type owner struct {
-	idx    int32
-	state  uint8
-	fd     int
-	tr     conn.Transport // the connection's transport, chosen at setup
-	plain  *conn.Plain    // this owner's plain transport, reused per connection
-	tlsCfg *tls.Config    // this owner's TLS config: its own session cache (one returning visitor)
-	gen    uint32         // connection generation, to match handshake results
-	sess   Session
-	ring   []slot
-	mask   uint32
-	head   uint32 // oldest unresolved request (tail when none)
-	tail   uint32 // next token
-	wpos   uint32 // next request the session reports written on this connection
+	idx     int32
+	state   uint8
+	fd      int
+	tr      conn.Transport // the connection's transport, chosen at setup
+	plain   *conn.Plain    // this owner's plain transport, reused per connection
+	tlsCfg  *tls.Config    // this owner's TLS config: its own session cache (one returning visitor)
+	gen     uint32         // connection generation, to match handshake results
+	sess    Session
+	streams Streams // sess, when it is multiplexed (session.go)
+	ring    []slot
+	mask    uint32
+	head    uint32 // oldest unresolved request (tail when none)
+	tail    uint32 // next token
+	wpos    uint32 // next request the session reports written on this connection
 	// unresolved counts requests in [head, tail) not yet resolved;
 	// inflight those of them written and awaiting a response.
 	unresolved uint32
@@ -203,6 +204,7 @@ func (w *worker) initOwner(i int) {
 	o.idx = int32(i)
 	o.fd = -1
 	o.sess = w.cfg.NewSession()
+	o.streams, _ = o.sess.(Streams)
 	o.plain = new(conn.Plain)
 	o.ring = make([]slot, 1)
 	if w.cfg.TLS != nil {
@@ -453,7 +455,7 @@ func (w *worker) shutdown() {
 func (w *worker) protoCounts() {
 	var resets, goaways uint64
 	for i := range w.owners {
-		c := w.owners[i].sess.Counters()
+		c := w.owners[i].counters()
 		if c == nil {
 			continue
 		}
