@@ -3,7 +3,7 @@ package brk
 import (
 	"context"
 
-	enginerun "github.com/brk-bench/brk/internal/run"
+	"github.com/brk-bench/brk/internal/enginerun"
 )
 
 // ABResult is an A/B run: one plan against two targets, phases taken in

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/internal/sched"
 )
 
 // TestAcceptFraction: Plan.Accept's number is the exact fraction its

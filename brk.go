@@ -18,9 +18,9 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/proto"
-	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/internal/exchange"
+	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/sched"
 )
 
 // Plan is the load schedule and the SLA.
@@ -160,9 +160,9 @@ const DefaultAccept = 99.99
 // value (the default) cannot say.
 const AcceptAny = -1.0
 
-// Header is one request header: proto.Header, the protocols' own, defined
+// Header is one request header: exchange.Header, the protocols' own, defined
 // once where the encoders read it.
-type Header = proto.Header
+type Header = exchange.Header
 
 // Target is what every request asks and what every response must be.
 type Target struct {

@@ -1,6 +1,6 @@
 package brk
 
-import "github.com/brk-bench/brk/metrics"
+import "github.com/brk-bench/brk/internal/metrics"
 
 // FailureCategories returns the names of the failure categories in report
 // order, as package metrics names them. They are the JSON names of Counts'

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/internal/metrics"
 )
 
 // countsJSONFailures lists Counts' JSON field names after attempted and

@@ -6,13 +6,13 @@ import (
 	"math/rand/v2"
 	"time"
 
-	enginerun "github.com/brk-bench/brk/internal/run"
-	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/sched"
-	"github.com/brk-bench/brk/shard"
+	"github.com/brk-bench/brk/internal/enginerun"
+	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/shard"
 )
 
-// running is a started run: the engine's run (internal/run) and the
+// running is a started run: the engine's run (internal/enginerun) and the
 // Result it fills, stepped by run (or in turns with another, by RunAB).
 type running struct {
 	res   *Result
@@ -24,7 +24,7 @@ type running struct {
 func (r *running) close() { r.run.Close() }
 
 // open checks a run, builds its Result's head and the engine's spec, and
-// starts it (internal/run). It returns a nil *running with the Result
+// starts it (internal/enginerun). It returns a nil *running with the Result
 // when the run ended before its first phase, and an error only for a bad
 // plan or target.
 func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running, *Result, error) {

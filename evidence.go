@@ -1,8 +1,8 @@
 package brk
 
 import (
-	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/sched"
 )
 
 // Evidence is a judged phase's evidence (docs/search.md): margins

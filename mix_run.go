@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/sched"
 	"github.com/brk-bench/brk/targets"
 )
 

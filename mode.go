@@ -1,8 +1,8 @@
 package brk
 
 import (
-	"github.com/brk-bench/brk/sched"
-	"github.com/brk-bench/brk/shard"
+	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/shard"
 )
 
 // Mode is a test mode: what a phase's level counts. It is the engine's
@@ -40,7 +40,7 @@ const (
 )
 
 // modeRules is what the API decides per test mode, beside the engine's
-// entry (sched/mode.go, read through Mode's methods): the plan's defaults
+// entry (internal/sched/mode.go, read through Mode's methods): the plan's defaults
 // and refusals, its validation and the report's mode fields. One entry
 // per mode; callers read it through rulesOf and never compare modes.
 type modeRules struct {

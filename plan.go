@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/sched"
-	"github.com/brk-bench/brk/shard"
+	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/shard"
 )
 
 // Defaults fills zero fields of p with their defaults, all but the

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/internal/sched"
 )
 
 // randomDuration is a duration of any nanosecond count up to about 11

@@ -4,7 +4,7 @@ import (
 	"crypto/tls"
 	"net/url"
 
-	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/internal/sched"
 )
 
 // prepared is a validated target and plan.

@@ -3,8 +3,8 @@ package brk
 import (
 	"time"
 
-	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/sched"
 )
 
 // Progress is a live reading of the running phase.

@@ -5,9 +5,9 @@ import (
 	"net/url"
 	"slices"
 
-	"github.com/brk-bench/brk/h1"
-	"github.com/brk-bench/brk/h2"
-	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/internal/h1"
+	"github.com/brk-bench/brk/internal/h2"
+	"github.com/brk-bench/brk/internal/sched"
 )
 
 // Protocol is the protocol a Target speaks: HTTP1 (the zero value) or

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/brk-bench/brk/h1"
-	"github.com/brk-bench/brk/h2"
+	"github.com/brk-bench/brk/internal/h1"
+	"github.com/brk-bench/brk/internal/h2"
 )
 
 // TestTargetHashProtocol: the shard plan hash of a target is byte-identical

@@ -4,9 +4,9 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/brk-bench/brk/h1"
-	"github.com/brk-bench/brk/h2"
-	"github.com/brk-bench/brk/proto"
+	"github.com/brk-bench/brk/internal/exchange"
+	"github.com/brk-bench/brk/internal/h1"
+	"github.com/brk-bench/brk/internal/h2"
 )
 
 // encodeRequest encodes t's request to u once for HTTP/1.1, with what
@@ -41,7 +41,7 @@ func encodeRequestH2(t *Target, u *url.URL) (*h2.Template, error) {
 // describeRequest is t's request to u as every protocol sends it (its
 // method upper-cased, GET or POST by default), with the exact body every
 // response must carry (nil: any).
-func describeRequest(t *Target, u *url.URL) (req proto.Request, expect []byte, err error) {
+func describeRequest(t *Target, u *url.URL) (req exchange.Request, expect []byte, err error) {
 	method := strings.ToUpper(t.Method)
 	if method == "" {
 		method = "GET"
@@ -49,8 +49,8 @@ func describeRequest(t *Target, u *url.URL) (req proto.Request, expect []byte, e
 			method = "POST"
 		}
 	}
-	req = proto.Request{Method: method, Host: u.Host, Target: u.RequestURI(), Body: t.Body}
-	req.Headers = append(req.Headers, t.Headers...) // brk.Header is proto.Header
+	req = exchange.Request{Method: method, Host: u.Host, Target: u.RequestURI(), Body: t.Body}
+	req.Headers = append(req.Headers, t.Headers...) // brk.Header is exchange.Header
 	expect, err = expectedBody(t, method == "HEAD")
 	return req, expect, err
 }

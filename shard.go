@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brk-bench/brk/sched"
-	"github.com/brk-bench/brk/shard"
+	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/shard"
 )
 
 // Sharding makes a run shard Index of Count of one plan run on several
@@ -196,7 +196,7 @@ func planHash(t *Target, p Plan, s *Sharding, splan sched.Plan, res *Result) str
 }
 
 // shardConfig is the coordinated run's configuration of this shard
-// (internal/run joins it with the engine as this shard's part of every
+// (internal/enginerun joins it with the engine as this shard's part of every
 // phase and the engine's plan).
 func shardConfig(s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, res *Result) *shard.Config {
 	spec := s.spec()

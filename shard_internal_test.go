@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/sched"
 )
 
 // recorded is one phase's worker recorders, as the engine's workers would

@@ -7,8 +7,8 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/sched"
+	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/sched"
 )
 
 // This file converts the engine's judged phases into the results' PhaseStats.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/sched"
 	"github.com/brk-bench/brk/internal/testenv"
-	"github.com/brk-bench/brk/sched"
 )
 
 // A first phase that is the user's mistake ends early: the controller

@@ -30,8 +30,8 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/remotewrite"
 	"github.com/brk-bench/brk/internal/testenv"
-	"github.com/brk-bench/brk/prom"
 )
 
 var promBin struct {
@@ -338,7 +338,7 @@ func TestPrometheusRampSeries(t *testing.T) {
 
 	// The run's p99 from the classic buckets is within a bucket of the
 	// merged HdrHistogram's.
-	edges := prom.Buckets(time.Second, 0)
+	edges := remotewrite.Buckets(time.Second, 0)
 	q := instantValue(t, p, "histogram_quantile(0.99, brk_latency_seconds_bucket"+sel+")", last)
 	p99 := mergedP99Us(t, res) / 1e6
 	bq, bp := sort.SearchFloat64s(edges, q), sort.SearchFloat64s(edges, p99)
@@ -440,7 +440,7 @@ func TestPrometheusDashboardSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names, err := prom.DashboardSeries(dash)
+	names, err := remotewrite.DashboardSeries(dash)
 	if err != nil {
 		t.Fatal(err)
 	}

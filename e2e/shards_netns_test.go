@@ -25,8 +25,8 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/sched"
 	"github.com/brk-bench/brk/internal/testenv"
-	"github.com/brk-bench/brk/sched"
 )
 
 // netLab is the namespaces of one test.

@@ -10,7 +10,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/brk-bench/brk"
-	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/internal/metrics"
 )
 
 // LatencyPercentiles are the percentiles of the --latency table, as wrk

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/brk-bench/brk"
-	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/internal/metrics"
 	"github.com/brk-bench/brk/report"
 )
 

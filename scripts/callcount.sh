@@ -18,7 +18,7 @@
 # tens of thousands): a diluted constant, not a per-response cost. Calls
 # it adds are few (the details say how many); a file whose hottest block
 # is near 0.5/response can be such a constant (the report's redaction walk,
-# internal/redact/walk.go; the /proc scan of metrics/listeners_linux.go,
+# internal/redact/walk.go; the /proc scan of internal/metrics/listeners_linux.go,
 # which grows with the box's sockets): the lists give each file's hottest
 # block so that it shows. At depth > 1 the event loop's calls (Read,
 # Output, Wait) per response follow how many responses a wakeup finds: they

@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/internal/metrics"
 )
 
 // Started is a responder that already accepts connections, as a StartFunc

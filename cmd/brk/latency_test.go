@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/bench"
-	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/internal/metrics"
 )
 
 // latencyBlockRE is one phase's --latency block: its header, then the

@@ -20,9 +20,9 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/metrics"
 	"github.com/brk-bench/brk/internal/redact"
-	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/prom"
+	"github.com/brk-bench/brk/internal/remotewrite"
 )
 
 // envPromAuthorization holds the Authorization header's value for
@@ -51,20 +51,20 @@ type promFeed struct {
 	runID string
 	text  io.Writer // the header's and the summary's writer
 
-	pusher   *prom.Pusher // nil: no push, the run id only
+	pusher   *remotewrite.Pusher // nil: no push, the run id only
 	native   bool
 	edges    []float64
 	verdicts bool // push phase and run verdicts: not a shard other than 0, nor an uncoordinated one
 
 	mu   sync.Mutex
-	cur  prom.Sample   // labels, level, phase and role of the running phase
-	done prom.Outcomes // through the last finished phase, this box's own
-	sumS float64       // the exact latency sum of done, in seconds
+	cur  remotewrite.Sample   // labels, level, phase and role of the running phase
+	done remotewrite.Outcomes // through the last finished phase, this box's own
+	sumS float64              // the exact latency sum of done, in seconds
 
 	// A request mix (not in a coordinated shard): each target's outcomes
 	// through the last finished phase, by mix index, and their sums.
 	mix        bool
-	targets    []prom.TargetOutcomes
+	targets    []remotewrite.TargetOutcomes
 	targetSums []float64
 }
 
@@ -96,9 +96,9 @@ func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p br
 	}
 	feed.native = f.PrometheusNativeHistograms
 	if !feed.native {
-		feed.edges = prom.Buckets(p.Timeout, p.MaxP99)
+		feed.edges = remotewrite.Buckets(p.Timeout, p.MaxP99)
 	}
-	pusher, err := prom.New(prom.Config{
+	pusher, err := remotewrite.New(remotewrite.Config{
 		URL: f.PrometheusRemoteWrite, Labels: labels, Authorization: os.Getenv(envPromAuthorization),
 		Native: feed.native, Edges: feed.edges,
 	})
@@ -108,7 +108,7 @@ func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p br
 	}
 	feed.pusher = pusher
 	feed.verdicts = p.Shard == nil || p.Shard.Index == 0 && p.Shard.Coordinator != ""
-	feed.cur = prom.Sample{RunID: id, Test: string(mode), Protocol: t.Proto().Name(), Origin: origin(t.URL)}
+	feed.cur = remotewrite.Sample{RunID: id, Test: string(mode), Protocol: t.Proto().Name(), Origin: origin(t.URL)}
 	if p.Shard != nil {
 		feed.cur.Shard = strconv.Itoa(p.Shard.Index)
 	}
@@ -116,7 +116,7 @@ func newPromFeed(f *promFlags, text io.Writer, mode brk.Mode, t brk.Target, p br
 	if feed.mix {
 		// Every target's series from the first sample, at 0: a run-wide
 		// series is never sent beside them.
-		feed.targets = make([]prom.TargetOutcomes, len(t.Mix))
+		feed.targets = make([]remotewrite.TargetOutcomes, len(t.Mix))
 		feed.targetSums = make([]float64, len(t.Mix))
 		for i, r := range t.Mix {
 			feed.targets[i].Target = targetLabel(i, r.Method, r.URL)
@@ -287,8 +287,8 @@ func (o *promObserver) Progress(g brk.Progress) {
 // counters never step back, which Prometheus would read as a reset. A
 // native histogram has no such order between its buckets (a count moved
 // to a neighbouring bucket is a reset), so it is pushed at phase ends only.
-func (f *promFeed) liveLatency(live *[metrics.CoarseBuckets]uint64) prom.Histogram {
-	h := prom.Histogram{Counts: slices.Clone(f.done.Latency.Counts)}
+func (f *promFeed) liveLatency(live *[metrics.CoarseBuckets]uint64) remotewrite.Histogram {
+	h := remotewrite.Histogram{Counts: slices.Clone(f.done.Latency.Counts)}
 	var sum float64
 	for i, n := range live {
 		if n == 0 {
@@ -319,7 +319,7 @@ func (o *promObserver) PhaseFinished(ps *brk.PhaseStats) {
 // sample is the running phase's sample as of the last phase end: the
 // labels, level, phase and role, and the finished phases' outcomes (a
 // mix's per target). The caller holds f.mu.
-func (f *promFeed) sample() prom.Sample {
+func (f *promFeed) sample() remotewrite.Sample {
 	s := f.cur
 	s.Outcomes = f.done
 	s.Targets = f.targets
@@ -364,7 +364,7 @@ func (f *promFeed) addPhase(ps *brk.PhaseStats) {
 	}
 	for _, ts := range ps.Targets {
 		for len(f.targets) <= ts.Index {
-			f.targets = append(f.targets, prom.TargetOutcomes{})
+			f.targets = append(f.targets, remotewrite.TargetOutcomes{})
 			f.targetSums = append(f.targetSums, 0)
 		}
 		to := &f.targets[ts.Index]
@@ -398,7 +398,7 @@ func decodeHist(enc string) *hdrhistogram.Histogram {
 
 // add adds one phase's outcomes to the cumulative d, whose exact latency
 // sum in seconds is *sum.
-func (f *promFeed) add(d *prom.Outcomes, sum *float64, succeeded uint64, failed func(name string) uint64,
+func (f *promFeed) add(d *remotewrite.Outcomes, sum *float64, succeeded uint64, failed func(name string) uint64,
 	codes map[string]uint64, hist *hdrhistogram.Histogram, sumS float64) {
 	d.Successes += succeeded
 	d.Failures = addFailures(d.Failures, failed)

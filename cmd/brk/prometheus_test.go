@@ -11,8 +11,8 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/brk-bench/brk"
-	"github.com/brk-bench/brk/metrics"
-	"github.com/brk-bench/brk/prom"
+	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/remotewrite"
 )
 
 // TestPromRefusals: the push flags are refused before any traffic (exit 2,
@@ -95,7 +95,7 @@ func TestPromRunID(t *testing.T) {
 // TestPromPhaseOutcomes: a phase's end adds its counts, codes and latency
 // histogram to the run's cumulative outcomes, phase after phase.
 func TestPromPhaseOutcomes(t *testing.T) {
-	feed := &promFeed{edges: prom.Buckets(100*time.Millisecond, 0)}
+	feed := &promFeed{edges: remotewrite.Buckets(100*time.Millisecond, 0)}
 	phase := func(ok, timeouts uint64, latencyUs []int64) *brk.PhaseStats {
 		h := hdrhistogram.New(1, 60_000_000, 3)
 		var sum float64
@@ -142,7 +142,7 @@ func TestPromPhaseOutcomes(t *testing.T) {
 // nor a larger sum, than the sample at the phase's end (from the exact
 // HdrHistogram): Prometheus would read a step back as a counter reset.
 func TestPromLiveLatencyNeverStepsBack(t *testing.T) {
-	edges := prom.Buckets(100*time.Millisecond, 7*time.Millisecond)
+	edges := remotewrite.Buckets(100*time.Millisecond, 7*time.Millisecond)
 	var values []int64 // µs: every edge, its neighbours, coarse bucket edges
 	for _, e := range edges {
 		us := int64(math.Round(e * 1e6))
@@ -191,7 +191,7 @@ func TestPromLiveLatencyNeverStepsBack(t *testing.T) {
 // TestPromMixTargets: with a request mix each target's outcomes add up
 // phase after phase under its target label, and a sample carries them.
 func TestPromMixTargets(t *testing.T) {
-	feed := &promFeed{edges: prom.Buckets(time.Second, 0), mix: true}
+	feed := &promFeed{edges: remotewrite.Buckets(time.Second, 0), mix: true}
 	target := func(i int, url string, ok, status uint64) brk.TargetStats {
 		return brk.TargetStats{Index: i, Method: "GET", URL: url,
 			Counts:      brk.Counts{Attempted: ok + status, Succeeded: ok, Status: status},
@@ -244,12 +244,12 @@ func TestPromMixTargetsFromStart(t *testing.T) {
 // the coarse latency counts into classic buckets, the failures, the copy
 // Push queues), after a phase end has filled the cumulative figures.
 func BenchmarkPromLiveSample(b *testing.B) {
-	pusher, err := prom.New(prom.Config{URL: "http://127.0.0.1:1/api/v1/write", Edges: prom.Buckets(time.Second, 0)})
+	pusher, err := remotewrite.New(remotewrite.Config{URL: "http://127.0.0.1:1/api/v1/write", Edges: remotewrite.Buckets(time.Second, 0)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer func() { _ = pusher.Close(b.Context()) }()
-	feed := &promFeed{pusher: pusher, edges: prom.Buckets(time.Second, 0)}
+	feed := &promFeed{pusher: pusher, edges: remotewrite.Buckets(time.Second, 0)}
 	h := hdrhistogram.New(1, 60_000_000, 3)
 	var g brk.Progress
 	for v := int64(50); v < 500_000; v = v*11/10 + 1 {
@@ -270,8 +270,8 @@ func BenchmarkPromLiveSample(b *testing.B) {
 // pusher writes and every label it sets.
 func TestPromDocsListEverySeries(t *testing.T) {
 	doc := docPageNamed(t, "docs/prometheus.md").text
-	names := append(prom.SeriesNames(), prom.LabelRunID, prom.LabelTest, prom.LabelProtocol, prom.LabelOrigin,
-		prom.LabelShard, prom.LabelTarget, prom.LabelRole, prom.LabelVerdict, prom.LabelCategory, prom.LabelCode, prom.LabelLe)
+	names := append(remotewrite.SeriesNames(), remotewrite.LabelRunID, remotewrite.LabelTest, remotewrite.LabelProtocol, remotewrite.LabelOrigin,
+		remotewrite.LabelShard, remotewrite.LabelTarget, remotewrite.LabelRole, remotewrite.LabelVerdict, remotewrite.LabelCategory, remotewrite.LabelCode, remotewrite.LabelLe)
 	for _, n := range names {
 		if !strings.Contains(doc, "`"+n+"`") {
 			t.Errorf("docs/prometheus.md does not name `%s`", n)

@@ -19,8 +19,8 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/sched"
 	"github.com/brk-bench/brk/internal/testenv"
-	"github.com/brk-bench/brk/sched"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )

@@ -16,7 +16,7 @@ import (
 	"github.com/gdamore/tcell/v2/terminfo"
 
 	"github.com/brk-bench/brk"
-	"github.com/brk-bench/brk/metrics"
+	"github.com/brk-bench/brk/internal/metrics"
 	"github.com/brk-bench/brk/report"
 )
 

@@ -26,8 +26,8 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/metrics"
 	"github.com/brk-bench/brk/internal/testenv"
-	"github.com/brk-bench/brk/metrics"
 	"github.com/brk-bench/brk/report"
 )
 

@@ -5,7 +5,7 @@
 //     other packages of the module: every call expression whose callee is
 //     a function or method declared in another module package, or a method
 //     of a module-declared interface that a type of another module package
-//     implements (sched's o.sess.Parse: proto.Session, h1/h2.Session),
+//     implements (sched's o.sess.Parse: exchange.Session, h1/h2.Session),
 //     each weighted by the count of the coverage block holding the call;
 //   - the module source files with a block run at least half as many times
 //     as there were responses (the files one response's walk touches).

@@ -1,0 +1,139 @@
+// Package sched is brk's engine: a fixed set of OS-thread-locked workers,
+// each owning a readiness poller, its connection owners, a timer wheel and
+// a metrics recorder, and the phase controller that drives them.
+//
+// No goroutine runs per connection or per request, and the request path
+// allocates nothing: request bytes are encoded once per target, responses
+// are parsed by a streaming parser with fixed state, request slots live in
+// per-owner rings sized at phase start, and deadlines live in the wheel.
+//
+// The walk of one request: io.go (a readiness event; reads parsed by the
+// connection's protocol Session; writes of the session's output through
+// the connection's transport) and request.go (admission onto the owner's
+// ring, written, completed by the session's completion naming it,
+// resolved and recorded), with the test mode's policy (admit_*.go)
+// deciding what is admitted and what follows a response. The rate test's
+// policy is also pumped once per turn of the worker's loop: it takes up
+// the arrivals due on its schedule and names the instant of the next,
+// which bounds the worker's poll timeout.
+package sched
+
+import (
+	"crypto/tls"
+	"errors"
+	"time"
+
+	"github.com/brk-bench/brk/internal/conn"
+)
+
+// Config is what the engine needs to drive one target. It is validated by
+// the caller before any traffic.
+type Config struct {
+	Threads int           // worker threads (>= 1, <= Conns)
+	Conns   int           // connection owners
+	Addr    conn.Addr     // dial address
+	Replay  bool          // the method may be replayed after Connection: close (GET, HEAD)
+	Timeout time.Duration // request budget
+	// MaxP99 and MaxP999 are the SLA's latency limits (0: none): each
+	// span of a phase's timeline counts the responses slower than them.
+	MaxP99, MaxP999 time.Duration
+	// ServerPIDs are the server's processes on this box (given, or found
+	// listening on a loopback target): their CPU is not the box's other
+	// load (OtherLoad).
+	ServerPIDs []int
+	// Names name the settings a setup error suggests (the plan's
+	// Plan.Names).
+	Names Names
+
+	// StatusOK reports which status codes are accepted.
+	StatusOK func(code int) bool
+
+	// Mode is the test mode. In the connections test a phase's depth is
+	// the number of concurrent connections, each carrying PerConn
+	// requests one at a time.
+	Mode    Mode
+	PerConn int
+	// KeepAlive (connections test) keeps each connection carrying
+	// requests one at a time until the admission window ends, instead of
+	// PerConn requests.
+	KeepAlive bool
+
+	// The rate test: RateDepth is the most outstanding requests a
+	// connection carries; Poisson draws exponential gaps between
+	// arrivals from Seed (with the phase number) instead of a uniform
+	// schedule.
+	RateDepth int
+	Poisson   bool
+	Seed      uint64
+	// ShardIndex and Shards make this engine shard ShardIndex of Shards
+	// of the rate test: it takes arrivals k ≡ ShardIndex (mod Shards) of
+	// each phase's one schedule (Shards 0: every arrival). A phase's level
+	// is then the whole schedule's rate.
+	ShardIndex, Shards int
+
+	// TLS, when set, makes every connection TLS (https://). Each owner
+	// clones it with a session cache of its own unless NoResume.
+	TLS      *tls.Config
+	NoResume bool
+	// ALPN, when set, is the protocol the TLS server must select ("h2");
+	// a server that selects another or none fails the setup.
+	ALPN string
+
+	// NewSession makes one protocol session per connection owner.
+	NewSession func() Session
+	// Mix, when set, is a request mix of its targets (mix_engine.go);
+	// nil is a mix of one target. NewSession's sessions take a target
+	// index per request (exchange.Session.Queue).
+	Mix *MixConfig
+
+	// LevelConns is the requests test's connection count over which a
+	// level is spread (every shard's; 0: Conns), and ConnBase the index
+	// among them of this engine's first connection: connection g holds
+	// DepthOf(level, LevelConns, g).
+	LevelConns int
+	ConnBase   int
+}
+
+// levelConns is LevelConns or, when it is 0, Conns.
+func (c *Config) levelConns() int {
+	if c.LevelConns > 0 {
+		return c.LevelConns
+	}
+	return c.Conns
+}
+
+// ownersInUse is how many of this engine's owners carry a phase at level
+// (the connections test's level is this engine's share already).
+func (c *Config) ownersInUse(level int) int { return c.Mode.spec().inUse(c, level) }
+
+func (c *Config) validate() error {
+	switch {
+	case c.Conns < 1:
+		return errors.New("sched: need at least one connection")
+	case c.Threads < 1 || c.Threads > c.Conns:
+		return errors.New("sched: threads must be between 1 and the connection count")
+	case c.Timeout <= 0:
+		return errors.New("sched: timeout must be positive")
+	case c.NewSession == nil:
+		return errors.New("sched: no protocol session")
+	case c.Shards < 0 || c.ShardIndex < 0 || c.ShardIndex >= max(c.Shards, 1):
+		return errors.New("sched: the shard index must be in 0..Shards-1")
+	}
+	if err := c.validateMix(); err != nil {
+		return err
+	}
+	return c.Mode.spec().check(c)
+}
+
+// statusTable turns the StatusOK predicate into a lookup table.
+func statusTable(f func(int) bool) *[600]bool {
+	var t [600]bool
+	for i := range t {
+		if f == nil {
+			t[i] = i >= 200 && i < 300
+		} else {
+			t[i] = f(i)
+		}
+	}
+	return &t
+}

@@ -1,0 +1,88 @@
+package sched
+
+import (
+	"context"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/brk-bench/brk/internal/conn"
+	"github.com/brk-bench/brk/internal/exchange"
+	"github.com/brk-bench/brk/internal/h1"
+	"github.com/brk-bench/brk/internal/metrics"
+)
+
+// TestTimeoutFollowersAttributed: an HTTP/1.1 timeout abandons the
+// requests pipelined behind it (admitted later, so not yet expired), and the engine attributes those to the
+// timeout, so that a phase of timeouts only, on saturated workers, still
+// reads client-bound — while the same counts with the followers not
+// attributed (transport's followers) read as the server's.
+func TestTimeoutFollowersAttributed(t *testing.T) {
+	// One response per connection, then silence: the requests admitted
+	// after it follow the ones that time out.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				b := make([]byte, 4096)
+				if _, err := c.Read(b); err != nil {
+					return
+				}
+				if _, err := c.Write([]byte(cycleResponse)); err != nil {
+					return
+				}
+				io.Copy(io.Discard, c)
+			}()
+		}
+	}()
+	addrs, err := conn.Resolve(ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := addrs[0]
+	tpl, err := h1.NewTemplate(exchange.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Start(Config{
+		// 150 ms: the one response must beat its deadline even when a
+		// loaded machine schedules the server late (50 ms did not, now and
+		// then, and every request timed out with no follower).
+		Threads: 1, Conns: 2, Addr: addr, Replay: true, Timeout: 150 * time.Millisecond,
+		NewSession: func() Session { return h1.NewSession(tpl) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	m, err := e.RunPhase(context.Background(), PhaseSpec{Level: 8, Duration: 600 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Stats
+	f := &s.Counts.Failed
+	t.Logf("counts %+v, timeout followers %d", s.Counts, s.TimeoutFollowers)
+	if f[metrics.Timeout] == 0 || f[metrics.Abandoned] == 0 || s.Counts.Succeeded == 0 || s.TimeoutFollowers != f[metrics.Abandoned] ||
+		f[metrics.Timeout]+f[metrics.Abandoned] != s.Counts.FailedTotal() {
+		t.Fatalf("failures %+v, timeout followers %d: want timeouts and their followers only", f, s.TimeoutFollowers)
+	}
+	m.WorkerBusy, m.WorkerBusyOK = 0.95, true
+	plan := Plan{Mode: Requests, Conns: 2, Accept: Accept{Num: 9999, Den: 10000}, Addr: addr.String()}
+	if j := Judge(m, plan, 1, 8); j.Verdict != Inconclusive || j.Reason != saturatedReason(m, LibraryNames()) {
+		t.Fatalf("timeouts on saturated workers judged %+v, want client-bound", j)
+	}
+	s.TimeoutFollowers = 0 // the same abandoned requests, not attributed to a timeout
+	if j := Judge(m, plan, 1, 8); j.Verdict != Broken {
+		t.Fatalf("unattributed abandoned requests judged %+v, want broken", j)
+	}
+}

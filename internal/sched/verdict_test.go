@@ -1,0 +1,178 @@
+package sched
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brk-bench/brk/internal/metrics"
+)
+
+// measured builds a measurement from counts.
+func measured(succeeded, timeout, protocol uint64, setups metrics.Setups, reached uint64) *Measurement {
+	s := metrics.NewPhase()
+	s.Counts.Succeeded = succeeded
+	s.Counts.Failed[metrics.Timeout] = timeout
+	s.Counts.Failed[metrics.Protocol] = protocol
+	s.Counts.Attempted = succeeded + timeout + protocol
+	s.Setups = setups
+	s.ReachedOnce = reached
+	s.Workers = 1
+	if protocol > 0 {
+		s.ProtocolReason = "h1: bad status line"
+	}
+	for i := uint64(0); i < succeeded; i++ {
+		s.Latency.RecordValue(int64(1000 + i%500))
+	}
+	return &Measurement{Stats: s, Active: time.Second, Elapsed: time.Second, Boxes: 1,
+		CPU: metrics.ProcessCPU{User: time.Millisecond, System: 2 * time.Millisecond}}
+}
+
+var (
+	okSetups   = metrics.Setups{Attempted: 4, Established: 4}
+	p9999      = Accept{Num: 9999, Den: 10000}
+	reqPlan    = Plan{Mode: Requests, Conns: 4, Accept: p9999, Addr: "127.0.0.1:80"}
+	connsPlan  = Plan{Mode: Connections, Accept: p9999, Addr: "127.0.0.1:80"}
+	interrupt  = func(m *Measurement) *Measurement { m.Interrupted = true; return m }
+	clientFail = func(m *Measurement) *Measurement { m.ClientError = "client ran out of local ports"; return m }
+	failFast   = func(m *Measurement) *Measurement { m.SetupFailed = true; return m }
+	saturated  = func(m *Measurement) *Measurement { m.WorkerBusy, m.WorkerBusyOK = 0.96, true; return m }
+)
+
+// failing adds n failures of cat to m's counts.
+func failing(m *Measurement, cat metrics.Category, n uint64) *Measurement {
+	m.Stats.Counts.Failed[cat] += n
+	m.Stats.Counts.Attempted += n
+	return m
+}
+
+func speaksTLS(m *Measurement) *Measurement { m.SpeaksTLS = true; return m }
+
+// timeoutFollowers adds n abandoned followers of a timeout to m.
+func timeoutFollowers(m *Measurement, n uint64) *Measurement {
+	m.Stats.TimeoutFollowers += n
+	return failing(m, metrics.Abandoned, n)
+}
+
+func TestJudgeEveryBranch(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		m       *Measurement
+		plan    Plan
+		index   int
+		depth   int
+		verdict Verdict
+		stop    bool
+		reason  string // a part of it
+	}{
+		{"accepted", measured(10000, 0, 0, okSetups, 4), reqPlan, 1, 2, Done, false, ""},
+		{"accepted at the exact share", measured(9999, 1, 0, okSetups, 4), reqPlan, 1, 2, Done, false, ""},
+		{"rejected", measured(9998, 2, 0, okSetups, 4), reqPlan, 1, 2, Broken, true, "success 99.98% (9998 of 10000) is below Plan.Accept 99.99% at 8 concurrent requests"},
+		{"no attempts", measured(0, 0, 0, okSetups, 0), reqPlan, 1, 2, Broken, true, "(0 of 0)"},
+		{"protocol fault", measured(10000, 0, 1, okSetups, 4), reqPlan, 1, 2, Broken, true, "1 protocol faults (first: h1: bad status line)"},
+		{"unfulfilled", measured(10000, 0, 0, okSetups, 3), reqPlan, 1, 2, Inconclusive, true, "target unfulfilled: 1 of 4 connections never held 2 requests outstanding"},
+		{"setup failure in phase 0", measured(0, 0, 0, metrics.Setups{Attempted: 4, Failed: 4}, 0), reqPlan, 0, 1, Inconclusive, true, "setup impossible: no connection could be established (dialing 127.0.0.1:80)"},
+		{"fail fast", failFast(measured(0, 0, 0, metrics.Setups{}, 0)), reqPlan, 0, 1, Inconclusive, true, "setup impossible"},
+		{"fail fast after setups had succeeded (an outage): judged by the counts", failFast(failing(failing(measured(2974, 0, 0, metrics.Setups{Attempted: 16, Established: 4, Failed: 12}, 4), metrics.Connect, 12), metrics.Transport, 1)),
+			Plan{Mode: Rate, Conns: 4, Accept: p9999, Addr: "127.0.0.1:80"}, 0, 2000, Broken, true, "success 99.56% (2974 of 2987) is below Plan.Accept 99.99% at 2000 requests/s"},
+		{"phase 0 outage in the requests test", failing(failing(measured(5279, 0, 0, metrics.Setups{Attempted: 2484, Established: 4, Failed: 2480}, 4), metrics.Connect, 2480), metrics.Abandoned, 2484), reqPlan, 0, 2, Broken, true, "success 51.54% (5279 of 10243)"},
+		{"phase 0 heard nothing, the port speaks TLS", speaksTLS(failing(measured(0, 0, 0, metrics.Setups{Attempted: 24050, Established: 24050}, 0), metrics.Transport, 24050)), reqPlan, 0, 1,
+			Inconclusive, true, "the server speaks TLS on this port: use https:// (dialing 127.0.0.1:80)"},
+		{"phase 0 heard nothing, setups failed, the port speaks TLS (h2c)", speaksTLS(failFast(measured(0, 0, 0, metrics.Setups{Attempted: 32, Failed: 32}, 0))), reqPlan, 0, 1,
+			Inconclusive, true, "the server speaks TLS on this port"},
+		{"phase 0 hang-ups, the port does not speak TLS: not a byte, inconclusive", failing(measured(0, 0, 0, metrics.Setups{Attempted: 3678, Established: 3678}, 0), metrics.Transport, 3678), reqPlan, 0, 1,
+			Inconclusive, true, "not a byte came back from the server on any connection"},
+		{"later hang-ups: broken", failing(measured(0, 0, 0, metrics.Setups{Attempted: 3678, Established: 3678}, 0), metrics.Transport, 3678), reqPlan, 1, 1,
+			Broken, true, "success 0% (0 of 3678)"},
+		{"setups fail later: a server verdict", measured(0, 4, 0, metrics.Setups{Attempted: 4, Failed: 4}, 0), reqPlan, 1, 1, Broken, true, "success 0%"},
+		{"interrupted", interrupt(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Interrupted, true, ""},
+		{"client failure", clientFail(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "client ran out of local ports"},
+		{"client saturated, timing failures: not a server verdict", saturated(measured(9998, 2, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "the client was saturated: workers 96 % busy"},
+		{"client saturated, protocol failure: still broken", saturated(measured(9999, 0, 1, okSetups, 4)), reqPlan, 1, 2, Broken, true, "protocol faults"},
+		{"client saturated, timeouts and their followers: not a server verdict", saturated(timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 6)), reqPlan, 1, 2, Inconclusive, true, "the client was saturated"},
+		{"client saturated, hang-ups (transport): the server's", saturated(failing(measured(9990, 0, 0, okSetups, 4), metrics.Transport, 10)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, hang-ups and their followers: the server's", saturated(failing(failing(measured(9990, 0, 0, okSetups, 4), metrics.Transport, 2), metrics.Abandoned, 8)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, every connection closed at accept: the server's", saturated(failing(measured(0, 0, 0, okSetups, 4), metrics.Transport, 24050)), reqPlan, 1, 2, Broken, true, "success 0%"},
+		{"client saturated, timeouts and a hang-up: the server's", saturated(failing(measured(9990, 9, 0, okSetups, 4), metrics.Transport, 1)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, abandoned not by a timeout: the server's", saturated(failing(timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 6), metrics.Abandoned, 2)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, failed setups: the server's", saturated(failing(failing(measured(9990, 0, 0, okSetups, 4), metrics.Connect, 2), metrics.Abandoned, 8)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"timeouts, client not saturated: the server's", timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 8), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, accepted phase stays accepted", saturated(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Done, false, ""},
+		{"connections accepted", measured(4, 0, 0, okSetups, 4), connsPlan, 1, 4, Done, false, ""},
+		{"connections: setups below accept", measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, Failed: 1}, 4), connsPlan, 1, 4,
+			Broken, true, "setups: 80% established (4 of 5; 1 failed, 0 timed out) is below Plan.Accept 99.99% at 4 concurrent connections"},
+		{"connections: requests below accept", measured(3, 1, 0, okSetups, 4), connsPlan, 1, 4, Broken, true, "requests: success 75% (3 of 4) is below Plan.Accept 99.99% at 4 concurrent connections"},
+		{"connections unfulfilled", measured(4, 0, 0, okSetups, 3), connsPlan, 1, 4, Inconclusive, true, "target unfulfilled: 1 of 4 concurrent connections never carried a request"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := Judge(c.m, c.plan, c.index, levelOf(c.plan, c.depth))
+			if j.Verdict != c.verdict || j.Stop != c.stop || !strings.Contains(j.Reason, c.reason) {
+				t.Fatalf("got %+v, want verdict %v stop %v reason containing %q", j, c.verdict, c.stop, c.reason)
+			}
+			if j.Accepted != !c.stop {
+				t.Fatalf("accepted %v for stop %v", j.Accepted, c.stop)
+			}
+			if j.Inconclusive != (c.verdict == Inconclusive) || j.Judged != (c.verdict != Interrupted) {
+				t.Fatalf("flags %+v", j)
+			}
+		})
+	}
+}
+
+// Merging two halves of a phase (two load boxes) and judging the merge
+// gives the verdict and the counts of judging the whole; the measurement
+// survives JSON on the way.
+func TestMergedHalvesJudgeAsTheWhole(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		a, b, whole *Measurement
+		plan        Plan
+	}{
+		{"accepted", measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(10000, 0, 0, okSetups, 4), reqPlan},
+		{"rejected by one half", measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(4998, 2, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(9998, 2, 0, okSetups, 4), reqPlan},
+		{"unfulfilled on one box", measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 1), measured(10000, 0, 0, okSetups, 3), reqPlan},
+		{"connections", measured(2, 0, 0, metrics.Setups{Attempted: 3, Established: 2, Failed: 1}, 2), measured(2, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, Failed: 1}, 4), connsPlan},
+		{"interrupted on one box", measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), interrupt(measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2)), interrupt(measured(10000, 0, 0, okSetups, 4)), reqPlan},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var merged Measurement
+			for _, half := range []*Measurement{c.a, c.b} {
+				b, err := json.Marshal(half)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var back Measurement
+				if err := json.Unmarshal(b, &back); err != nil {
+					t.Fatal(err)
+				}
+				merged.Merge(&back)
+			}
+			got, want := Judge(&merged, c.plan, 1, levelOf(c.plan, 2)), Judge(c.whole, c.plan, 1, levelOf(c.plan, 2))
+			if c.plan.Mode == Connections {
+				got, want = Judge(&merged, c.plan, 1, 4), Judge(c.whole, c.plan, 1, 4)
+			}
+			if got != want {
+				t.Fatalf("merged judged %+v, whole %+v", got, want)
+			}
+			if merged.Stats.Counts != c.whole.Stats.Counts || merged.Stats.Setups != c.whole.Stats.Setups {
+				t.Fatalf("merged counts %+v %+v, whole %+v %+v", merged.Stats.Counts, merged.Stats.Setups, c.whole.Stats.Counts, c.whole.Stats.Setups)
+			}
+			if merged.Stats.Latency.TotalCount() != c.whole.Stats.Latency.TotalCount() {
+				t.Fatalf("latency count %d, whole %d", merged.Stats.Latency.TotalCount(), c.whole.Stats.Latency.TotalCount())
+			}
+			if merged.Boxes != 2 || merged.CPU.System != 4*time.Millisecond {
+				t.Fatalf("boxes %d, cpu %+v", merged.Boxes, merged.CPU)
+			}
+		})
+	}
+}
+
+// levelOf is the level of a phase at depth per connection (the requests
+// test's level is a total).
+func levelOf(p Plan, depth int) int {
+	if p.Mode == Requests {
+		return depth * p.Conns
+	}
+	return depth
+}
