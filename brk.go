@@ -196,10 +196,15 @@ type Target struct {
 
 // PhaseStart identifies a phase as it starts (Observer.PhaseStarted).
 type PhaseStart struct {
-	Index  int    // 0-based
-	Depth  int    // the most outstanding requests a connection holds (⌈Target/Conns⌉)
-	Target int    // the level
-	Role   string // what the phase does: ramp, grow, down, bisect or repeat
+	Index int    // 0-based
+	Level int    // the phase's level (PhaseStats.Level)
+	Depth int    // the most outstanding requests a connection holds (⌈Level/Conns⌉)
+	Role  string // what the phase does: ramp, grow, down, bisect or repeat
+	// Target is Level.
+	//
+	// Deprecated: use Level; brk sets both. It named the level the word a
+	// request's target (Target, Request) means elsewhere.
+	Target int
 	// Held and Broke are the bracket so far: the highest level that held
 	// below the lowest that broke (0: none yet).
 	Held, Broke int

@@ -227,12 +227,12 @@ type hooks struct {
 
 func (h *hooks) WorkersStarted(threads int) { h.obs.WorkersStarted(threads) }
 
-func (h *hooks) PhaseStarted(index, depth, target int, role sched.Role, b sched.Bracket, left time.Duration) {
+func (h *hooks) PhaseStarted(index, depth, level int, role sched.Role, b sched.Bracket, left time.Duration) {
 	h.servers.Start()
-	h.obs.PhaseStarted(PhaseStart{Index: index, Depth: depth, Target: target, Role: role.String(),
+	h.obs.PhaseStarted(PhaseStart{Index: index, Level: level, Target: level, Depth: depth, Role: role.String(),
 		Held: max(b.Held, 0), Broke: max(b.Broke, 0), BudgetLeft: left})
 	if po, ok := h.obs.(ProgressObserver); ok {
-		h.rep = startReporter(h.eng, po, index, target)
+		h.rep = startReporter(h.eng, po, index, level)
 	}
 }
 

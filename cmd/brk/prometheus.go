@@ -251,7 +251,7 @@ func (o *promObserver) PhaseStarted(p brk.PhaseStart) {
 	f := o.f
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.cur.Level, f.cur.Phase, f.cur.Role = float64(p.Target), p.Index, p.Role
+	f.cur.Level, f.cur.Phase, f.cur.Role = float64(p.Level), p.Index, p.Role
 	s := f.sample()
 	f.pusher.Push(s)
 }

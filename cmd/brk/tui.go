@@ -392,7 +392,7 @@ func (v *tuiView) drawStatus(y, w int) int {
 	var line string
 	switch {
 	case v.running:
-		g := brk.Progress{Phase: v.at.Index, Level: v.at.Target}
+		g := brk.Progress{Phase: v.at.Index, Level: v.at.Level}
 		if v.last != nil {
 			g = *v.last
 		}
@@ -636,7 +636,7 @@ func (v *tuiView) drawPhases(y, w, end int) {
 		y++
 	}
 	if v.running && y < end {
-		v.put(0, y, fmt.Sprintf("%5d %9d  %-6s  %s", v.at.Index, v.at.Target, v.at.Role, "running…"), tuiBold)
+		v.put(0, y, fmt.Sprintf("%5d %9d  %-6s  %s", v.at.Index, v.at.Level, v.at.Role, "running…"), tuiBold)
 	}
 }
 

@@ -402,7 +402,7 @@ func TestTUILayout(t *testing.T) {
 	const phases = 12
 	for i := range phases + 1 {
 		level := 8 * (i + 1)
-		v.PhaseStarted(brk.PhaseStart{Index: i, Target: level, Role: "ramp", Depth: i + 1})
+		v.PhaseStarted(brk.PhaseStart{Index: i, Level: level, Role: "ramp", Depth: i + 1})
 		g := brk.Progress{Phase: i, Level: level, Elapsed: time.Second, Succeeded: uint64(100 * (i + 1)), SuccessPerSec: float64(100 * (i + 1)), MeanOutstanding: float64(level)}
 		g.Latency[40] = uint64(100 * (i + 1))
 		v.Progress(g)
@@ -485,11 +485,11 @@ func TestTUIShortPhases(t *testing.T) {
 		v.PhaseFinished(&ps)
 	}
 	for i := range 3 {
-		v.PhaseStarted(brk.PhaseStart{Index: i, Target: 8 * (i + 1), Role: "ramp", Depth: i + 1})
+		v.PhaseStarted(brk.PhaseStart{Index: i, Level: 8 * (i + 1), Role: "ramp", Depth: i + 1})
 		finish(i, 100)
 	}
 	// A phase with a reading: that reading is its column.
-	v.PhaseStarted(brk.PhaseStart{Index: 3, Target: 32, Role: "ramp", Depth: 4})
+	v.PhaseStarted(brk.PhaseStart{Index: 3, Level: 32, Role: "ramp", Depth: 4})
 	v.Progress(brk.Progress{Phase: 3, Level: 32, Elapsed: time.Second, Succeeded: 5, SuccessPerSec: 5})
 	finish(3, 50)
 	if len(v.samples) != 4 {
@@ -515,7 +515,7 @@ func TestTUIShortPhases(t *testing.T) {
 // seconds, and the other charts, keep the phase's colour.
 func TestTUISecondsThatBreakTheSLA(t *testing.T) {
 	v, sim, _ := simView(t, brk.Plan{Conns: 8, Start: 1, Max: 1, Phase: 3 * time.Second, Timeout: time.Second, Accept: 99, MaxP99: 50 * time.Millisecond})
-	v.PhaseStarted(brk.PhaseStart{Index: 0, Target: 8, Role: "ramp", Depth: 1})
+	v.PhaseStarted(brk.PhaseStart{Index: 0, Level: 8, Role: "ramp", Depth: 1})
 	// Second 1: 100 % and fast; second 2: 95 % (5 failed) and fast; second
 	// 3: 100 % and slow (p99 in a bucket near 200 ms).
 	var g brk.Progress

@@ -79,7 +79,7 @@ type Judged struct {
 type Hooks interface {
 	// PhaseStarted: the bracket so far, and at most how much of the
 	// budget is left (0: no budget).
-	PhaseStarted(index, depth, target int, role Role, b Bracket, left time.Duration)
+	PhaseStarted(index, depth, level int, role Role, b Bracket, left time.Duration)
 	PhaseFinished(j *Judged)
 }
 
