@@ -25,6 +25,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/e2ekit"
 	"github.com/brk-bench/brk/internal/sched"
 	"github.com/brk-bench/brk/internal/testenv"
 )
@@ -323,6 +324,12 @@ func TestShardsRateAcrossNamespaces(t *testing.T) {
 	for i, s := range shards {
 		code, r := s.wait(t, 40*time.Second)
 		if code != 0 || r.Verdict != brk.VerdictDone || r.LastAccepted == nil || *r.LastAccepted != 600 {
+			if i == 0 && code == 3 {
+				// The coordinator's verdict: on a loaded box the
+				// client may fall behind 200 requests/s a shard, and
+				// brk says it cannot tell.
+				e2ekit.SkipOnNoise(t, r)
+			}
 			t.Fatalf("shard %d: exit %d, %s %q\n%s", i, code, r.Verdict, r.Reason, s.out.String())
 		}
 		if i == 0 {

@@ -244,28 +244,36 @@ func TestClientBound(t *testing.T) {
 }
 
 // TestClientCPUHonest: the phase's client_cpu (getrusage over the phase)
-// accounts for nearly all the CPU the client process used, as the kernel
-// reports it to the parent at exit; only process start and exit fall
-// outside the one phase.
+// accounts for the CPU the client process used, as the kernel reports it
+// to the parent at exit, but for what falls outside the one phase:
+// process start, connection setup, the drain, the report and exit. That
+// part is a fixed cost, not a share of the phase: a run of the same plan
+// with a phase a tenth as long measures it in the same test, so that a box
+// busy with other work (fewer responses, less phase CPU, the same fixed
+// cost) does not fail a ratio.
 func TestClientCPUHonest(t *testing.T) {
 	base := startFixtureChild(t)
-	path := filepath.Join(t.TempDir(), "report.json")
-	p := startBrk(t, nil, base+"/plain", "--conn", "16", "--start", "8", "--max", "8", "--phase", "2s",
-		"--threads", "1", "--timeout", "1s", "--quiet", "--json", path)
-	r := p.wait()
-	expect(t, r, 0, "Done (128 concurrent requests)")
-	ph := onePhase(t, readCPUReport(t, path), r)
-	st := p.cmd.ProcessState
-	whole := (st.UserTime() + st.SystemTime()).Seconds()
+	run := func(phase string) (ph cpuPhase, whole float64, r result) {
+		path := filepath.Join(t.TempDir(), "report.json")
+		p := startBrk(t, nil, base+"/plain", "--conn", "16", "--start", "8", "--max", "8", "--phase", phase,
+			"--threads", "1", "--timeout", "1s", "--quiet", "--json", path)
+		r = p.wait()
+		expect(t, r, 0, "Done (128 concurrent requests)")
+		ph = onePhase(t, readCPUReport(t, path), r)
+		st := p.cmd.ProcessState
+		return ph, (st.UserTime() + st.SystemTime()).Seconds(), r
+	}
+	short, shortWhole, _ := run("200ms")
+	fixed := shortWhole - (short.ClientCPU.UserS + short.ClientCPU.SystemS) // outside the phase
+	ph, whole, r := run("2s")
 	phaseCPU := ph.ClientCPU.UserS + ph.ClientCPU.SystemS
 	n := float64(ph.LatencyMs.Count)
 	if n == 0 {
 		t.Fatalf("no responses\n%s", r)
 	}
-	wholePer := whole / n * 1e6
-	t.Logf("phase: user %.3f s + system %.3f s = %.3f s, %.3f µs/response (JSON); whole process: user %.3f s + system %.3f s = %.3f s, %.3f µs/response; %d responses, %.0f req/s",
-		ph.ClientCPU.UserS, ph.ClientCPU.SystemS, phaseCPU, ph.ClientCPU.UsPerResponse,
-		st.UserTime().Seconds(), st.SystemTime().Seconds(), whole, wholePer, ph.LatencyMs.Count, ph.RequestsPerSec)
+	t.Logf("phase: user %.3f s + system %.3f s = %.3f s, %.3f µs/response (JSON); whole process %.3f s; outside the phase %.3f s (a 200 ms phase's run: %.3f s); %d responses, %.0f req/s",
+		ph.ClientCPU.UserS, ph.ClientCPU.SystemS, phaseCPU, ph.ClientCPU.UsPerResponse, whole, whole-phaseCPU, fixed,
+		ph.LatencyMs.Count, ph.RequestsPerSec)
 	if whole <= 0 || phaseCPU <= 0 {
 		t.Fatalf("no CPU measured: phase %.3f s, whole process %.3f s", phaseCPU, whole)
 	}
@@ -274,17 +282,16 @@ func TestClientCPUHonest(t *testing.T) {
 	if self := phaseCPU / n * 1e6; math.Abs(ph.ClientCPU.UsPerResponse-self) > 0.01*self+1/n {
 		t.Errorf("us_per_response %.3f, but (user_s+system_s)/latency_ms.count = %.3f µs", ph.ClientCPU.UsPerResponse, self)
 	}
-	if d := math.Abs(ph.ClientCPU.UsPerResponse-wholePer) / wholePer; d > 0.20 {
-		t.Errorf("us_per_response %.3f µs differs from the whole process's %.3f µs by %.0f %%, want within 20 %%",
-			ph.ClientCPU.UsPerResponse, wholePer, 100*d)
-	}
-	if d := math.Abs(phaseCPU-whole) / whole; d > 0.20 {
-		t.Errorf("phase CPU %.3f s differs from the whole process's %.3f s by %.0f %%, want within 20 %%", phaseCPU, whole, 100*d)
-	}
 	// The phase is part of the process: it cannot have used more (10 ms of
 	// slack for the kernel's accounting granularity).
 	if phaseCPU > whole+0.010 {
 		t.Errorf("phase CPU %.3f s is more than the whole process's %.3f s", phaseCPU, whole)
+	}
+	// What the phase does not count is the fixed cost the short run
+	// measured, within half of it again (or 50 ms): a phase CPU that missed
+	// part of the phase's work would leave more outside.
+	if out := whole - phaseCPU; out > 1.5*fixed+0.050 {
+		t.Errorf("the whole process used %.3f s outside the 2 s phase, but a run with a 200 ms phase used %.3f s outside it: the phase's client_cpu misses work", out, fixed)
 	}
 }
 
@@ -653,6 +660,12 @@ func TestSearchBelowTheClientsLimitStarved(t *testing.T) {
 		seq = append(seq, fmt.Sprintf("%d%s", p.Level, mark))
 	}
 	t.Logf("exit %d, %s: %s; levels %s", r.code, rep.Verdict, rep.Reason, strings.Join(seq, " "))
+	if r.code == 3 && first == 0 && rep.LastAccepted == nil {
+		// Other work on the box starved the client below the first
+		// level (100 requests/s): brk said it could not drive it, and
+		// there is no held level to bisect from.
+		t.Skipf("the client could not drive the first level: %s", rep.Reason)
+	}
 	if r.code != 3 || rep.Verdict != "inconclusive" || first < 0 || rep.LastAccepted == nil {
 		t.Fatalf("want a search that held some rate and then found the client's limit (exit 3, inconclusive)\n%s", r)
 	}
