@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/e2ekit"
 	"github.com/brk-bench/brk/internal/testenv"
 )
 
@@ -33,6 +34,10 @@ func TestHAProxyIdleTimeoutSearch(t *testing.T) {
 		closes += p.IdleCloses
 	}
 	if res.Verdict != brk.VerdictDone || res.LastAccepted == nil || *res.LastAccepted != 160 {
+		// On a loaded box brk may say it cannot tell (its runs of a
+		// level disagreed on a busy box): not the false break this
+		// test is about.
+		e2ekit.SkipOnNoise(t, res)
 		t.Fatalf("want every level held up to the cap of 160/s: %s", describe(res))
 	}
 	if tc := total(res); failures(tc) != 0 || tc.Succeeded == 0 {
