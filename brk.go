@@ -10,7 +10,7 @@
 // Target.URL, ...). Package brk/report presents a Result as text or HTML;
 // its JSON form is the report.
 //
-// The engine behind it (package sched) is a fixed set of OS-thread-locked
+// The engine behind it (internal/sched) is a fixed set of OS-thread-locked
 // workers, each owning a readiness poller and many nonblocking sockets.
 package brk
 
