@@ -203,8 +203,10 @@ func (s *countingServer) stop() {
 // unused. Before, a setup started just before admission ended was
 // established after it, carried nothing, and was closed at the run's end.
 func TestConnectionsNeverUnused(t *testing.T) {
+	t.Parallel()
 	for _, per := range []int{1, 3} {
 		t.Run(fmt.Sprintf("requests=%d", per), func(t *testing.T) {
+			testenv.Parallel(t, testenv.Waits)
 			var unused, conns, setups, requests int64
 			for run := 0; run < 3; run++ {
 				srv := startCountingServer(t)

@@ -50,9 +50,11 @@ func fixtureServed(f *bench.Fixture) func(int) int {
 // TestH2FixtureRequests: the requests test over h2c and h2 (TLS) against
 // the fixture, at 1, 8, 32 and 100 concurrent streams per connection.
 func TestH2FixtureRequests(t *testing.T) {
+	t.Parallel()
 	for _, tlsOn := range []bool{false, true} {
 		for _, d := range h2Depths {
 			t.Run(fmt.Sprintf("tls=%v/depth=%d", tlsOn, d), func(t *testing.T) {
+				testenv.Parallel(t, testenv.Waits)
 				f, err := bench.StartFixture(bench.FixtureConfig{TLS: tlsOn})
 				if err != nil {
 					t.Fatal(err)
@@ -134,8 +136,10 @@ func connsPhase(t *testing.T, f *bench.Fixture, tlsOn bool, d int) time.Duration
 // stream id are replayed on a new connection and nginx logs exactly what
 // the client counted.
 func TestH2NginxTLS(t *testing.T) {
+	t.Parallel()
 	for _, d := range h2Depths {
 		t.Run(fmt.Sprintf("depth=%d", d), func(t *testing.T) {
+			testenv.Parallel(t, testenv.Waits)
 			ng := testenv.StartNginxTLS(t, testenv.NginxTLSOptions{Nginx: testenv.NginxOptions{ListenSuffix: "http2"}})
 			target := brk.Target{URL: "https://" + ng.Addr + "/", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 			target.TLS.Insecure = true
@@ -149,8 +153,10 @@ func TestH2NginxTLS(t *testing.T) {
 
 // TestH2O: h2o over TLS, both tests, at 1, 8, 32 and 100.
 func TestH2O(t *testing.T) {
+	t.Parallel()
 	for _, d := range h2Depths {
 		t.Run(fmt.Sprintf("requests/depth=%d", d), func(t *testing.T) {
+			testenv.Parallel(t, testenv.Waits)
 			h := testenv.StartH2O(t, nil, "")
 			target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 			target.TLS.Insecure = true
@@ -162,6 +168,7 @@ func TestH2O(t *testing.T) {
 			checkH2Exact(t, res, func(want int) int { return h.WaitRequests(t, want, 5*time.Second) })
 		})
 		t.Run(fmt.Sprintf("connections/conns=%d", d), func(t *testing.T) {
+			testenv.Parallel(t, testenv.Waits)
 			h := testenv.StartH2O(t, nil, "")
 			target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 			target.TLS.Insecure = true
@@ -277,6 +284,7 @@ func TestH2SetupFailures(t *testing.T) {
 // done there, saying so, or broken below it; it never runs a level the
 // server's limit would leave unfulfilled.
 func TestH2OSearchStreamCap(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	h := testenv.StartH2O(t, nil, "")
 	target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 	target.TLS.Insecure = true

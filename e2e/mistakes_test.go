@@ -74,6 +74,7 @@ func statusServer(t *testing.T, code int) *httptest.Server {
 // break: inconclusive, naming the status, within MistakeAfter + timeout.
 // Before, a 404 storm ran the whole phase and ended broken (exit 1).
 func TestEveryResponseTheSameRefusal(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		code int
 		want string
@@ -82,6 +83,7 @@ func TestEveryResponseTheSameRefusal(t *testing.T) {
 		{301, "every response was 301 Moved Permanently — check the URL, or accept the status with Target.ExpectStatus"},
 	} {
 		t.Run(http.StatusText(c.code), func(t *testing.T) {
+			testenv.Parallel(t, testenv.Waits)
 			srv := statusServer(t, c.code)
 			res := runMistake(t, brk.Target{URL: srv.URL + "/typo"}, c.want, readingEvery+loadedSlack)
 			if p := res.Phases[0]; p.Counts.Succeeded != 0 || p.StatusCodes[strconv.Itoa(c.code)] == 0 || p.TLSProbes != 0 {
@@ -112,6 +114,7 @@ func TestOverloadStormsStayBreaks(t *testing.T) {
 // and the probe names the cause: use https:// (exit 3). Before, the run
 // reconnected for the whole phase.
 func TestHTTPToATLSListener(t *testing.T) {
+	t.Parallel()
 	leaf := testenv.NewCA(t).Server(t, "localhost", "127.0.0.1")
 	cfg := &tls.Config{Certificates: []tls.Certificate{leaf.Cert}}
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
@@ -137,6 +140,7 @@ func TestHTTPToATLSListener(t *testing.T) {
 	t.Cleanup(https.Close)
 	for name, addr := range map[string]string{"crypto/tls listener": ln.Addr().String(), "net/http TLS server": https.Listener.Addr().String()} {
 		t.Run(name, func(t *testing.T) {
+			testenv.Parallel(t, testenv.Waits)
 			res := runMistake(t, brk.Target{URL: "http://" + addr + "/"}, "the server speaks TLS on this port: use https://",
 				readingEvery+probeBound+loadedSlack)
 			if p := res.Phases[0]; p.TLSProbes != 1 || p.Counts.Succeeded != 0 {
@@ -150,12 +154,14 @@ func TestHTTPToATLSListener(t *testing.T) {
 // up on every request, gave the first phase not a byte: inconclusive
 // (check the URL and the port), within MistakeAfter + timeout + the probe.
 func TestNotAByteFromAnyConnection(t *testing.T) {
+	t.Parallel()
 	for name, script := range map[string]hostile.Script{
 		"never answers":           func(c *hostile.Conn, _ int) { c.Discard() },
 		"hangs up on the request": func(c *hostile.Conn, _ int) { c.ReadRequest() },
 		"closes at accept":        func(*hostile.Conn, int) {},
 	} {
 		t.Run(name, func(t *testing.T) {
+			testenv.Parallel(t, testenv.Waits)
 			srv := hostile.Start(t, script)
 			res := runMistake(t, hostileTarget(srv), "not a byte came back from the server on any connection",
 				readingEvery+probeBound+loadedSlack)

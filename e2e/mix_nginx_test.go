@@ -26,6 +26,7 @@ var accessLine = regexp.MustCompile(`"([A-Z]+) (\S+) HTTP/[0-9.]+" (\d{3}) `)
 // cannot log request bodies: that POST bodies arrive byte for byte is
 // checked against a Go server (TestMixRequests in the root package).
 func TestNginxMix(t *testing.T) {
+	t.Parallel()
 	for _, h2 := range []bool{false, true} {
 		name := "http1.1"
 		opts := testenv.NginxOptions{KeepaliveRequests: 10_000_000}
@@ -33,6 +34,7 @@ func TestNginxMix(t *testing.T) {
 			name, opts.ListenSuffix = "h2c", "http2"
 		}
 		t.Run(name, func(t *testing.T) {
+			testenv.Parallel(t, testenv.Waits)
 			ng := testenv.StartNginx(t, opts)
 			base := "http://" + ng.Addr
 			mix := []brk.Request{

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // outageServer is a Go net/http server on 127.0.0.1 that ends with every
@@ -77,8 +78,10 @@ func checkOutage(t *testing.T, res *brk.Result, wantConnect bool) {
 // during the phase only: all of them failing after the outage ended the
 // run "setup impossible: connect: connection refused" (exit 3).
 func TestOutageInPhaseZero(t *testing.T) {
+	t.Parallel()
 	const kill = 300 * time.Millisecond
 	t.Run("rate", func(t *testing.T) {
+		testenv.Parallel(t, testenv.Waits)
 		plan := brk.Plan{Conns: 4, Start: 400, Max: 400, Phase: time.Second, Timeout: 200 * time.Millisecond, Accept: 99, Threads: 1}
 		var res *brk.Result
 		for attempt := 1; attempt <= rateAttempts; attempt++ {
@@ -93,6 +96,7 @@ func TestOutageInPhaseZero(t *testing.T) {
 		checkOutage(t, res, true)
 	})
 	t.Run("requests", func(t *testing.T) {
+		testenv.Parallel(t, testenv.Waits)
 		srv := startOutageServer(t)
 		srv.killAfter(kill)
 		plan := shortPlan(4, 2, time.Second)
@@ -100,6 +104,7 @@ func TestOutageInPhaseZero(t *testing.T) {
 		checkOutage(t, runBrk(t, brk.Target{URL: "http://" + srv.addr + "/"}, plan), true)
 	})
 	t.Run("connections", func(t *testing.T) {
+		testenv.Parallel(t, testenv.Waits)
 		srv := startOutageServer(t)
 		srv.killAfter(kill)
 		// Setups are counted apart in the connections test: requests only

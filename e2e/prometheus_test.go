@@ -243,6 +243,7 @@ func mergedP99Us(t *testing.T, res *brk.Result) float64 {
 // the three phases are the three levels, none run again for a busy box
 // (Prometheus itself is one of the box's other processes).
 func TestPrometheusRampSeries(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	p := testenv.StartPrometheus(t, testenv.PrometheusOptions{})
 	fx := startFixture(t)
 	r := runCLI(t, "req", fx.URL("/plain"), "-c", "4", "--start", "1", "--pace", "1", "--max", "3",
@@ -436,6 +437,7 @@ func TestPrometheusBadReceiver(t *testing.T) {
 // one Prometheus, a native-histogram run into another started with
 // native histograms.
 func TestPrometheusDashboardSeries(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	dash, err := os.ReadFile("../deploy/grafana/brk-dashboard.json")
 	if err != nil {
 		t.Fatal(err)
@@ -668,6 +670,7 @@ func TestPrometheusShards(t *testing.T) {
 // label. Each target's counts at the run's end are the JSON's; their sum
 // is the run's.
 func TestPrometheusMixSeries(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	p := testenv.StartPrometheus(t, testenv.PrometheusOptions{})
 	fx := startFixture(t)
 	file := filepath.Join(t.TempDir(), "targets.txt")

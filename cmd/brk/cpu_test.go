@@ -394,6 +394,7 @@ func runScript(t *testing.T, line string) result {
 // TestProgress: live progress is a line a second on stderr when stderr is
 // a terminal, never on stdout, never with --quiet.
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	fx := startFixture(t, bench.FixtureConfig{})
 	args := func(phase string, more ...string) []string {
 		return append([]string{fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", phase, "--threads", "1", "--timeout", "1s"}, more...)
@@ -407,6 +408,7 @@ func TestProgress(t *testing.T) {
 	}
 
 	t.Run("terminal", func(t *testing.T) {
+		testenv.Parallel(t, testenv.Waits)
 		r := runScript(t, cmdline(args("3s")))
 		n := progressLines(r.stdout)
 		t.Logf("%d progress lines for a 3 s phase", n)
@@ -422,6 +424,7 @@ func TestProgress(t *testing.T) {
 	})
 
 	t.Run("narrow terminal", func(t *testing.T) {
+		testenv.Parallel(t, testenv.Waits)
 		// Each rewrite of the live line fits the terminal's 50 columns
 		// and ends without a newline: one line, rewritten in place.
 		r := runScript(t, "stty cols 50 rows 20 && "+cmdline(args("3s")))
@@ -439,6 +442,7 @@ func TestProgress(t *testing.T) {
 	})
 
 	t.Run("pipes", func(t *testing.T) {
+		testenv.Parallel(t, testenv.Waits)
 		r := runBrk(t, args("1500ms")...)
 		expect(t, r, 0, "Done (4 concurrent requests)")
 		if n := progressLines(r.stdout) + progressLines(r.stderr); n != 0 || strings.Contains(r.stdout+r.stderr, "…") {
@@ -447,6 +451,7 @@ func TestProgress(t *testing.T) {
 	})
 
 	t.Run("quiet", func(t *testing.T) {
+		testenv.Parallel(t, testenv.Waits)
 		r := runScript(t, cmdline(args("1500ms", "--quiet")))
 		if n := progressLines(r.stdout); r.code != 0 || n != 0 || strings.Contains(r.stdout, "…") {
 			t.Errorf("exit %d with %d progress lines under a terminal with --quiet, want 0 with 0\n%s", r.code, n, r)
@@ -457,6 +462,7 @@ func TestProgress(t *testing.T) {
 	})
 
 	t.Run("stdout piped", func(t *testing.T) {
+		testenv.Parallel(t, testenv.Waits)
 		out := filepath.Join(t.TempDir(), "stdout.txt")
 		r := runScript(t, cmdline(args("2s"))+" >"+shq(out))
 		b, err := os.ReadFile(out)

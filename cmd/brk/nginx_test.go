@@ -19,6 +19,7 @@ import (
 // (keepalive_requests), so the keep-alive ramp also replaces connections
 // the server closes.
 func TestNginxFixedLoadAndKeepAlive(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		args   []string
@@ -29,6 +30,7 @@ func TestNginxFixedLoadAndKeepAlive(t *testing.T) {
 		{"keep-alive ramp", []string{"conn", "--keep-alive", "--start", "4", "--pace", "4", "--max", "12", "--phase", "500ms", "-t", "2", "--timeout", "1s"}, 3, "Done (12 connections)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			testenv.Parallel(t, testenv.Waits)
 			ng := testenv.StartNginx(t, testenv.NginxOptions{})
 			js := filepath.Join(t.TempDir(), "r.json")
 			args := append(append([]string{}, c.args...), "--expect-body", "ok", "--json", js, "http://"+ng.Addr+"/")

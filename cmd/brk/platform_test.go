@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // buildTypecheck builds internal/typecheck (for this machine) into a
@@ -28,10 +30,11 @@ func buildTypecheck(t *testing.T) string {
 // standard library took minutes for the five. (.ci/run also builds the
 // windows binary and vets darwin and freebsd, test files included.)
 func TestOtherPlatformsBuild(t *testing.T) {
+	t.Parallel()
 	check := buildTypecheck(t)
 	for _, goos := range []string{"darwin", "freebsd", "dragonfly", "windows", "openbsd"} {
 		t.Run(goos, func(t *testing.T) {
-			t.Parallel() // each is CPU work alone, timing nothing
+			testenv.Parallel(t, testenv.Busy) // CPU work, timing nothing
 			if out, err := exec.Command(check, "-goos", goos, ".").CombinedOutput(); err != nil {
 				t.Fatalf("typecheck -goos %s ./cmd/brk: %v\n%s", goos, err, out)
 			}

@@ -209,7 +209,6 @@ func TestShardsRateNginx(t *testing.T) {
 // for the same plan, within the search's resolution, as brk merge of
 // their reports does.
 func TestShardsRateSearchInStep(t *testing.T) {
-	testenv.Parallel(t, testenv.Alone)
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	// The fixture is the server, in this process: --server-pid keeps its
 	// CPU out of the box's other load.

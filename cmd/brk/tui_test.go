@@ -125,6 +125,7 @@ var tuiRowRE = regexp.MustCompile(`(?m)^\s+0\s+4\s+grow\s+accepted\s`)
 // ends the terminal is as before (main screen, the same modes), and the
 // text report with its verdict follows.
 func TestTUITmux(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	p := startTmux(t, 100, 30, tuiLine("--tui", fx.URL("/plain"), "--conn", "4", "--max", "2", "--phase", "1500ms",
 		"--threads", "1", "--timeout", "1s"))
@@ -200,6 +201,7 @@ func TestTUIInterrupt(t *testing.T) {
 // modes after a stop are the shell's to set (an interactive shell restores
 // its own), so the test checks the screen, not stty.
 func TestTUICtrlZ(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	q := []string{"LC_ALL=C.UTF-8", shq(brkBin)}
 	for _, a := range []string{"--tui", fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", "8s", "--threads", "1", "--timeout", "1s"} {
@@ -238,9 +240,11 @@ func TestTUICtrlZ(t *testing.T) {
 // TestTUINotTerminal: with stderr not a terminal, --tui draws nothing
 // (no escape sequence anywhere) and the run reports as without it.
 func TestTUINotTerminal(t *testing.T) {
+	t.Parallel()
 	fx := startFixture(t, bench.FixtureConfig{})
 	args := []string{"--tui", fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", "1500ms", "--threads", "1", "--timeout", "1s"}
 	t.Run("pipes", func(t *testing.T) {
+		testenv.Parallel(t, testenv.Waits)
 		r := runBrk(t, args...)
 		expect(t, r, 0, "Done (4 concurrent requests)")
 		if strings.Contains(r.stdout+r.stderr, "\x1b") {
@@ -251,6 +255,7 @@ func TestTUINotTerminal(t *testing.T) {
 		}
 	})
 	t.Run("stdout a terminal", func(t *testing.T) {
+		testenv.Parallel(t, testenv.Waits)
 		errFile := t.TempDir() + "/stderr.txt"
 		q := []string{shq(brkBin)}
 		for _, a := range args {

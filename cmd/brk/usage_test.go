@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestFirstWords: what a new user types first. Bare brk is a short usage
@@ -100,6 +101,7 @@ func helpExamples(t *testing.T, cmd ...string) [][]string {
 // own test aside) run against the fixture like those of the docs, with
 // 400ms phases.
 func TestHelpExamples(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startBrk(t, nil, "fixture", "--listen", "127.0.0.1:0")
 	fx.waitFor("\n", 10*time.Second)
 	first, _, _ := strings.Cut(fx.stdout.String(), "\n")

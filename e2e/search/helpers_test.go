@@ -6,11 +6,13 @@
 package search
 
 import (
+	"os"
 	"testing"
 
 	"github.com/brk-bench/brk"
 
 	"github.com/brk-bench/brk/internal/e2ekit"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // The helpers this package shares with e2e (internal/e2ekit).
@@ -55,4 +57,17 @@ func skipBusy(t *testing.T, attempt int, runs ...*brk.Result) bool {
 		}
 	}
 	return false
+}
+
+// TestMain runs up to testenv.Slots parallel tests at once (see
+// testenv.Parallel). A test that checks a search against its model's
+// exact break is serial: another search in this process is noise brk
+// cannot see, since its CPU is brk's own process's, not the box's other
+// load. Run beside others, the connections model ended inconclusive
+// ("the levels conflict") and the A/B's side B took 16 levels where the
+// bound is 13. Tests that retry a stall or judge noise themselves wait
+// beside each other.
+func TestMain(m *testing.M) {
+	testenv.SetParallel()
+	os.Exit(m.Run())
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
 	"github.com/brk-bench/brk/internal/e2ekit"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // A search under noise: the server paused, the box busy. Each run is one
@@ -90,6 +91,7 @@ func modelRange(res *brk.Result) (lo, hi int) {
 // at least 8 of 10 runs find the break (BRK_SEARCH_RUNS=10; one run by
 // default).
 func TestSearchUnderStalls(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := noiseFixture(t)
 	runs := 1
 	if n := searchRuns(); n > 2 {
@@ -203,13 +205,16 @@ func TestSearchOnABusyBox(t *testing.T) {
 	if out, err := exec.Command("taskset", "-a", "-p", "-c", "0", fmt.Sprint(fx.PID())).CombinedOutput(); err != nil {
 		t.Skipf("taskset: %v %s", err, out)
 	}
+	// The timer below and the cleanup both stop the hogs: once.
 	var hogs []*exec.Cmd
+	var stopOnce sync.Once
 	stopHogs := func() {
-		for _, h := range hogs {
-			h.Process.Kill()
-			h.Wait()
-		}
-		hogs = nil
+		stopOnce.Do(func() {
+			for _, h := range hogs {
+				h.Process.Kill()
+				h.Wait()
+			}
+		})
 	}
 	t.Cleanup(stopHogs)
 	for range 2 {
@@ -249,6 +254,7 @@ func TestSearchOnABusyBox(t *testing.T) {
 // brk no longer waits for; the cool-down lets it finish, so the pair a
 // search finds lies within a fresh server's interval.
 func TestSearchAfterLeftoverWork(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	plan := noisePlan
 	plan.Conns = 32 // up to 32 requests in service or queued when their clients time out
 	search := func() *brk.Result {
@@ -333,6 +339,7 @@ func gradualServer(t *testing.T) string {
 // boundary gradual, bind the p99 and hold the model crossing in its
 // interval.
 func TestSearchGradualBoundary(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	url := gradualServer(t)
 	plan := brk.Plan{Start: 8, Pace: 8, Max: 160, Phase: time.Second, Timeout: 5 * time.Second, MaxP99: 320 * time.Millisecond, Threads: 1, Budget: 2 * time.Minute}
 	res, err := brk.RunMode(context.Background(), brk.ModeConnections, brk.Target{URL: url + "/"}, plan, nil)

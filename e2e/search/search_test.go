@@ -11,6 +11,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // searchRuns is how many runs in a row each search test makes
@@ -284,6 +285,7 @@ func TestSearchRateFindsTheModelBreak(t *testing.T) {
 // in the order 8, 4, 2, 3; 8 (the first rejection before any level held)
 // and both ends of the final pair run again.
 func TestSearchDownward(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 3, Service: 60 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -317,6 +319,7 @@ func TestSearchDownward(t *testing.T) {
 // A short budget ends the run with the bracket found so far: no phase
 // starts that could end past it.
 func TestSearchBudget(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx, err := bench.StartFixture(bench.FixtureConfig{})
 	if err != nil {
 		t.Fatal(err)

@@ -23,13 +23,15 @@ const (
 	// once, as go test's default -parallel on two cores ran them, or one
 	// beside two that wait.
 	Busy Load = 2
-	// Alone is a test whose verdict needs a quiet box: a search whose
-	// boundary level holds in one run and breaks in the next. Other
-	// processes busy for a quarter of a core make brk confirm every
-	// rejection, and such a pair then ends inconclusive, as it should.
-	// It runs with no other parallel test.
-	Alone Load = Slots
 )
+
+// A test whose verdict needs a quiet box (a search whose boundary level
+// holds in one run and breaks in the next: another test beside it makes
+// brk confirm every rejection, and such a pair then ends inconclusive, as
+// it should) does not call Parallel. go test runs a package's serial
+// tests one at a time before its parallel ones, so such a test runs
+// alone without holding one of -parallel's places while it waits for
+// the others to end.
 
 // Slots is how many shares the parallel tests of a package share, and
 // the -parallel SetParallel gives a test binary.

@@ -7,14 +7,16 @@ import (
 )
 
 // The pool never lets more than its size be held: 24 goroutines taking
-// Waits, Busy and Alone shares at once hold at most Slots between them,
-// an Alone holder holds them alone, and every one of them gets its turn.
+// Waits, Busy and all Slots shares at once hold at most Slots between
+// them, a holder of all of them holds them alone, and every one of them
+// gets its turn.
 func TestPoolShares(t *testing.T) {
+	const whole = Load(Slots)
 	p := newPool(Slots)
 	var mu sync.Mutex
-	held, most, alone := 0, 0, 0 // shares held now, the most at once, Alone holders now
+	held, most, alone := 0, 0, 0 // shares held now, the most at once, holders of all now
 	var wg sync.WaitGroup
-	loads := []Load{Waits, Busy, Alone, Waits, Waits, Busy}
+	loads := []Load{Waits, Busy, whole, Waits, Waits, Busy}
 	for i := range 24 {
 		wg.Add(1)
 		go func(load Load) {
@@ -23,17 +25,17 @@ func TestPoolShares(t *testing.T) {
 			mu.Lock()
 			held += n
 			most = max(most, held)
-			if load == Alone {
+			if load == whole {
 				alone++
 			}
 			if n != int(load) || held > Slots || alone > 0 && held != Slots {
-				t.Errorf("took %d for load %d; %d shares held (Alone holders %d), at most %d", n, load, held, alone, Slots)
+				t.Errorf("took %d for load %d; %d shares held (holders of all %d), at most %d", n, load, held, alone, Slots)
 			}
 			mu.Unlock()
 			time.Sleep(time.Millisecond)
 			mu.Lock()
 			held -= n
-			if load == Alone {
+			if load == whole {
 				alone--
 			}
 			mu.Unlock()
