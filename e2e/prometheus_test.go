@@ -394,12 +394,20 @@ func TestPrometheusBadReceiver(t *testing.T) {
 	fx := startFixture(t)
 	args := []string{"req", fx.URL("/plain"), "-c", "2", "--start", "1", "--pace", "1", "--max", "2",
 		"--phase", "1500ms", "--timeout", "1s", "-t", "1", "--accept", "99"}
-	base := runCLI(t, args...)
+	// The three runs at once: the same box for each, and a third of the
+	// wall time.
+	receivers := []struct{ name, url string }{{"stall", stall.URL}, {"500", fail.URL}}
+	argv := [][]string{args}
+	for _, rc := range receivers {
+		argv = append(argv, append(slices.Clone(args), "--prometheus-remote-write", rc.url+"/api/v1/write"))
+	}
+	runs := runCLIAtOnce(t, "", argv...)
+	base := runs[0]
 	if base.res.Prometheus != nil {
 		t.Errorf("a run without the push reports prometheus %+v", base.res.Prometheus)
 	}
-	for _, rc := range []struct{ name, url string }{{"stall", stall.URL}, {"500", fail.URL}} {
-		r := runCLI(t, append(slices.Clone(args), "--prometheus-remote-write", rc.url+"/api/v1/write")...)
+	for i, rc := range receivers {
+		r := runs[i+1]
 		t.Logf("%s: %v with the push, %v without", rc.name, r.elapsed, base.elapsed)
 		if r.code != base.code || r.res.Verdict != base.res.Verdict || len(r.res.Phases) != len(base.res.Phases) {
 			t.Errorf("%s: exit %d verdict %s %d phases; without the push exit %d verdict %s %d phases",
@@ -486,9 +494,10 @@ func TestPrometheusDashboardSeries(t *testing.T) {
 	}
 }
 
-// runShardsCLI runs one brk process per argument list at once and returns
+// runCLIAtOnce runs one brk process per argument list at once, with
+// BRK_TOKEN=token in their environment unless token is empty, and returns
 // their outcomes in order.
-func runShardsCLI(t *testing.T, argv ...[]string) []cliRun {
+func runCLIAtOnce(t *testing.T, token string, argv ...[]string) []cliRun {
 	t.Helper()
 	brkBinary(t) // built once, before the shards race for it
 	out := make([]cliRun, len(argv))
@@ -497,7 +506,7 @@ func runShardsCLI(t *testing.T, argv ...[]string) []cliRun {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i] = runCLIErr(t, a...)
+			out[i] = runCLIErr(t, token, a...)
 		}()
 	}
 	wg.Wait()
@@ -509,11 +518,14 @@ func runShardsCLI(t *testing.T, argv ...[]string) []cliRun {
 	return out
 }
 
-// runCLIErr is runCLI for another goroutine: a missing report leaves res
-// nil instead of failing.
-func runCLIErr(t *testing.T, args ...string) cliRun {
+// runCLIErr is runCLI for another goroutine, with BRK_TOKEN=token unless
+// token is empty: a missing report leaves res nil instead of failing.
+func runCLIErr(t *testing.T, token string, args ...string) cliRun {
 	jsonPath := filepath.Join(t.TempDir(), "report.json")
 	cmd := exec.Command(promBin.path, append(args, "--quiet", "--json", jsonPath)...)
+	if token != "" {
+		cmd.Env = append(os.Environ(), "BRK_TOKEN="+token)
+	}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
@@ -567,7 +579,8 @@ func lastValues(series []promSeries, by string) map[string]float64 {
 // pushes the phase and run verdicts, and without one (--start-at alone)
 // no shard does, while the shards derive the same run id unasked.
 func TestPrometheusShards(t *testing.T) {
-	t.Setenv("BRK_TOKEN", "prom-shards-token")
+	testenv.Parallel(t, testenv.Waits)
+	const token = "prom-shards-token"
 	p := testenv.StartPrometheus(t, testenv.PrometheusOptions{})
 	fx := startFixture(t)
 	plan := []string{"req", fx.URL("/plain"), "-c", "4", "--start", "1", "--pace", "1", "--max", "2",
@@ -579,7 +592,7 @@ func TestPrometheusShards(t *testing.T) {
 		for i := range 2 {
 			argv = append(argv, append(slices.Clone(plan), "--shard", fmt.Sprintf("%d/2", i), "--coordinator", coord, "--run-id", "shards-coord"))
 		}
-		runs := runShardsCLI(t, argv...)
+		runs := runCLIAtOnce(t, token, argv...)
 		sel := `{run_id="shards-coord"}`
 		got := lastValues(rawSamples(t, p, "brk_successes_total"+sel), "shard")
 		var merged uint64
@@ -623,7 +636,7 @@ func TestPrometheusShards(t *testing.T) {
 		for i := range 2 {
 			argv = append(argv, append(slices.Clone(plan), "--shard", fmt.Sprintf("%d/2", i), "--start-at", at))
 		}
-		runs := runShardsCLI(t, argv...)
+		runs := runCLIAtOnce(t, token, argv...)
 		id := runs[0].res.RunID
 		if id == "" || runs[1].res.RunID != id {
 			t.Fatalf("run ids %q and %q, want one shared", id, runs[1].res.RunID)
@@ -643,7 +656,7 @@ func TestPrometheusShards(t *testing.T) {
 		// brk merge's report keeps the shards' run id.
 		merged := filepath.Join(t.TempDir(), "merged.json")
 		cmd := exec.Command(promBin.path, "merge", runs[0].json, runs[1].json, "--json", merged)
-		cmd.Env = append(os.Environ(), "BRK_TOKEN=prom-shards-token")
+		cmd.Env = append(os.Environ(), "BRK_TOKEN="+token)
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 1) { // 0 done, 1 broken

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestTimelineShowsStall: a server that stops answering for 1 s of every
@@ -16,6 +17,7 @@ import (
 // busiest. A span's p99 is 0 when it had no complete response (the
 // 16 responses a stall delays are too few to move the next span's p99).
 func TestTimelineShowsStall(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits) // a 2 s stall shows beside other tests too
 	addr := stallServer(t, 2*time.Second, time.Second)
 	target := brk.Target{URL: "http://" + addr + "/", ExpectBody: []byte("ok")}
 	res := runBrk(t, target, brk.Plan{Conns: 16, Start: 1, Max: 1, Phase: 5 * time.Second,

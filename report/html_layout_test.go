@@ -19,6 +19,7 @@ import (
 // with its percentile and value, in order; the line through exactly
 // those points; x linear in log10(1/(1−p)), y linear in the value.
 func TestHTMLPercentileCurve(t *testing.T) {
+	t.Parallel() // Chromium (and a short run), timing nothing
 	run := htmlRealRun(t)
 	raw, err := json.Marshal(run)
 	if err != nil {
@@ -226,6 +227,7 @@ func layoutAt(t *testing.T, doc string, width int) pageLayout {
 // 11 px; no two texts of a chart overlap (the break's label, the SLA's,
 // a search's run numbers, the legends, the ticks).
 func TestHTMLReadableAt800And1280(t *testing.T) {
+	t.Parallel() // its subtests too: one Chromium each, timing nothing
 	real := htmlRealRun(t)
 	timeline := htmlTimelineResult()
 	for _, p := range timeline.Phases {

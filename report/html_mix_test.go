@@ -105,6 +105,7 @@ window.addEventListener("load", function () {
 // keeps its layout (layoutAt: no sideways scroll, no text under 11 px, no
 // overlapping chart texts).
 func TestHTMLMixRendersChromium(t *testing.T) {
+	t.Parallel() // Chromium (and a short run), timing nothing
 	doc := writeHTML(t, mixResult())
 	page := strings.Replace(doc, "<head>", "<head>\n"+mixScript, 1)
 	for _, width := range []int{800, 1280} {

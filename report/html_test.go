@@ -346,6 +346,7 @@ func htmlRealRun(t *testing.T) *brk.Result {
 }
 
 func TestHTMLRealRun(t *testing.T) {
+	t.Parallel() // Chromium (and a short run), timing nothing
 	r := htmlRealRun(t)
 	doc := writeHTML(t, r)
 	checkWellFormed(t, doc)
@@ -445,6 +446,7 @@ func countColour(img image.Image, hex string, tol int) int {
 }
 
 func TestHTMLRenderChromium(t *testing.T) {
+	t.Parallel() // Chromium (and a short run), timing nothing
 	r := htmlResult()
 	img, out := screenshot(t, writeHTML(t, r))
 	bd := img.Bounds()
@@ -806,6 +808,7 @@ func checkNoSideScroll(t *testing.T, what string, w pageWidths, width int) {
 // status codes, long texts) reads at 1280 px without scrolling sideways,
 // with the phases' <details> closed and open.
 func TestHTMLNoSideScroll1280(t *testing.T) {
+	t.Parallel() // Chromium (and a short run), timing nothing
 	r := htmlWideResult()
 	doc := writeHTML(t, r)
 	checkWellFormed(t, doc)
@@ -951,6 +954,7 @@ func TestHTMLNoTimeline(t *testing.T) {
 // The timeline renders in Chromium (its three series' colours are on the
 // page) and the page still fits 1280 px.
 func TestHTMLTimelineRenders(t *testing.T) {
+	t.Parallel() // Chromium (and a short run), timing nothing
 	doc := writeHTML(t, htmlTimelineResult())
 	img, out := screenshotAt(t, doc, 1280, 1600)
 	for _, c := range []struct{ name, hex string }{

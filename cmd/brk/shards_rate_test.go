@@ -213,7 +213,7 @@ func TestShardsRateSearchInStep(t *testing.T) {
 	// The fixture is the server, in this process: --server-pid keeps its
 	// CPU out of the box's other load.
 	plan := []string{"rate", fx.URL("/plain"), "--conn", "8", "--start", "50", "--resolution", "10",
-		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet", "--server-pid", strconv.Itoa(os.Getpid())}
+		"--phase", "500ms", "--timeout", "300ms", "--threads", "1", "--quiet", "--server-pid", strconv.Itoa(os.Getpid())}
 	dir := t.TempDir()
 	for attempt := 1; ; attempt++ {
 		ps := startShards(t, 2, dir, plan...)

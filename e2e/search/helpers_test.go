@@ -65,8 +65,8 @@ func skipBusy(t *testing.T, attempt int, runs ...*brk.Result) bool {
 // cannot see, since its CPU is brk's own process's, not the box's other
 // load. Run beside others, the connections model ended inconclusive
 // ("the levels conflict") and the A/B's side B took 16 levels where the
-// bound is 13. Tests that retry a stall or judge noise themselves wait
-// beside each other.
+// bound is 13. Tests that retry a stall or judge noise themselves run
+// beside each other, two at once (testenv.InProcess).
 func TestMain(m *testing.M) {
 	testenv.SetParallel()
 	os.Exit(m.Run())

@@ -91,7 +91,7 @@ func modelRange(res *brk.Result) (lo, hi int) {
 // at least 8 of 10 runs find the break (BRK_SEARCH_RUNS=10; one run by
 // default).
 func TestSearchUnderStalls(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	testenv.Parallel(t, testenv.InProcess)
 	fx := noiseFixture(t)
 	runs := 1
 	if n := searchRuns(); n > 2 {
@@ -224,17 +224,20 @@ func TestSearchOnABusyBox(t *testing.T) {
 		}
 		hogs = append(hogs, h)
 	}
-	// The load lasts the first 8 s of the run: part of it.
-	timer := time.AfterFunc(8*time.Second, stopHogs)
+	// The load lasts the first 4 s of the run (about 6 of its 0.5 s
+	// phases): part of it.
+	timer := time.AfterFunc(4*time.Second, stopHogs)
 	defer timer.Stop()
-	res, err := brk.RunMode(context.Background(), brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, noisePlan, nil)
+	plan := noisePlan
+	plan.Phase = modelPhase
+	res, err := brk.RunMode(context.Background(), brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkAccounting(t, res)
 	t.Logf("%s: %s; %s", res.Verdict, res.Reason, levels(res))
 	if e2ekit.BusyPhases(res) == 0 {
-		t.Fatalf("no phase names the busy box (other processes ran two busy loops for 8 s)\n%s", describe(res))
+		t.Fatalf("no phase names the busy box (other processes ran two busy loops for 4 s)\n%s", describe(res))
 	}
 	switch res.Verdict {
 	case brk.VerdictBroken:
@@ -254,7 +257,7 @@ func TestSearchOnABusyBox(t *testing.T) {
 // brk no longer waits for; the cool-down lets it finish, so the pair a
 // search finds lies within a fresh server's interval.
 func TestSearchAfterLeftoverWork(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	testenv.Parallel(t, testenv.InProcess)
 	plan := noisePlan
 	plan.Conns = 32 // up to 32 requests in service or queued when their clients time out
 	search := func() *brk.Result {
@@ -339,7 +342,7 @@ func gradualServer(t *testing.T) string {
 // boundary gradual, bind the p99 and hold the model crossing in its
 // interval.
 func TestSearchGradualBoundary(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	testenv.Parallel(t, testenv.InProcess)
 	url := gradualServer(t)
 	plan := brk.Plan{Start: 8, Pace: 8, Max: 160, Phase: time.Second, Timeout: 5 * time.Second, MaxP99: 320 * time.Millisecond, Threads: 1, Budget: 2 * time.Minute}
 	res, err := brk.RunMode(context.Background(), brk.ModeConnections, brk.Target{URL: url + "/"}, plan, nil)

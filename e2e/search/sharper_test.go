@@ -28,7 +28,7 @@ import (
 // (40); --refine bisects in single units of the level (32, 28, 26, 25)
 // and lands on 24/25, five runs in a row.
 func TestRefineLandsOnThePredictedPair(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	testenv.Parallel(t, testenv.InProcess)
 	fx := startFixtureT(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	plan := brk.Plan{Conns: 8, Start: 1, Pace: 2, Phase: 400 * time.Millisecond, Timeout: 140 * time.Millisecond,
 		Threads: 1, Refine: true}
@@ -61,7 +61,7 @@ func TestRefineLandsOnThePredictedPair(t *testing.T) {
 // depth (p99 ≈ 40·d ms): --max-p99 100ms rejects depth 3 (≈120 ms) after
 // depth 2 (≈80 ms); without it the run goes on to --max.
 func TestMaxP99RejectsWhereTheTailCrosses(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	testenv.Parallel(t, testenv.InProcess)
 	fx := startFixtureT(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	target := brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}
 	plan := brk.Plan{Conns: 8, Start: 1, Pace: 1, Max: 4, Phase: 400 * time.Millisecond, Timeout: time.Second, Threads: 1}
@@ -94,7 +94,7 @@ func TestMaxP99RejectsWhereTheTailCrosses(t *testing.T) {
 // closes between them: the run's time outside its phases at the phases'
 // CPU rate, 10 % over) and a tick for each reading.
 func TestServerPIDAgreesWithProc(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	testenv.Parallel(t, testenv.InProcess)
 	ngx := testenv.StartNginx(t, testenv.NginxOptions{})
 	workers := ngx.WorkerPIDs(t)
 	if len(workers) != 1 {
@@ -156,7 +156,7 @@ func procCPUTicks(t *testing.T, pid int) uint64 {
 // outstanding) waits 80 ms, depth 2 (32) 160 ms: broken at 32. B: depth 3
 // (48) waits 120 ms, depth 4 (64) 160 ms: broken at 64.
 func TestABFindsEachSidesBreak(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	testenv.Parallel(t, testenv.InProcess)
 	a := startFixtureT(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	b := startFixtureT(t, bench.FixtureConfig{Capacity: 8, Service: 20 * time.Millisecond})
 	plan := brk.Plan{Conns: 16, Start: 1, Pace: 1, Phase: 400 * time.Millisecond, Timeout: 140 * time.Millisecond, Threads: 1}

@@ -189,7 +189,11 @@ func TestShardsMergeInStep(t *testing.T) {
 	}
 }
 
+// The refusals wait for the coordinator's 5 s join timeout, and assert
+// nothing about time: they wait beside each other.
+
 func TestShardWrongTokenRefused(t *testing.T) {
+	t.Parallel()
 	runs := runShards(t, 2, func(i int, c *Config, f *fakeLocal) {
 		if i == 1 {
 			c.Token = "wrong"
@@ -207,6 +211,7 @@ func TestShardWrongTokenRefused(t *testing.T) {
 }
 
 func TestShardDuplicateIndexRefused(t *testing.T) {
+	t.Parallel()
 	// Shard 2 claims index 1 too: exactly one of the two is refused, and
 	// the run cannot start without shard 2.
 	runs := runShards(t, 3, func(i int, c *Config, f *fakeLocal) {

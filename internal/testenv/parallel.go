@@ -12,17 +12,26 @@ import (
 type Load int
 
 const (
-	// Waits is a test that mostly waits on the clock: a search of 1 s
+	// Waits is a test that mostly waits on the clock: a search of short
 	// phases against a fixture that models its capacity in time, child
 	// processes waiting on their shard slots. Measured alone, such a test
-	// uses under half a core (`/usr/bin/time` of one test: CPU/wall
-	// 0.1–0.4). Four run at once.
+	// uses under half a core, most under a fifth (`/usr/bin/time` of one
+	// test: CPU/wall 0.1–0.4; cmd/brk's sharded searches 0.15). Eight run
+	// at once.
 	Waits Load = 1
+	// InProcess is a test whose searches and fixtures all run in the
+	// test process (e2e/search): the CPU of another such test beside it
+	// is noise its brk cannot see, since it is brk's own process's, not
+	// the box's other load. Two run at once: with four, a search after
+	// leftover work ended one level below a fresh server's interval in 2
+	// of 4 package runs, and the downward search rejected level 2 (60 ms
+	// of service against a 100 ms timeout) once.
+	InProcess Load = Slots / 2
 	// Busy is a test that keeps a core busy while it runs (an
 	// unthrottled load, a hostile server, a cross-compile): two run at
 	// once, as go test's default -parallel on two cores ran them, or one
-	// beside two that wait.
-	Busy Load = 2
+	// beside four that wait.
+	Busy Load = Slots / 2
 )
 
 // A test whose verdict needs a quiet box (a search whose boundary level
@@ -35,11 +44,11 @@ const (
 
 // Slots is how many shares the parallel tests of a package share, and
 // the -parallel SetParallel gives a test binary.
-const Slots = 4
+const Slots = 8
 
 // SetParallel sets the test binary's -test.parallel to Slots unless its
 // command line gave one: go test's default (GOMAXPROCS, 2 on a 2-core
-// box) runs two tests that wait on the clock where four fit. Parallel's
+// box) runs two tests that wait on the clock where eight fit. Parallel's
 // shares keep the busy tests to two at once. Call it from TestMain,
 // before m.Run.
 func SetParallel() {
@@ -94,7 +103,7 @@ var shares = newPool(Slots)
 // Parallel runs t in parallel with the package's other parallel tests
 // (t.Parallel), then waits until load's shares of Slots are free and
 // holds them until t ends. A test whose verdict depends on time gets the
-// client's CPU it needs: at most two busy tests, or one and two that
+// client's CPU it needs: at most two busy tests, or one and four that
 // wait, run beside it.
 //
 // A test with parallel subtests calls t.Parallel itself and lets each
