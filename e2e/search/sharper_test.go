@@ -83,6 +83,13 @@ func TestMaxP99RejectsWhereTheTailCrosses(t *testing.T) {
 			t.Logf("broke early (%s), again", res.Reason)
 			continue
 		}
+		// On a busy box brk may say it cannot tell (the runs of a level
+		// disagreed): again, then nothing to check.
+		if attempt < 2 && res.Verdict == brk.VerdictInconclusive && 2*e2ekit.BusyPhases(res) > len(res.Phases) {
+			t.Logf("inconclusive on a busy box (%s), again", res.Reason)
+			continue
+		}
+		e2ekit.SkipOnNoise(t, res)
 		t.Fatalf("with --max-p99 100ms: %s", describe(res))
 	}
 }
