@@ -18,7 +18,7 @@ import (
 // (BRK_SEARCH_RUNS; default 2).
 // modelPhase is the phase of the searches that must land on a model's
 // break: ~200 responses a phase at the fixtures' 400/s.
-var modelPhase = 500 * time.Millisecond
+const modelPhase = 500 * time.Millisecond
 
 func searchRuns() int {
 	if n, err := strconv.Atoi(os.Getenv("BRK_SEARCH_RUNS")); err == nil && n > 0 {
@@ -441,7 +441,7 @@ func TestSearchHTTP2AndAB(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fx.Close()
-	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Phase: 500 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 1}
+	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Phase: modelPhase, Timeout: 100 * time.Millisecond, Threads: 1}
 	res := searchOnce(t, brk.ModeRequests, brk.Target{URL: fx.URL("/plain"), Protocol: brk.HTTP2}, plan)
 	if held, _ := checkSearch(t, res, plan); held < 4*(100/10-2) || held > 40 {
 		t.Fatalf("h2: held %d, the model says 32…40\n%s", held, describe(res))
