@@ -71,6 +71,7 @@ func TestConnectionsAgainstNginx(t *testing.T) {
 // never answers is a request timeout, and its setups are established:
 // a first phase without a byte from the server, inconclusive too.
 func TestConnectionsSetupFailures(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	res := runConn(t, brk.Target{URL: "http://" + closedAddr(t) + "/"},
 		brk.Plan{Start: 2, Phase: 2 * time.Second, Timeout: 200 * time.Millisecond, Threads: 1})
 	if res.Verdict != brk.VerdictInconclusive || !strings.Contains(res.Reason, "refused") {

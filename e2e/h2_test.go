@@ -227,6 +227,7 @@ func TestH2EchoUpload(t *testing.T) {
 // server that does not select h2 (setup failed): the run is inconclusive,
 // no request is counted against the server.
 func TestH2SetupFailures(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	silent := hostile.Start(t, func(c *hostile.Conn, _ int) { <-c.Done() })
 	h1only := hostile.Start(t, func(c *hostile.Conn, _ int) {
 		buf := make([]byte, 4096)

@@ -9,8 +9,9 @@ import (
 
 // TestMain runs up to testenv.Slots parallel tests at once (see
 // testenv.Parallel): most of this package's time is phases that wait on
-// the clock.
+// the clock. Its runs share the test process
+// (testenv.SetParallelInProcess).
 func TestMain(m *testing.M) {
-	testenv.SetParallel()
+	testenv.SetParallelInProcess()
 	os.Exit(m.Run())
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -381,6 +382,9 @@ func TestPrometheusRampSeries(t *testing.T) {
 // flush is at most 0.8 s); the drop count is in the JSON and the text.
 func TestPrometheusBadReceiver(t *testing.T) {
 	stall := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// With the body read, the server sees brk hang up (the request's
+		// context ends) and Close does not wait out the 10 s.
+		_, _ = io.Copy(io.Discard, r.Body)
 		select {
 		case <-time.After(10 * time.Second):
 		case <-r.Context().Done():

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestTimelineStatusClasses: a server that answers every third request
@@ -15,6 +16,7 @@ import (
 // points, the 2xx and 5xx counts add up to its status_codes, and every
 // point's classes to its complete responses' count.
 func TestTimelineStatusClasses(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	var n atomic.Uint64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1)%3 == 0 {

@@ -81,6 +81,7 @@ func TestHTTPToH2OsTLSPort(t *testing.T) {
 // counted), answers the ClientHello with nothing TLS, and has given the
 // first phase not a byte: inconclusive (exit 3), not a server that broke.
 func TestHangupOnEveryRequestIsNotAByte(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	srv := hostile.Start(t, func(c *hostile.Conn, _ int) { c.ReadRequest() })
 	res := runBrk(t, hostileTarget(srv), shortPlan(2, 1, 300*time.Millisecond))
 	t.Log(describe(res))

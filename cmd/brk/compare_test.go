@@ -215,7 +215,7 @@ func TestCompareCommand(t *testing.T) {
 // reports with an interval (final_pair.interval); without, it skips. A
 // loaded machine can move a break: up to 3 attempts.
 func TestCompareFixtures(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	testenv.ParallelFirst(t, testenv.Waits)
 	four := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	five := startFixture(t, bench.FixtureConfig{Capacity: 5, Service: 10 * time.Millisecond})
 	dir := t.TempDir()

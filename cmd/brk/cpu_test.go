@@ -507,6 +507,7 @@ var phaseHeadRE = regexp.MustCompile(`^phase (\d+)  level \d+ concurrent request
 // generator and cpu lines in that order, each with its units, and the
 // verdict is the last stdout line.
 func TestPhaseText(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	r := runBrk(t, fx.URL("/plain"), "--conn", "4", "--start", "1", "--pace", "1", "--max", "2", "--phase", "500ms", "--threads", "1", "--timeout", "1s", "-v")
 	expect(t, r, 0, "Done (8 concurrent requests)")
@@ -627,7 +628,7 @@ func TestSearchBelowTheClientsLimitStarved(t *testing.T) {
 	_, base, clientCPU, _ := startStarved(t)
 	path := filepath.Join(t.TempDir(), "report.json")
 	r := startCmd(t, "taskset", "-c", strconv.Itoa(clientCPU), "nice", "-n", "15", brkBin,
-		"rate", base+"/plain", "--threads", "1", "--timeout", "1s", "--phase", "1s", "--budget", "90s",
+		"rate", base+"/plain", "--threads", "1", "--timeout", "1s", "--phase", "500ms", "--budget", "90s",
 		"--quiet", "--json", path).wait()
 	var rep struct {
 		Verdict      string `json:"verdict"`

@@ -88,6 +88,7 @@ func TestTypedZeroEveryFlag(t *testing.T) {
 // --conn — never accepted silently (brk req --rate-depth=0 ran), never
 // kong's bare "unknown flag". A flag added to a test is covered at once.
 func TestOtherTestsFlags(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	u := "http://127.0.0.1:1/plain"
 	tests := map[string][]string{"req": {u}, "conn": {u}, "rate": {u}, "ab": {u, u}}
 	flags := map[string]map[string]string{}

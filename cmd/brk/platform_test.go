@@ -45,6 +45,7 @@ func TestOtherPlatformsBuild(t *testing.T) {
 // TestTypecheckRejects: internal/typecheck fails on a type error in a file
 // only one platform compiles, for that platform alone.
 func TestTypecheckRejects(t *testing.T) {
+	testenv.Parallel(t, testenv.Busy)
 	check := buildTypecheck(t)
 	dir := t.TempDir()
 	files := map[string]string{

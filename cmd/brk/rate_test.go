@@ -21,6 +21,7 @@ import (
 // report, and the Little's-law warning on stderr when --conn ×
 // --rate-depth cannot hold rate × timeout.
 func TestRateCommand(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	jsonPath, htmlPath := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html")

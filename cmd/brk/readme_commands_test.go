@@ -123,7 +123,7 @@ func TestReadmeCommandsParse(t *testing.T) {
 // into a temporary directory. A command this test does not know fails
 // it: add its case here.
 func TestReadmeCommandsRun(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	testenv.ParallelFirst(t, testenv.Waits)
 	cmds, lines, other := readmeCommands(t)
 	exampleBin := filepath.Join(t.TempDir(), "fixture-nethttp")
 	built := false

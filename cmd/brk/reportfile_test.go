@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestReportFile: a report reaches its path only complete, renamed from
@@ -218,6 +219,7 @@ func TestReportWritersAtomic(t *testing.T) {
 // they were, never a partial or empty one. Before, both were created
 // (truncated to 0 bytes) before phase 0.
 func TestKilledRunKeepsReport(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	jsonPath, htmlPath := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.html")

@@ -330,7 +330,7 @@ func checkEditedReport(t *testing.T, dir string, files []string) {
 // phases past the break as run but not judged. A search without a
 // coordinator is refused (exit 2).
 func TestShardsWithoutCoordinator(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	testenv.ParallelFirst(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	plan := []string{"rate", fx.URL("/plain"), "--conn", "9", "--start", "100", "--pace", "100", "--max", "400",
 		"--phase", "1s", "--timeout", "300ms", "--threads", "1", "--quiet"}

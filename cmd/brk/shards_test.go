@@ -118,6 +118,7 @@ var coordinatorPort = testenv.FreePort
 // port picked first, shard 0 fails to bind it and startCoordinator starts
 // it again on another port, where it listens itself.
 func TestStartCoordinatorRetriesATakenPort(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -302,7 +303,7 @@ func TestShardsFindTheSameBreak(t *testing.T) {
 // decisions and equals the coordinator's report, and one box running the
 // same plan finds the same pair.
 func TestShardsSearchInStep(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	testenv.ParallelFirst(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	plan := []string{fx.URL("/plain"), "--conn", "8", "--phase", "500ms", "--timeout", "100ms", "--threads", "1", "--quiet"}
 	dir := t.TempDir()

@@ -97,6 +97,7 @@ func TestTargetsRefused(t *testing.T) {
 // target and reports each target's outcomes in the JSON (targets per
 // phase, mix order, the file's weights).
 func TestTargetsRun(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	addr := startFixture(t, bench.FixtureConfig{}).Addr()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "body.bin"), []byte("echo me\x00"), 0o600); err != nil {

@@ -172,6 +172,7 @@ func TestTUITmux(t *testing.T) {
 // TestTUIInterrupt: Ctrl-C typed in the view's terminal interrupts the
 // run as without --tui (exit 130, Interrupted) and restores the terminal.
 func TestTUIInterrupt(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	p := startTmux(t, 100, 30, tuiLine("--tui", fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", "20s",
 		"--threads", "1", "--timeout", "1s"))
@@ -240,7 +241,7 @@ func TestTUICtrlZ(t *testing.T) {
 // TestTUINotTerminal: with stderr not a terminal, --tui draws nothing
 // (no escape sequence anywhere) and the run reports as without it.
 func TestTUINotTerminal(t *testing.T) {
-	t.Parallel()
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	args := []string{"--tui", fx.URL("/plain"), "--conn", "4", "--max", "1", "--phase", "1500ms", "--threads", "1", "--timeout", "1s"}
 	t.Run("pipes", func(t *testing.T) {

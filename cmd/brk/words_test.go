@@ -10,6 +10,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // TestFlagNamesCoverFields: every field of brk.Plan and brk.Target (and
@@ -80,6 +81,7 @@ func TestAcceptFlag(t *testing.T) {
 // plan.accept_pct its number) whatever text --accept was given, and the
 // header shows the percentage.
 func TestAcceptReport(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	for i, c := range []struct {
@@ -117,6 +119,7 @@ func TestAcceptReport(t *testing.T) {
 // TestRateSlotWarningWording: the library's Little's-law warning, in flag
 // words, exactly as brk printed it before the library spoke its own.
 func TestRateSlotWarningWording(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	for _, c := range []struct {
 		args []string
 		want string

@@ -257,7 +257,7 @@ func TestSearchOnABusyBox(t *testing.T) {
 // brk no longer waits for; the cool-down lets it finish, so the pair a
 // search finds lies within a fresh server's interval.
 func TestSearchAfterLeftoverWork(t *testing.T) {
-	testenv.Parallel(t, testenv.InProcess)
+	testenv.ParallelFirst(t, testenv.InProcess)
 	plan := noisePlan
 	plan.Conns = 32 // up to 32 requests in service or queued when their clients time out
 	search := func() *brk.Result {

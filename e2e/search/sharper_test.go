@@ -28,7 +28,7 @@ import (
 // (40); --refine bisects in single units of the level (32, 28, 26, 25)
 // and lands on 24/25, five runs in a row.
 func TestRefineLandsOnThePredictedPair(t *testing.T) {
-	testenv.Parallel(t, testenv.InProcess)
+	testenv.ParallelFirst(t, testenv.InProcess)
 	fx := startFixtureT(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	plan := brk.Plan{Conns: 8, Start: 1, Pace: 2, Phase: 400 * time.Millisecond, Timeout: 140 * time.Millisecond,
 		Threads: 1, Refine: true}

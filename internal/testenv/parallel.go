@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Load is how much of the machine a parallel test takes while it runs,
@@ -42,50 +43,101 @@ const (
 // alone without holding one of -parallel's places while it waits for
 // the others to end.
 
-// Slots is how many shares the parallel tests of a package share, and
-// the -parallel SetParallel gives a test binary.
+// Slots is how many shares the parallel tests of a package share.
 const Slots = 8
 
-// SetParallel sets the test binary's -test.parallel to Slots unless its
-// command line gave one: go test's default (GOMAXPROCS, 2 on a 2-core
-// box) runs two tests that wait on the clock where eight fit. Parallel's
-// shares keep the busy tests to two at once. Call it from TestMain,
-// before m.Run.
+// goParallel is the -test.parallel SetParallel gives a test binary: more
+// than any package has parallel tests, so that go test's own limit, which
+// releases tests in source order, never holds one back; the shares do.
+const goParallel = 1000
+
+// SetParallel sets the test binary's -test.parallel to goParallel unless
+// its command line gave one: go test's default (GOMAXPROCS, 2 on a 2-core
+// box) runs two tests that wait on the clock where eight fit, and any
+// limit of its own would release a package's longest tests last, in
+// source order. Parallel's shares keep the busy tests to two at once.
+// Call it from TestMain, before m.Run.
 func SetParallel() {
+	setGoParallel(goParallel)
+}
+
+// SetParallelInProcess is SetParallel for a package whose tests run brk
+// in the test process (e2e): go test's -test.parallel stays at Slots, so
+// that a test waiting for its shares holds one of go test's places and
+// fewer tests run at once than the shares allow. Their workers need one of
+// the process's GOMAXPROCS to run Go code, and every test beside them
+// competes for it, unseen by brk (its own process's CPU): with every
+// share in use, the rate tests' in-process clients fell 15 ms behind a
+// 50 requests/s schedule. ParallelFirst is Parallel there.
+func SetParallelInProcess() {
+	setGoParallel(Slots)
+}
+
+// setGoParallel sets -test.parallel to n unless the command line gave one.
+func setGoParallel(n int) {
 	if !flag.Parsed() {
 		flag.Parse()
 	}
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 	if !given {
-		_ = flag.Set("test.parallel", strconv.Itoa(Slots))
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
 	}
 }
 
-// pool is a count of shares that goroutines take and give back.
+// unlimited reports whether go test's -test.parallel lets every parallel
+// test of a package through at once (SetParallel's), so that only the
+// shares order them.
+func unlimited() bool {
+	f := flag.Lookup("test.parallel")
+	if f == nil {
+		return false
+	}
+	n, err := strconv.Atoi(f.Value.String())
+	return err == nil && n >= goParallel
+}
+
+// waiter is a test waiting for its shares.
+type waiter struct {
+	n     int
+	first bool          // a test that called ParallelFirst
+	ready chan struct{} // closed when its shares are taken for it
+}
+
+// pool is a count of shares that tests take and give back. Waiting tests
+// get theirs in the order they asked, first those that called
+// ParallelFirst, and a test that does not fit lets a later one that does
+// go ahead. Tests that announced they come first hold back every other
+// test until each of them has its shares.
 type pool struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	used int
-	size int
+	mu        sync.Mutex
+	used      int
+	size      int
+	announced int // ParallelFirst tests that have not taken their shares yet
+	queue     []*waiter
 }
 
-func newPool(size int) *pool {
-	p := &pool{size: size}
-	p.cond = sync.NewCond(&p.mu)
-	return p
-}
+func newPool(size int) *pool { return &pool{size: size} }
 
-// take waits until n shares (at most the pool's size) are free and takes
-// them; it returns what it took.
-func (p *pool) take(n int) int {
-	n = min(n, p.size)
+// announce says that a test will take its shares with first set: until
+// it has, no other test gets any.
+func (p *pool) announce() {
 	p.mu.Lock()
-	for p.used+n > p.size {
-		p.cond.Wait()
-	}
-	p.used += n
+	p.announced++
 	p.mu.Unlock()
+}
+
+// take waits until n shares (at most the pool's size) are free for it and
+// takes them; it returns what it took. first is for a test that
+// announced itself.
+func (p *pool) take(n int, first bool) int {
+	n = min(n, p.size)
+	w := &waiter{n: n, first: first, ready: make(chan struct{})}
+	p.mu.Lock()
+	p.queue = append(p.queue, w)
+	p.admit()
+	p.mu.Unlock()
+	<-w.ready
 	return n
 }
 
@@ -93,8 +145,33 @@ func (p *pool) take(n int) int {
 func (p *pool) give(n int) {
 	p.mu.Lock()
 	p.used -= n
+	p.admit()
 	p.mu.Unlock()
-	p.cond.Broadcast()
+}
+
+// admit gives shares to the waiting tests that fit, first those that
+// announced themselves, each in the order they asked; the others only
+// once no announced test is still to take its shares. Called with mu held.
+func (p *pool) admit() {
+	for _, first := range []bool{true, false} {
+		if !first && p.announced > 0 {
+			return
+		}
+		rest := p.queue[:0]
+		for _, w := range p.queue {
+			if w.first == first && p.used+w.n <= p.size {
+				p.used += w.n
+				if first {
+					p.announced--
+				}
+				close(w.ready)
+				continue
+			}
+			rest = append(rest, w)
+		}
+		clear(p.queue[len(rest):])
+		p.queue = rest
+	}
 }
 
 // shares are the package's Slots shares.
@@ -108,11 +185,37 @@ var shares = newPool(Slots)
 //
 // A test with parallel subtests calls t.Parallel itself and lets each
 // subtest call Parallel: a test holding shares while it waits for its
-// subtests, which wait for one of -parallel's places that tests waiting
-// for shares hold, would never end.
+// subtests, which wait for shares the others hold, would never end.
 func Parallel(t *testing.T, load Load) {
 	t.Helper()
+	parallel(t, load, false)
+}
+
+// ParallelFirst is Parallel for one of a package's longest tests (20 s
+// or more alone): it gets its shares before any test that called
+// Parallel, so that the package's parallel tests end together instead of
+// waiting for a long one that started last (go test would start them in
+// source order). Call it from a top-level test, before anything that
+// might skip it. Where go test's own limit is lower than SetParallel's
+// (a -parallel on the command line), it is Parallel: a test held back
+// waiting for one that go test holds back would never start.
+func ParallelFirst(t *testing.T, load Load) {
+	t.Helper()
+	parallel(t, load, unlimited())
+}
+
+func parallel(t *testing.T, load Load, first bool) {
+	t.Helper()
+	if first {
+		// Announced while go test runs the package's tests up to their
+		// t.Parallel, one at a time: before any parallel test asks.
+		shares.announce()
+	}
 	t.Parallel()
-	n := shares.take(int(load))
+	start := time.Now()
+	n := shares.take(int(load), first)
+	if waited := time.Since(start); waited >= 100*time.Millisecond {
+		t.Logf("testenv: waited %.1fs for %d shares", waited.Seconds(), n)
+	}
 	t.Cleanup(func() { shares.give(n) })
 }

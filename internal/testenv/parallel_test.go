@@ -21,7 +21,7 @@ func TestPoolShares(t *testing.T) {
 		wg.Add(1)
 		go func(load Load) {
 			defer wg.Done()
-			n := p.take(int(load))
+			n := p.take(int(load), false)
 			mu.Lock()
 			held += n
 			most = max(most, held)
@@ -55,7 +55,51 @@ func TestPoolShares(t *testing.T) {
 	if p.used != 0 {
 		t.Errorf("%d shares still used after every taker gave its back", p.used)
 	}
-	if n := newPool(Slots).take(10); n != Slots {
+	if n := newPool(Slots).take(10, false); n != Slots {
 		t.Errorf("a take of 10 took %d, want the pool's %d", n, Slots)
+	}
+}
+
+// A test that announced itself gets its shares before tests that asked
+// earlier without announcing, even while shares are free for them; they
+// get theirs, in the order they asked, once it has its own.
+func TestPoolFirst(t *testing.T) {
+	p := newPool(2)
+	p.announce()
+	got := make(chan int, 2)
+	for i := range 2 {
+		go func() { p.take(1, false); got <- i }()
+		// The second asks after the first (the queue's order is the
+		// order of take): wait until the first is queued.
+		for {
+			p.mu.Lock()
+			n := len(p.queue)
+			p.mu.Unlock()
+			if n == i+1 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	select {
+	case i := <-got:
+		t.Fatalf("taker %d got a share while an announced test had not taken its own", i)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if n := p.take(2, true); n != 2 {
+		t.Fatalf("the announced test took %d, want 2", n)
+	}
+	select {
+	case i := <-got:
+		t.Fatalf("taker %d got a share while the announced test held all of them", i)
+	case <-time.After(50 * time.Millisecond):
+	}
+	p.give(1)
+	if i := <-got; i != 0 {
+		t.Errorf("the one free share went to taker %d, want the first to ask", i)
+	}
+	p.give(1)
+	if i := <-got; i != 1 {
+		t.Errorf("taker %d, want 1", i)
 	}
 }
