@@ -61,6 +61,11 @@ type Plan struct {
 	// or one with more decimals is refused (a *PlanError), never rounded.
 	Accept  float64
 	Threads int // worker threads; 0 = CPUs usable by the process, never more than Conns
+	// IO is how the workers move bytes on this box: IOAuto (""), IOEpoll
+	// or IOUring. The environment variable BRK_IO, when set to one of
+	// them, takes its place (a test runs a suite on either). A box's
+	// choice: not part of a shard's plan.
+	IO string
 	// Baseline observes the machine for one idle Phase before the load.
 	Baseline bool
 	// Requests is the connections test's requests per connection (default 1).
@@ -246,6 +251,7 @@ type Result struct {
 	PeakAccepted *Peak     `json:"peak_accepted,omitempty"`
 	Knee         *Knee     `json:"knee,omitempty"`
 	Threads      int       `json:"threads"`
+	IO           string    `json:"io,omitempty"` // "uring" when the workers moved bytes through io_uring; else the readiness poller
 	Conns        int       `json:"conns,omitempty"`
 	Requests     int       `json:"requests_per_connection,omitempty"`
 	KeepAlive    bool      `json:"keep_alive,omitempty"` // connections test: Plan.KeepAlive

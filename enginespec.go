@@ -46,6 +46,10 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	if pr.mix != nil { // a request mix (mix_run.go)
 		res.URL, mix = pr.mix.url, pr.mix.cfg
 	}
+	io, perr := chooseIO(p)
+	if perr != nil {
+		return nil, nil, perr
+	}
 	threads := p.Threads
 	if threads == 0 {
 		threads = metrics.UsableCPUs()
@@ -56,6 +60,9 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		engConns, connBase, threads = p.Shard.localConns(p, m, threads)
 	}
 	res.Threads = threads
+	if io == sched.IOUring {
+		res.IO = IOUring
+	}
 	if p.Arrivals == "poisson" && p.Seed == 0 {
 		p.Seed = rand.Uint64N(MaxSeed) + 1 // 1..MaxSeed
 	}
@@ -69,7 +76,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	spec := enginerun.Spec{
 		Host: pr.hostport,
 		Config: sched.Config{
-			Threads: threads, Conns: engConns,
+			IO: io, Threads: threads, Conns: engConns,
 			LevelConns: p.Conns, ConnBase: connBase,
 			Replay:  pr.replay,
 			Timeout: p.Timeout, StatusOK: pr.statusOK,

@@ -72,6 +72,7 @@ const (
 	fTimeout    field = "Plan.Timeout"
 	fAccept     field = "Plan.Accept"
 	fThreads    field = "Plan.Threads"
+	fIO         field = "Plan.IO"
 	fBaseline   field = "Plan.Baseline"
 	fRequests   field = "Plan.Requests"
 	fKeepAlive  field = "Plan.KeepAlive"

@@ -231,11 +231,11 @@ func TestHTTP10WithoutKeepAliveCloses(t *testing.T) {
 	}
 }
 
-// TestDrippedResponse: a response that arrives one byte at a time is
-// parsed across every split and succeeds within its deadline.
-func TestDrippedResponse(t *testing.T) {
+// startDripping starts a server that answers every request "ok", one
+// byte every 200 µs.
+func startDripping(t *testing.T) *hostile.Server {
 	resp := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok")
-	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {
+	return hostile.Start(t, func(c *hostile.Conn, _ int) {
 		for {
 			if _, err := c.ReadRequest(); err != nil {
 				return
@@ -245,6 +245,12 @@ func TestDrippedResponse(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDrippedResponse: a response that arrives one byte at a time is
+// parsed across every split and succeeds within its deadline.
+func TestDrippedResponse(t *testing.T) {
+	srv := startDripping(t)
 	target := hostileTarget(srv)
 	target.ExpectBody = []byte("ok")
 	res := runBrk(t, target, shortPlan(2, 1, 300*time.Millisecond))

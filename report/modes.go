@@ -43,7 +43,7 @@ var modeTable = map[brk.Mode]*modeWords{
 		levelsLabel: "Outstanding requests per connection",
 		rampLine: func(p brk.Plan, maxs string, threads int) string {
 			return fmt.Sprintf("  %s, start %d, pace %d, max %s per connection; phase %s; %s\n",
-				plural(p.Conns, "connection"), p.Start, p.Pace, maxs, p.Phase, plural(threads, "worker thread"))
+				plural(p.Conns, "connection"), p.Start, p.Pace, maxs, p.Phase, workers(p, threads))
 		},
 		oneLevel: func(t brk.Target, p brk.Plan) string {
 			n := p.Start * p.Conns
@@ -69,7 +69,7 @@ var modeTable = map[brk.Mode]*modeWords{
 				p.Requests = 1
 			}
 			return fmt.Sprintf("  concurrent connections: start %d, pace %d, max %s; %s; phase %s; %s\n",
-				p.Start, p.Pace, maxs, perConnection(p), p.Phase, plural(threads, "worker thread"))
+				p.Start, p.Pace, maxs, perConnection(p), p.Phase, workers(p, threads))
 		},
 		oneLevel: func(_ brk.Target, p brk.Plan) string {
 			if p.KeepAlive {
@@ -99,7 +99,7 @@ var modeTable = map[brk.Mode]*modeWords{
 		rampLine: func(p brk.Plan, maxs string, threads int) string {
 			depth, arrivals := rateSlots(p)
 			return fmt.Sprintf("  offered rate: start %d, pace %d, max %s requests/s, %s arrivals; %s × %d outstanding at most; phase %s; %s\n",
-				p.Start, p.Pace, maxs, arrivals, plural(p.Conns, "connection"), depth, p.Phase, plural(threads, "worker thread"))
+				p.Start, p.Pace, maxs, arrivals, plural(p.Conns, "connection"), depth, p.Phase, workers(p, threads))
 		},
 		oneLevel: func(_ brk.Target, p brk.Plan) string {
 			depth, arrivals := rateSlots(p)

@@ -47,7 +47,7 @@ func writeHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads i
 // requests (64 connections × 3 pipelined requests); phase 30s, …".
 func writeOneLevelHeader(w io.Writer, test brk.Mode, t brk.Target, p brk.Plan, threads int) {
 	level := wordsOf(test).oneLevel(t, p)
-	fmt.Fprintf(w, "  one level, no ramp: %s; phase %s; %s\n", level, p.Phase, plural(threads, "worker thread"))
+	fmt.Fprintf(w, "  one level, no ramp: %s; phase %s; %s\n", level, p.Phase, workers(p, threads))
 }
 
 // writeSearchHeader says what a search will do before its first phase:
@@ -78,7 +78,7 @@ func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int, prot
 	if p.Repeat > 1 {
 		fmt.Fprintf(w, ", a level confirmed in up to %d runs", p.Repeat)
 	}
-	fmt.Fprintf(w, "; %s\n", plural(threads, "worker thread"))
+	fmt.Fprintf(w, "; %s\n", workers(p, threads))
 }
 
 // writeSLA is the header's last line, the SLA a phase is judged by: "SLA:
@@ -129,6 +129,15 @@ func acceptText(v float64) string {
 }
 
 // plural is "1 thing" or "N things".
+// workers is the header's worker threads: "2 worker threads", and "on
+// io_uring" when they move bytes through one (Plan.UsesUring).
+func workers(p brk.Plan, threads int) string {
+	if p.UsesUring() {
+		return plural(threads, "worker thread") + " on io_uring"
+	}
+	return plural(threads, "worker thread")
+}
+
 func plural(n int, thing string) string {
 	if n == 1 {
 		return "1 " + thing

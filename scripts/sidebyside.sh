@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Side-by-side client cost: brk vs wrk vs h2load against one nginx, server
-# pinned to CPU 0 and clients to CPU 1, 10 s at 64 connections.
+# Side-by-side client cost: brk (epoll, and io_uring where the kernel has
+# it) vs wrk vs h2load against one nginx, server pinned to CPU 0 and
+# clients to CPU 1, 10 s at 64 connections.
 # Prints requests/s and client CPU µs per response (user+sys ÷ responses).
 # Usage: scripts/sidebyside.sh [rounds] [seconds]
 set -euo pipefail
@@ -49,8 +50,10 @@ measure() {
 for round in $(seq 1 "$rounds"); do
   echo "round $round"
   measure "brk depth 1" "$work/brk" "$url" --conn 64 --start 1 --max 1 --phase "${secs}s" --threads 1 --json "$work/r.json"
+  measure "brk-uring depth 1" "$work/brk" "$url" --conn 64 --start 1 --max 1 --phase "${secs}s" --threads 1 --io uring --json "$work/r.json"
   measure "wrk -t1 -c64" wrk -t1 -c64 -d"${secs}s" "$url"
   measure "brk depth 8" "$work/brk" "$url" --conn 64 --start 8 --max 8 --phase "${secs}s" --threads 1 --json "$work/r.json"
+  measure "brk-uring depth 8" "$work/brk" "$url" --conn 64 --start 8 --max 8 --phase "${secs}s" --threads 1 --io uring --json "$work/r.json"
   measure "h2load --h1 -m8" h2load --h1 -c64 -m8 -t1 -D "$secs" "$url"
   measure "wrk pipeline 8" wrk -t1 -c64 -d"${secs}s" -s "$work/pipe8.lua" "$url"
 done

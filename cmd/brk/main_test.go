@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,8 +26,8 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/bench"
-
 	"github.com/brk-bench/brk/internal/testenv"
+	"github.com/brk-bench/brk/internal/uring"
 )
 
 // brkBin is the binary built by TestMain.
@@ -344,6 +345,7 @@ func intp(p *int) string {
 
 // TestDone: the --max level completed and accepted exits 0.
 func TestDone(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	r := runBrk(t, fx.URL("/plain"), "--conn", "4", "--start", "1", "--pace", "1", "--max", "2",
 		"--phase", "300ms", "--threads", "1", "--timeout", "1s", "--expect-body", "ok")
@@ -555,6 +557,7 @@ func TestInconclusiveRefused(t *testing.T) {
 // TestInterrupted: SIGINT or SIGTERM during phase 0 exits 130 with
 // "Interrupted" and a JSON report whose cut-short phase is marked.
 func TestInterrupted(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -658,6 +661,7 @@ func sub(t *testing.T, m map[string]any, key string) map[string]any {
 // TestEcho: --body-file with --expect-echo passes against /echo and
 // breaks with body failures against /plain.
 func TestEcho(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	dir := t.TempDir()
 	body := filepath.Join(dir, "body.bin")
@@ -746,6 +750,7 @@ func TestTimingOnly(t *testing.T) {
 // TestHTTP2Flag: --http2 runs over h2c against the fixture, and conn
 // over h2 with TLS; the JSON says h2 and the text names HTTP/2.
 func TestHTTP2Flag(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	r := runBrk(t, fx.URL("/plain"), "--http2", "--conn", "2", "--start", "4", "--max", "4", "--phase", "300ms",
 		"--threads", "1", "--timeout", "1s", "--expect-body", "ok", "--json", "-")
@@ -761,5 +766,51 @@ func TestHTTP2Flag(t *testing.T) {
 		"--phase", "300ms", "--threads", "1", "--timeout", "1s")
 	if r.code != 0 || lastLine(r.stdout) != "Done (2 connections)" {
 		t.Errorf("conn --http2 over TLS: exit %d\n%s", r.code, r)
+	}
+}
+
+// TestIOFlag: --io uring runs on io_uring where the kernel has it (the
+// header says "on io_uring", the JSON "io": "uring") and counts what the
+// readiness poller's run counts (every request a success); BRK_IO
+// overrides the flag; a value brk does not know is refused before any
+// traffic (exit 2), naming the values it takes.
+func TestIOFlag(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
+	fx := startFixture(t, bench.FixtureConfig{})
+	args := []string{fx.URL("/plain"), "--conn", "2", "--start", "4", "--max", "4", "--phase", "300ms",
+		"--threads", "1", "--timeout", "1s", "--expect-body", "ok", "--json", "-"}
+	run := func(t *testing.T, extra ...string) (result, map[string]any) {
+		t.Helper()
+		r := runBrk(t, append(slices.Clone(args), extra...)...)
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("stdout not JSON (%v)\n%s", err, r)
+		}
+		return r, doc
+	}
+	if err := uring.Available(); err != nil {
+		r := runBrk(t, append(slices.Clone(args), "--io", "uring")...)
+		if r.code != 2 || !strings.Contains(r.stderr, "--io uring: io_uring cannot be set up on this box") {
+			t.Errorf("--io uring without io_uring (%v): exit %d\n%s", err, r.code, r)
+		}
+	} else {
+		r, doc := run(t, "--io", "uring")
+		if r.code != 0 || doc["io"] != "uring" || !strings.Contains(r.stderr, "1 worker thread on io_uring") {
+			t.Errorf("--io uring: exit %d, io %v\n%s", r.code, doc["io"], r)
+		}
+		childEnv(t, "BRK_IO", "epoll")
+		r, doc = run(t, "--io", "uring")
+		if r.code != 0 || doc["io"] != nil || strings.Contains(r.stderr, "io_uring") {
+			t.Errorf("BRK_IO=epoll --io uring: exit %d, io %v\n%s", r.code, doc["io"], r)
+		}
+	}
+	r := runBrk(t, fx.URL("/plain"), "--io", "kqueue")
+	if r.code != 2 || !strings.Contains(r.stderr, `--io must be one of "auto","epoll","uring" but got "kqueue"`) {
+		t.Errorf("--io kqueue: exit %d\n%s", r.code, r)
+	}
+	childEnv(t, "BRK_IO", "kqueue")
+	r = runBrk(t, fx.URL("/plain"), "--conn", "1", "--max", "1", "--phase", "100ms")
+	if r.code != 2 || !strings.Contains(r.stderr, `--io "kqueue": want epoll or uring`) {
+		t.Errorf("BRK_IO=kqueue: exit %d\n%s", r.code, r)
 	}
 }

@@ -31,6 +31,7 @@ type loadFlags struct {
 	Timeout  time.Duration `default:"1s" help:"Request budget through the complete response (includes setup for a connection's first request). An SLA flag: given none of --accept, --timeout, --max-p99, --max-p999, brk judges its default SLA (99.99 % within 1s, p99 at most 100ms)."`
 	Accept   string        `default:"99.99" aliases:"sla" help:"Minimum success percentage of a phase."`
 	Threads  int           `short:"t" help:"Worker threads (default: CPUs usable by the process, never more than --conn)."`
+	IO       string        `name:"io" enum:"auto,epoll,uring" default:"auto" help:"How the workers move bytes on this box: epoll (kqueue on macOS and the BSDs), or uring: Linux's io_uring, one system call per loop turn instead of one per read and write (refused where the kernel lacks it). auto is epoll for now. BRK_IO overrides it."`
 	Connect  string        `help:"Dial HOST:PORT instead of the URL's host; the URL still gives Host." placeholder:"HOST:PORT"`
 
 	Header       []string `short:"H" sep:"none" help:"Extra request header \"Name: value\" (repeatable; a value may hold commas)."`
@@ -153,8 +154,8 @@ func (f *loadFlags) plan(m brk.Mode, start int, pace *int, max int) (brk.Plan, e
 	p := brk.Plan{
 		Conns: f.Conn, Start: start, Max: max,
 		Phase: f.Phase, Timeout: f.Timeout, Accept: accept, Threads: f.Threads,
-		Baseline: f.Baseline,
-		Refine:   f.Refine, Repeat: f.Repeat, MaxP99: f.MaxP99, MaxP999: f.MaxP999, ServerPIDs: f.ServerPID,
+		IO: ioFlag(f.IO), Baseline: f.Baseline,
+		Refine: f.Refine, Repeat: f.Repeat, MaxP99: f.MaxP99, MaxP999: f.MaxP999, ServerPIDs: f.ServerPID,
 		Names: reasonNames(),
 	}
 	if f.defaultSLA {
@@ -462,4 +463,12 @@ func writeJSON(e *env, file *reportFile, v any) error {
 		err = file.commit()
 	}
 	return err
+}
+
+// ioFlag is --io as Plan.IO: auto is the library's default (empty).
+func ioFlag(v string) string {
+	if v == "auto" {
+		return brk.IOAuto
+	}
+	return v
 }

@@ -18,6 +18,7 @@ var flagNames = map[string]string{
 	"Plan.Timeout":    "--timeout",
 	"Plan.Accept":     "--accept",
 	"Plan.Threads":    "--threads",
+	"Plan.IO":         "--io",
 	"Plan.Baseline":   "--baseline",
 	"Plan.Requests":   "--requests",
 	"Plan.KeepAlive":  "--keep-alive",

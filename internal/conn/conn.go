@@ -39,6 +39,16 @@ type Transport interface {
 	Flush() (pending bool, err error)
 }
 
+// Raw moves an established connection's bytes without a system call per
+// read or write: an io_uring's receive completions and batched sends
+// (internal/poller). Read answers unix.EAGAIN when nothing was received,
+// (0, nil) at the peer's end; Write answers unix.EAGAIN when it takes
+// nothing. Errors are the system's (unix.Errno), as a system call's.
+type Raw interface {
+	Read(b []byte) (int, error)
+	Write(b []byte) (int, error)
+}
+
 // Resolve looks up host:port once, before any traffic, and returns the
 // socket addresses to dial (IPv4 first, then IPv6).
 func Resolve(hostport string) ([]Addr, error) {

@@ -45,6 +45,9 @@ type Plain struct{}
 // Open does nothing.
 func (p *Plain) Open(fd int) {}
 
+// OpenRaw does nothing.
+func (p *Plain) OpenRaw(fd int, raw Raw) {}
+
 // Arm does nothing.
 func (p *Plain) Arm(hup bool) {}
 
@@ -80,6 +83,9 @@ func IsTimeout(err error) bool { return false }
 
 // TLS is unavailable on this platform.
 type TLS struct{ Info TLSInfo }
+
+// UseRaw does nothing.
+func (t *TLS) UseRaw(raw Raw) {}
 
 // TLSInfo is what a handshake negotiated.
 type TLSInfo = exchange.TLSInfo

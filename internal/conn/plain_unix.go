@@ -10,12 +10,31 @@ import "golang.org/x/sys/unix"
 // hang-up it reads to the end.
 type Plain struct {
 	fd      int
+	raw     Raw // the ring's byte mover (OpenRaw); nil: system calls on fd
 	drained bool
 	hup     bool
 }
 
 // Open points p at a new connection's descriptor.
 func (p *Plain) Open(fd int) { *p = Plain{fd: fd} }
+
+// OpenRaw points p at a new connection whose bytes raw moves (an
+// io_uring's).
+func (p *Plain) OpenRaw(fd int, raw Raw) { *p = Plain{fd: fd, raw: raw} }
+
+func (p *Plain) read(b []byte) (int, error) {
+	if p.raw != nil {
+		return p.raw.Read(b)
+	}
+	return rawRead(p.fd, b)
+}
+
+func (p *Plain) write(b []byte) (int, error) {
+	if p.raw != nil {
+		return p.raw.Write(b)
+	}
+	return rawWrite(p.fd, b)
+}
 
 // Arm implements Transport.
 func (p *Plain) Arm(hup bool) {
@@ -31,7 +50,7 @@ func (p *Plain) Read(b []byte) (int, error) {
 		return 0, ErrWouldBlock
 	}
 	for {
-		n, err := rawRead(p.fd, b)
+		n, err := p.read(b)
 		if err == nil {
 			if n > 0 && n < len(b) && !p.hup {
 				// A FIN or RST that came with the data is reported in this
@@ -54,7 +73,7 @@ func (p *Plain) Read(b []byte) (int, error) {
 // Write writes to the socket; ErrWouldBlock when the send buffer is full.
 func (p *Plain) Write(b []byte) (int, error) {
 	for {
-		n, err := rawWrite(p.fd, b)
+		n, err := p.write(b)
 		if err == nil {
 			return n, nil
 		}

@@ -55,6 +55,21 @@ type sock struct {
 	hup      bool      // the peer closed: read to EOF
 	eof      bool      // a read returned EOF
 	out      []byte    // ciphertext the socket has not taken yet
+	raw      Raw       // the ring's byte mover once established (UseRaw); nil: system calls
+}
+
+func (s *sock) read(b []byte) (int, error) {
+	if s.raw != nil {
+		return s.raw.Read(b)
+	}
+	return rawRead(s.fd, b)
+}
+
+func (s *sock) write(b []byte) (int, error) {
+	if s.raw != nil {
+		return s.raw.Write(b)
+	}
+	return rawWrite(s.fd, b)
 }
 
 var errHandshakeTimeout = os.ErrDeadlineExceeded
@@ -88,7 +103,7 @@ func (s *sock) Read(b []byte) (int, error) {
 		return 0, errWouldBlockTemp
 	}
 	for {
-		n, err := rawRead(s.fd, b)
+		n, err := s.read(b)
 		switch {
 		case err == nil && n == 0:
 			s.eof = true
@@ -118,7 +133,7 @@ func (s *sock) Write(b []byte) (int, error) {
 	if s.blocking {
 		done := 0
 		for done < len(b) {
-			n, err := rawWrite(s.fd, b[done:])
+			n, err := s.write(b[done:])
 			switch {
 			case err == nil:
 				done += n
@@ -137,7 +152,7 @@ func (s *sock) Write(b []byte) (int, error) {
 		s.out = append(s.out, b...)
 		return len(b), nil
 	}
-	n, err := rawWrite(s.fd, b)
+	n, err := s.write(b)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		n, err = 0, nil
 	}
@@ -153,7 +168,7 @@ func (s *sock) Write(b []byte) (int, error) {
 // flush writes buffered ciphertext; pending reports what is left.
 func (s *sock) flush() (pending bool, err error) {
 	for len(s.out) > 0 {
-		n, err := rawWrite(s.fd, s.out)
+		n, err := s.write(s.out)
 		if err == unix.EINTR {
 			continue
 		}
@@ -225,6 +240,10 @@ func IsPlainAnswer(err error) bool {
 
 // ErrHandshakeTimeout is a handshake that did not finish by its deadline.
 var ErrHandshakeTimeout = errors.New("TLS handshake timed out")
+
+// UseRaw moves the established connection's records through raw (an
+// io_uring's) instead of system calls on its descriptor.
+func (t *TLS) UseRaw(raw Raw) { t.s.raw = raw }
 
 // Arm prepares the transport for a readiness event: the socket may hold new
 // data, and after a hang-up it is read to the end.

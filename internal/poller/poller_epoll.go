@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/brk-bench/brk/internal/conn"
 )
 
 // Poller waits for readiness of many descriptors on one thread.
@@ -16,6 +18,7 @@ type Poller struct {
 	raw    []unix.EpollEvent
 	ts     unix.Timespec // epoll_pwait2's timeout, kept here so that a wait allocates nothing
 	noPW2  bool          // the kernel has no epoll_pwait2 (before 5.11): millisecond waits
+	ring   *ringPoller   // the io_uring backend (NewUring); nil: epoll
 }
 
 // New creates a poller with a wake-up descriptor.
@@ -38,8 +41,12 @@ func New() (*Poller, error) {
 	return &Poller{epfd: epfd, wakefd: wfd, raw: make([]unix.EpollEvent, 256)}, nil
 }
 
-// Add registers fd for edge-triggered read and write readiness.
+// Add registers fd for edge-triggered read and write readiness (on a
+// ring: for its connect's completion, a writable event).
 func (p *Poller) Add(fd int) error {
+	if p.ring != nil {
+		return p.ring.add(fd)
+	}
 	ev := unix.EpollEvent{
 		Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET,
 		Fd:     int32(fd),
@@ -62,6 +69,9 @@ func (p *Poller) Wait(events []Event, timeoutMs int) (int, error) {
 // scheduled instant with microsecond precision; otherwise the timeout is
 // rounded up to whole milliseconds.
 func (p *Poller) WaitNs(events []Event, timeoutNs int64) (int, error) {
+	if p.ring != nil {
+		return p.ring.wait(events, timeoutNs)
+	}
 	max := len(events)
 	if max > len(p.raw) {
 		max = len(p.raw)
@@ -113,6 +123,9 @@ func (p *Poller) WaitNs(events []Event, timeoutNs int64) (int, error) {
 
 // Wake makes a concurrent or later Wait return. Safe from any goroutine.
 func (p *Poller) Wake() error {
+	if p.ring != nil {
+		return p.ring.wake()
+	}
 	var one = [8]byte{1, 0, 0, 0, 0, 0, 0, 0}
 	_, err := unix.Write(p.wakefd, one[:])
 	if err == unix.EAGAIN {
@@ -123,6 +136,31 @@ func (p *Poller) Wake() error {
 
 // Close releases the poller's descriptors.
 func (p *Poller) Close() error {
+	if p.ring != nil {
+		return p.ring.close()
+	}
 	unix.Close(p.wakefd)
 	return os.NewSyscallError("close", unix.Close(p.epfd))
+}
+
+// Uring reports whether p moves its connections' bytes through an
+// io_uring (NewUring).
+func (p *Poller) Uring() bool { return p.ring != nil }
+
+// Raw returns the ring's byte mover for fd's established connection and
+// arms its receive (conn.Plain.OpenRaw, conn.TLS.UseRaw); nil on epoll,
+// whose transports make their own system calls.
+func (p *Poller) Raw(fd int) conn.Raw {
+	if p.ring == nil {
+		return nil
+	}
+	return p.ring.raw(fd)
+}
+
+// Forget ends what the poller does on fd; call it before closing fd (a
+// ring's receive would keep the socket open).
+func (p *Poller) Forget(fd int) {
+	if p.ring != nil {
+		p.ring.forget(fd)
+	}
 }

@@ -29,6 +29,8 @@ import (
 // Config is what the engine needs to drive one target. It is validated by
 // the caller before any traffic.
 type Config struct {
+	// IO is how the workers move bytes (IOEpoll when zero).
+	IO      IO
 	Threads int           // worker threads (>= 1, <= Conns)
 	Conns   int           // connection owners
 	Addr    conn.Addr     // dial address
@@ -137,3 +139,15 @@ func statusTable(f func(int) bool) *[600]bool {
 	}
 	return &t
 }
+
+// IO is a worker's I/O backend.
+type IO uint8
+
+const (
+	// IOEpoll is the readiness poller: epoll on Linux, kqueue on macOS
+	// and the BSDs; a system call per read and per write.
+	IOEpoll IO = iota
+	// IOUring is Linux's io_uring: receives and sends as completions,
+	// one io_uring_enter per loop turn (internal/poller).
+	IOUring
+)

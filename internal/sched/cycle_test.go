@@ -12,6 +12,7 @@ import (
 	"github.com/brk-bench/brk/internal/conn"
 	"github.com/brk-bench/brk/internal/exchange"
 	"github.com/brk-bench/brk/internal/h1"
+	"github.com/brk-bench/brk/internal/uring"
 )
 
 const (
@@ -86,14 +87,14 @@ func serveCycle(c net.Conn) {
 	}
 }
 
-func cycleEngine(tb testing.TB, addr conn.Addr, conns int) *Engine {
+func cycleEngine(tb testing.TB, addr conn.Addr, conns int, io IO) *Engine {
 	tb.Helper()
 	tpl, err := h1.NewTemplate(exchange.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	e, err := Start(Config{
-		Threads: 1, Conns: conns, Addr: addr, Replay: true, Timeout: 5 * time.Second,
+		IO: io, Threads: 1, Conns: conns, Addr: addr, Replay: true, Timeout: 5 * time.Second,
 		NewSession: func() Session { return h1.NewSession(tpl) },
 	})
 	if err != nil {
@@ -141,14 +142,23 @@ const (
 // under a fixed per-phase bound while the phase carries at least 20 times
 // as many responses. A loaded machine gets longer phases (up to
 // maxCyclePhase) until the count is decisive; the test never skips for
-// load.
+// load. On each backend: epoll, and io_uring where the kernel has it.
 func TestNoAllocationPerRequest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
+	for _, io := range []IO{IOEpoll, IOUring} {
+		t.Run(ioName(io), func(t *testing.T) {
+			skipWithoutRing(t, io)
+			noAllocationPerRequest(t, io)
+		})
+	}
+}
+
+func noAllocationPerRequest(t *testing.T, io IO) {
 	addr, stop := responder(t)
 	defer stop()
-	e := cycleEngine(t, addr, 4)
+	e := cycleEngine(t, addr, 4, io)
 	defer e.Close()
 	runCycle(t, e, 4, 50*time.Millisecond) // warm up: connections, rings
 	d := 300 * time.Millisecond
@@ -178,25 +188,51 @@ func TestNoAllocationPerRequest(t *testing.T) {
 // ns/op and allocs/op are per response (server time included in ns/op:
 // both share the machine).
 func BenchmarkCycle(b *testing.B) {
-	for _, depth := range []int{1, 8} {
-		b.Run("depth"+strconv.Itoa(depth), func(b *testing.B) {
-			addr, stop := responder(b)
-			defer stop()
-			e := cycleEngine(b, addr, 1)
-			defer e.Close()
-			runCycle(b, e, depth, 20*time.Millisecond)
-			b.ResetTimer()
-			d := time.Duration(b.N) * 2 * time.Microsecond
-			if d < 50*time.Millisecond {
-				d = 50 * time.Millisecond
-			}
-			start := time.Now()
-			resp, allocs := runCycle(b, e, depth, d)
-			el := time.Since(start)
-			b.StopTimer()
-			b.ReportMetric(float64(el.Nanoseconds())/float64(resp), "ns/op")
-			b.ReportMetric(float64(allocs)/float64(resp), "allocs/op")
-			b.ReportMetric(float64(resp), "responses")
-		})
+	for _, io := range []IO{IOEpoll, IOUring} {
+		for _, depth := range []int{1, 8} {
+			b.Run(ioName(io)+"/depth"+strconv.Itoa(depth), func(b *testing.B) {
+				skipWithoutRing(b, io)
+				benchmarkCycle(b, io, depth)
+			})
+		}
 	}
+}
+
+// ioName names a backend in a test's name.
+func ioName(io IO) string {
+	if io == IOUring {
+		return "uring"
+	}
+	return "epoll"
+}
+
+// skipWithoutRing skips a test of the io_uring backend where the kernel
+// cannot set a ring up.
+func skipWithoutRing(tb testing.TB, io IO) {
+	if io != IOUring {
+		return
+	}
+	if err := uring.Available(); err != nil {
+		tb.Skipf("io_uring: %v", err)
+	}
+}
+
+func benchmarkCycle(b *testing.B, io IO, depth int) {
+	addr, stop := responder(b)
+	defer stop()
+	e := cycleEngine(b, addr, 1, io)
+	defer e.Close()
+	runCycle(b, e, depth, 20*time.Millisecond)
+	b.ResetTimer()
+	d := time.Duration(b.N) * 2 * time.Microsecond
+	if d < 50*time.Millisecond {
+		d = 50 * time.Millisecond
+	}
+	start := time.Now()
+	resp, allocs := runCycle(b, e, depth, d)
+	el := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(el.Nanoseconds())/float64(resp), "ns/op")
+	b.ReportMetric(float64(allocs)/float64(resp), "allocs/op")
+	b.ReportMetric(float64(resp), "responses")
 }

@@ -196,6 +196,7 @@ func (w *worker) closeFd(o *owner, reset bool) {
 	if o.fresh {
 		w.proved(o) // it ends without a refusal
 	}
+	w.p.Forget(o.fd)
 	if reset {
 		conn.Reset(o.fd)
 	} else {

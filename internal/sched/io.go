@@ -39,7 +39,11 @@ func (w *worker) event(ev *poller.Event) {
 			w.startHandshake(o, now)
 			return
 		}
-		o.plain.Open(o.fd)
+		if raw := w.p.Raw(o.fd); raw != nil {
+			o.plain.OpenRaw(o.fd, raw)
+		} else {
+			o.plain.Open(o.fd)
+		}
 		o.tr = o.plain
 		w.opened(o, now)
 	}

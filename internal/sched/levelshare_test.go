@@ -109,7 +109,7 @@ func TestLevelSharedOverConnections(t *testing.T) {
 		{5, 8, 2},  // 5 × 1, 3 idle
 	} {
 		srv, addr := startPipelineServer(t)
-		e := cycleEngine(t, addr, c.conns)
+		e := cycleEngine(t, addr, c.conns, IOEpoll)
 		if c.threads > 1 {
 			e.Close()
 			var err error

@@ -155,6 +155,9 @@ func (w *worker) handshakeDone(r hsResult) {
 		w.setupFailed(o, now, err, r.err == conn.ErrHandshakeTimeout)
 		return
 	}
+	if raw := w.p.Raw(o.fd); raw != nil {
+		r.t.UseRaw(raw)
+	}
 	o.tr = r.t
 	if r.t.Info.Resumed {
 		w.rec.Setups.Resumed++

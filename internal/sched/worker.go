@@ -240,7 +240,11 @@ func (w *worker) run(ready chan<- error) {
 	if w.pol.clocked() {
 		preciseTimers()
 	}
-	p, err := poller.New()
+	newPoller := poller.New
+	if w.cfg.IO == IOUring {
+		newPoller = poller.NewUring
+	}
+	p, err := newPoller()
 	if err != nil {
 		ready <- err
 		return

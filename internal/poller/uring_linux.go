@@ -1,0 +1,395 @@
+//go:build linux
+
+package poller
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/brk-bench/brk/internal/uring"
+)
+
+// The io_uring backend. The engine keeps its readiness loop: Wait still
+// reports events per descriptor, and a connection's transport still reads
+// until it would block and writes until its output is taken. What moves
+// the bytes differs:
+//
+//   - Reads: one multishot receive per connection into the worker's ring
+//     of provided buffers; Wait turns each completion into a chunk queued
+//     on the connection and a readable event, and the connection's Read
+//     copies the queued chunks out, giving each buffer back as it empties.
+//     No read system call.
+//   - Writes: Write queues the bytes on the connection; every connection's
+//     queued bytes of one loop turn go out as one send each, submitted
+//     together with the wait (one io_uring_enter per turn). A write is
+//     blocked (Write answers unix.EAGAIN) when a connection has more than
+//     sendLimit bytes the kernel has not taken yet: the socket's buffer is
+//     full. Its send's completion then raises a writable event.
+//   - Connects: a one-shot poll for POLLOUT, whose completion is the
+//     writable event the readiness loop waits for.
+//
+// Completions carry a connection's generation: those of a connection that
+// was closed (Forget) are dropped, their buffers given back.
+
+// sendLimit is what a connection may queue before a write is blocked.
+const sendLimit = 256 << 10
+
+// Completion kinds, in a completion's user data (kind<<56 | gen<<32 | fd).
+const (
+	kindRecv = iota + 1
+	kindSend
+	kindPoll
+	kindWake
+	kindCancel
+)
+
+func userData(kind int, gen uint32, fd int) uint64 {
+	return uint64(kind)<<56 | uint64(gen&0xffffff)<<32 | uint64(uint32(fd))
+}
+
+// ringPoller is the io_uring state of a Poller.
+type ringPoller struct {
+	r       *uring.Ring
+	bufs    *uring.BufRing
+	wakefd  int
+	conns   []*ringConn // by descriptor
+	touched []*ringConn // connections with events this turn
+	sends   []*ringConn // connections with bytes to send this turn
+	rearm   []*ringConn // receives to arm again (out of buffers)
+	limbo   map[uint64][]byte
+	publish bool // buffers were given back
+}
+
+// ringConn is one descriptor's state on the ring. It is the Raw of its
+// connection's transport (conn.Raw).
+type ringConn struct {
+	p      *ringPoller
+	fd     int
+	gen    uint32
+	open   bool     // a connection is on this descriptor
+	rx     []uint32 // received chunks: their buffer ids, in order
+	rxLen  []int32  // and their lengths
+	head   int      // the first chunk not read through
+	off    int      // bytes of rx[head] already read
+	eof    bool     // the peer's end is queued after rx
+	rerr   error    // a receive error, after rx
+	armed  bool     // a receive is in flight
+	out    []byte
+	fly    []byte // the send in flight
+	flyOff int
+	werr   error
+	waitW  bool // a write was blocked: raise writable when the send completes
+	queued bool // in sends
+	ev     Event
+	listed bool // in touched
+}
+
+// NewUring creates a poller whose connections move their bytes through an
+// io_uring (the calling thread is its only issuer: call it from the
+// worker's locked thread).
+func NewUring() (*Poller, error) {
+	if err := uring.Available(); err != nil {
+		return nil, err
+	}
+	r, err := uring.New(4096)
+	if err != nil {
+		return nil, err
+	}
+	bufs, err := uring.NewBufRing(r, 0, 4096, 4096)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	wfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		bufs.Close()
+		r.Close()
+		return nil, os.NewSyscallError("eventfd", err)
+	}
+	rp := &ringPoller{r: r, bufs: bufs, wakefd: wfd, limbo: map[uint64][]byte{}}
+	uring.PrepPoll(rp.sqe(), wfd, unix.POLLIN, true, userData(kindWake, 0, wfd))
+	return &Poller{epfd: -1, wakefd: -1, ring: rp}, nil
+}
+
+// sqe returns a submission entry, submitting what is queued when the
+// queue is full.
+func (rp *ringPoller) sqe() *uring.SQE {
+	for {
+		if s := rp.r.SQE(); s != nil {
+			return s
+		}
+		rp.r.Submit()
+	}
+}
+
+func (rp *ringPoller) conn(fd int) *ringConn {
+	for fd >= len(rp.conns) {
+		rp.conns = append(rp.conns, make([]*ringConn, len(rp.conns)+64)...)
+	}
+	c := rp.conns[fd]
+	if c == nil {
+		c = &ringConn{p: rp, fd: fd}
+		rp.conns[fd] = c
+	}
+	return c
+}
+
+// add starts a connection on fd: its connect's completion is a writable
+// event.
+func (rp *ringPoller) add(fd int) error {
+	c := rp.conn(fd)
+	c.reset()
+	c.open = true
+	uring.PrepPoll(rp.sqe(), fd, unix.POLLOUT|unix.POLLERR|unix.POLLHUP, false, userData(kindPoll, c.gen, fd))
+	return nil
+}
+
+// reset readies c for a new connection on its descriptor.
+func (c *ringConn) reset() {
+	c.gen++
+	for _, id := range c.rx[c.head:] {
+		c.p.bufs.Recycle(uint16(id))
+		c.p.publish = true
+	}
+	if c.fly != nil {
+		// The kernel may still read it: keep it alive until its completion.
+		c.p.limbo[userData(kindSend, c.gen-1, c.fd)] = c.fly
+		c.fly, c.out = nil, nil
+	}
+	c.rx, c.rxLen, c.head = c.rx[:0], c.rxLen[:0], 0
+	c.off, c.eof, c.rerr, c.armed, c.flyOff, c.werr, c.waitW = 0, false, nil, false, 0, nil, false
+	c.out = c.out[:0]
+}
+
+// raw arms fd's receive and returns its Raw.
+func (rp *ringPoller) raw(fd int) *ringConn {
+	c := rp.conn(fd)
+	if !c.armed {
+		c.armed = true
+		uring.PrepRecvMultishot(rp.sqe(), fd, rp.bufs.Group(), userData(kindRecv, c.gen, fd))
+	}
+	return c
+}
+
+// forget ends what the ring does on fd before the descriptor is closed.
+func (rp *ringPoller) forget(fd int) {
+	if fd >= len(rp.conns) || rp.conns[fd] == nil || !rp.conns[fd].open {
+		return
+	}
+	c := rp.conns[fd]
+	c.open = false
+	uring.PrepCancelFd(rp.sqe(), fd, userData(kindCancel, 0, fd))
+	// Submitted before the descriptor is closed: the cancel names it.
+	rp.r.Submit()
+	c.reset()
+}
+
+// Read copies received bytes into b: unix.EAGAIN when none are queued,
+// (0, nil) at the peer's end, the receive's error after the bytes before it.
+func (c *ringConn) Read(b []byte) (int, error) {
+	n := 0
+	for c.head < len(c.rx) && n < len(b) {
+		id := uint16(c.rx[c.head])
+		chunk := c.p.bufs.Buf(id)[c.off:c.rxLen[c.head]]
+		k := copy(b[n:], chunk)
+		n += k
+		c.off += k
+		if c.off == int(c.rxLen[c.head]) {
+			c.p.bufs.Recycle(id)
+			c.p.publish = true
+			c.head, c.off = c.head+1, 0
+		}
+	}
+	if c.head == len(c.rx) {
+		c.rx, c.rxLen, c.head = c.rx[:0], c.rxLen[:0], 0
+	}
+	switch {
+	case n > 0:
+		return n, nil
+	case c.rerr != nil:
+		return 0, c.rerr
+	case c.eof:
+		return 0, nil
+	}
+	return 0, unix.EAGAIN
+}
+
+// Write queues b to be sent at the end of the loop turn: unix.EAGAIN when
+// the kernel has not taken sendLimit bytes already queued.
+func (c *ringConn) Write(b []byte) (int, error) {
+	if c.werr != nil {
+		return 0, c.werr
+	}
+	if len(c.out)+len(c.fly)-c.flyOff >= sendLimit {
+		c.waitW = true
+		return 0, unix.EAGAIN
+	}
+	c.out = append(c.out, b...)
+	if !c.queued && c.fly == nil {
+		c.queued = true
+		c.p.sends = append(c.p.sends, c)
+	}
+	return len(b), nil
+}
+
+// send submits c's queued bytes as one send.
+func (rp *ringPoller) send(c *ringConn) {
+	c.queued = false
+	if !c.open || c.fly != nil || len(c.out) == 0 {
+		return
+	}
+	c.fly, c.out, c.flyOff = c.out, c.fly[:0], 0
+	uring.PrepSend(rp.sqe(), c.fd, c.fly, userData(kindSend, c.gen, c.fd))
+}
+
+// mark records ev for c's event this turn.
+func (rp *ringPoller) mark(c *ringConn, readable, writable, hup bool) {
+	if !c.listed {
+		c.listed = true
+		c.ev = Event{Fd: int32(c.fd)}
+		rp.touched = append(rp.touched, c)
+	}
+	c.ev.Readable = c.ev.Readable || readable
+	c.ev.Writable = c.ev.Writable || writable
+	c.ev.Hup = c.ev.Hup || hup
+}
+
+// wait submits the turn's sends, receives and buffers, waits up to
+// timeoutNs (-1: forever) for completions, and reports their events.
+func (rp *ringPoller) wait(events []Event, timeoutNs int64) (int, error) {
+	for _, c := range rp.sends {
+		rp.send(c)
+	}
+	rp.sends = rp.sends[:0]
+	for _, c := range rp.rearm {
+		if c.open && !c.armed && c.rerr == nil && !c.eof {
+			c.armed = true
+			uring.PrepRecvMultishot(rp.sqe(), c.fd, rp.bufs.Group(), userData(kindRecv, c.gen, c.fd))
+		}
+	}
+	rp.rearm = rp.rearm[:0]
+	if rp.publish {
+		rp.publish = false
+		rp.bufs.Publish()
+	}
+	var wait uint32 = 1
+	if rp.r.Peek() != nil || timeoutNs == 0 {
+		wait = 0
+	}
+	if err := rp.r.Enter(wait, timeoutNs); err != nil {
+		return 0, err
+	}
+	for c := rp.r.Peek(); c != nil && len(rp.touched) < len(events); c = rp.r.Peek() {
+		rp.complete(c)
+		rp.r.Consume()
+	}
+	n := 0
+	for _, c := range rp.touched {
+		events[n] = c.ev
+		c.listed = false
+		n++
+	}
+	rp.touched = rp.touched[:0]
+	return n, nil
+}
+
+// complete applies one completion.
+func (rp *ringPoller) complete(cqe *uring.CQE) {
+	kind, gen, fd := int(cqe.UserData>>56), uint32(cqe.UserData>>32)&0xffffff, int(uint32(cqe.UserData))
+	var c *ringConn
+	if kind != kindWake && kind != kindCancel && fd < len(rp.conns) {
+		c = rp.conns[fd]
+	}
+	current := c != nil && c.open && c.gen&0xffffff == gen
+	switch kind {
+	case kindWake:
+		var buf [8]byte
+		unix.Read(rp.wakefd, buf[:])
+		if cqe.Flags&uring.CQEMore == 0 {
+			uring.PrepPoll(rp.sqe(), rp.wakefd, unix.POLLIN, true, userData(kindWake, 0, rp.wakefd))
+		}
+	case kindRecv:
+		if !current {
+			if cqe.Flags&uring.CQEBuffer != 0 {
+				rp.bufs.Recycle(cqe.BufferID())
+				rp.publish = true
+			}
+			return
+		}
+		more := cqe.Flags&uring.CQEMore != 0
+		switch res := cqe.Res; {
+		case res > 0:
+			c.rx = append(c.rx, uint32(cqe.BufferID()))
+			c.rxLen = append(c.rxLen, res)
+			rp.mark(c, true, false, false)
+		case res == 0:
+			c.eof = true
+			rp.mark(c, true, false, true)
+		case res == -int32(unix.ENOBUFS):
+			// Out of buffers: armed again once this turn gave some back.
+			more = false
+			rp.rearm = append(rp.rearm, c)
+		default:
+			c.rerr = unix.Errno(-res)
+			rp.mark(c, true, false, true)
+		}
+		if !more {
+			c.armed = false
+			if cqe.Res > 0 {
+				rp.rearm = append(rp.rearm, c)
+			}
+		}
+	case kindSend:
+		if !current {
+			delete(rp.limbo, cqe.UserData)
+			return
+		}
+		if cqe.Res < 0 {
+			c.werr = unix.Errno(-cqe.Res)
+			c.fly = c.fly[:0]
+			rp.mark(c, true, true, true)
+			return
+		}
+		c.flyOff += int(cqe.Res)
+		if c.flyOff < len(c.fly) {
+			uring.PrepSend(rp.sqe(), c.fd, c.fly[c.flyOff:], userData(kindSend, c.gen, c.fd))
+			return
+		}
+		// Done: its buffer takes the next bytes.
+		spare := c.fly[:0]
+		c.fly, c.flyOff = nil, 0
+		if len(c.out) > 0 {
+			c.fly, c.out = c.out, spare
+			uring.PrepSend(rp.sqe(), c.fd, c.fly, userData(kindSend, c.gen, c.fd))
+		} else {
+			c.out = spare
+		}
+		if c.waitW {
+			c.waitW = false
+			rp.mark(c, false, true, false)
+		}
+	case kindPoll:
+		if !current {
+			return
+		}
+		ev := uint32(cqe.Res)
+		rp.mark(c, false, ev&unix.POLLOUT != 0 || cqe.Res < 0, ev&(unix.POLLERR|unix.POLLHUP) != 0 || cqe.Res < 0)
+	}
+}
+
+// wake makes a concurrent or later wait return.
+func (rp *ringPoller) wake() error {
+	var one = [8]byte{1, 0, 0, 0, 0, 0, 0, 0}
+	_, err := unix.Write(rp.wakefd, one[:])
+	if err == unix.EAGAIN {
+		return nil
+	}
+	return os.NewSyscallError("write", err)
+}
+
+func (rp *ringPoller) close() error {
+	unix.Close(rp.wakefd)
+	rp.bufs.Close()
+	return rp.r.Close()
+}

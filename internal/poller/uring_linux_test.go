@@ -1,0 +1,141 @@
+//go:build linux
+
+package poller
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/brk-bench/brk/internal/uring"
+)
+
+// newRing is a ring poller on the test's thread, locked to it.
+func newRing(t *testing.T) *Poller {
+	t.Helper()
+	runtime.LockOSThread()
+	t.Cleanup(runtime.UnlockOSThread)
+	if err := uring.Available(); err != nil {
+		t.Skipf("io_uring: %v", err)
+	}
+	p, err := NewUring()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// waitFor waits up to a second for an event of fd that satisfies ok.
+func waitFor(t *testing.T, p *Poller, fd int, ok func(Event) bool) Event {
+	t.Helper()
+	evs := make([]Event, 16)
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		n, err := p.WaitNs(evs, int64(20*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs[:n] {
+			if int(e.Fd) == fd && ok(e) {
+				return e
+			}
+		}
+	}
+	t.Fatalf("no such event for fd %d in 1 s", fd)
+	return Event{}
+}
+
+// A connection on the ring: the connect's poll is a writable event; the
+// bytes a peer sends arrive through Raw's Read (would block when none are
+// queued); what Raw's Write takes goes out with the next wait; the peer's
+// close is a readable hang-up and a Read of 0.
+func TestUringConnection(t *testing.T) {
+	p := newRing(t)
+	a, z := socketpair(t)
+	if err := p.Add(a); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, a, func(e Event) bool { return e.Writable })
+	raw := p.Raw(a)
+	buf := make([]byte, 64)
+	if n, err := raw.Read(buf); n != 0 || err != unix.EAGAIN {
+		t.Fatalf("read before any byte: %d, %v; want would block", n, err)
+	}
+	if n, err := raw.Write([]byte("GET / HTTP/1.1\r\n\r\n")); n != 18 || err != nil {
+		t.Fatalf("write: %d, %v", n, err)
+	}
+	p.WaitNs(make([]Event, 4), 0) // submits the send
+	in := make([]byte, 64)
+	var got []byte
+	for deadline := time.Now().Add(time.Second); len(got) < 18 && time.Now().Before(deadline); {
+		n, _ := unix.Read(z, in)
+		if n > 0 {
+			got = append(got, in[:n]...)
+		}
+		p.WaitNs(make([]Event, 4), int64(time.Millisecond))
+	}
+	if string(got) != "GET / HTTP/1.1\r\n\r\n" {
+		t.Fatalf("the peer read %q", got)
+	}
+	resp := bytes.Repeat([]byte("r"), 10000) // three of the ring's 4 KiB buffers
+	if _, err := unix.Write(z, resp); err != nil {
+		t.Fatal(err)
+	}
+	var read []byte
+	for deadline := time.Now().Add(time.Second); len(read) < len(resp) && time.Now().Before(deadline); {
+		waitFor(t, p, a, func(e Event) bool { return e.Readable })
+		for {
+			n, err := raw.Read(buf)
+			if err == unix.EAGAIN {
+				break
+			}
+			if err != nil || n == 0 {
+				t.Fatalf("read: %d, %v", n, err)
+			}
+			read = append(read, buf[:n]...)
+		}
+	}
+	if !bytes.Equal(read, resp) {
+		t.Fatalf("read %d bytes, want the %d sent", len(read), len(resp))
+	}
+	unix.Close(z)
+	waitFor(t, p, a, func(e Event) bool { return e.Readable && e.Hup })
+	if n, err := raw.Read(buf); n != 0 || err != nil {
+		t.Fatalf("read after the peer's close: %d, %v; want 0, nil", n, err)
+	}
+}
+
+// Forget cancels the receive armed on a descriptor, so that closing it
+// closes the socket (the peer reads its end); a completion of the old
+// connection never reaches a new one on the same descriptor number.
+func TestUringForgetClosesTheSocket(t *testing.T) {
+	p := newRing(t)
+	a, z := socketpair(t)
+	if err := p.Add(a); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, a, func(e Event) bool { return e.Writable })
+	p.Raw(a)
+	p.WaitNs(make([]Event, 4), 0) // arms the receive
+	p.Forget(a)
+	unix.Close(a)
+	unix.SetNonblock(z, false)
+	tv := unix.Timeval{Sec: 1}
+	unix.SetsockoptTimeval(z, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	if n, err := unix.Read(z, make([]byte, 8)); n != 0 || err != nil {
+		t.Fatalf("the peer read %d, %v; want its end (0, nil): the ring kept the socket open", n, err)
+	}
+	evs := make([]Event, 4)
+	for i := 0; i < 5; i++ {
+		n, _ := p.WaitNs(evs, int64(5*time.Millisecond))
+		for _, e := range evs[:n] {
+			if int(e.Fd) == a {
+				t.Fatalf("an event %+v for a forgotten descriptor", e)
+			}
+		}
+	}
+}
