@@ -73,7 +73,8 @@ func TestUringMeasuresAlike(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			testenv.Parallel(t, testenv.Waits)
+			// Unthrottled loads against nginx, in this process: a core.
+			testenv.Parallel(t, testenv.Busy)
 			var shape [2]string
 			for i, io := range []string{brk.IOEpoll, brk.IOUring} {
 				res, served := c.run(t, io)
