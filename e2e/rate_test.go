@@ -229,6 +229,9 @@ func TestRateCapacityBreak(t *testing.T) {
 		}
 		checkRateAccounting(t, res)
 		validateRateSchema(t, schema, res)
+		// Still behind after runRateRetry's attempts: brk says it could
+		// not keep the schedule on this loaded box, as it should.
+		skipOnNoise(t, res)
 		// 50, 150, 250, then the final pair confirmed: 150 and 250 again.
 		if res.Verdict != brk.VerdictBroken || res.LastAccepted == nil || *res.LastAccepted != 150 ||
 			res.FirstRejected == nil || *res.FirstRejected != 250 || len(res.Phases) != 5 {
