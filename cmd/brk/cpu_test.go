@@ -391,6 +391,16 @@ func runScript(t *testing.T, line string) result {
 	return r
 }
 
+// expectVerdict checks that r ended with a verdict on its last stdout
+// line, done or broken: the progress tests check what is printed while a
+// run goes, and a busy box may break the level (timeouts at 1s).
+func expectVerdict(t *testing.T, r result) {
+	t.Helper()
+	if r.code != 0 && r.code != 1 || !verdictLine(lastLine(strings.ReplaceAll(r.stdout, "\r", ""))) {
+		t.Errorf("exit %d, last line %q: want a verdict (done or broken)\n%s", r.code, lastLine(r.stdout), r)
+	}
+}
+
 // TestProgress: live progress is a line a second on stderr when stderr is
 // a terminal, never on stdout, never with --quiet.
 func TestProgress(t *testing.T) {
@@ -444,7 +454,7 @@ func TestProgress(t *testing.T) {
 	t.Run("pipes", func(t *testing.T) {
 		testenv.Parallel(t, testenv.Waits)
 		r := runBrk(t, args("1500ms")...)
-		expect(t, r, 0, "Done (4 concurrent requests)")
+		expectVerdict(t, r)
 		if n := progressLines(r.stdout) + progressLines(r.stderr); n != 0 || strings.Contains(r.stdout+r.stderr, "…") {
 			t.Errorf("%d progress lines without a terminal, want 0\n%s", n, r)
 		}
@@ -453,12 +463,10 @@ func TestProgress(t *testing.T) {
 	t.Run("quiet", func(t *testing.T) {
 		testenv.Parallel(t, testenv.Waits)
 		r := runScript(t, cmdline(args("1500ms", "--quiet")))
-		if n := progressLines(r.stdout); r.code != 0 || n != 0 || strings.Contains(r.stdout, "…") {
-			t.Errorf("exit %d with %d progress lines under a terminal with --quiet, want 0 with 0\n%s", r.code, n, r)
+		if n := progressLines(r.stdout); n != 0 || strings.Contains(r.stdout, "…") {
+			t.Errorf("%d progress lines under a terminal with --quiet, want 0\n%s", n, r)
 		}
-		if !strings.Contains(r.stdout, "Done (4 concurrent requests)") {
-			t.Errorf("no verdict in the terminal output\n%s", r)
-		}
+		expectVerdict(t, r)
 	})
 
 	t.Run("stdout piped", func(t *testing.T) {

@@ -71,7 +71,6 @@ func ulimitBrk(t *testing.T, limit string, extra []*os.File, args ...string) res
 // that passes the pre-check but runs out of descriptors while setting up
 // connections ends inconclusive with the same advice.
 func TestNoFileLimit(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{})
 	url := fx.URL("/plain")
 	common := []string{"--threads", "1", "--timeout", "1s", "--max", "1", "--phase", "300ms", "--expect-body", "ok"}
