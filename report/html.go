@@ -50,6 +50,10 @@ func WriteHTML(w io.Writer, r *brk.Result, c HTMLConditions) error {
 	if r.Verdict == brk.VerdictInterrupted && r.Reason == string(brk.VerdictInterrupted) {
 		d.Reason = ""
 	}
+	// An inconclusive run's headline is its reason.
+	if d.Reason != "" && strings.Contains(d.Final, strings.ReplaceAll(d.Reason, "\n", " ")) {
+		d.Reason = ""
+	}
 	d.VerdictClass = "v-" + string(r.Verdict)
 	switch r.Verdict {
 	case brk.VerdictDone, brk.VerdictBroken, brk.VerdictInterrupted, brk.VerdictInconclusive:

@@ -89,4 +89,13 @@ func TestHTMLPeakAndOneReason(t *testing.T) {
 	if !strings.Contains(doc, `<div class="reason run">`) || !strings.Contains(doc, `<span class="nw">--threads</span>`) {
 		t.Errorf("the reason box, its --threads on one line:\n%s", doc)
 	}
+	// An inconclusive run's headline is "Inconclusive: " and its reason:
+	// no reason box repeats it (seen on a busy box).
+	r.Verdict = brk.VerdictInconclusive
+	r.Reason = "the box was busy in 8 of 8 phases and the runs of 24 concurrent requests disagreed"
+	doc = writeHTML(t, r)
+	if n := strings.Count(doc, r.Reason); n != 1 || strings.Contains(doc, `<div class="reason run">`) {
+		t.Errorf("an inconclusive run's reason is in the page %d times (a reason box: %v), want once, in the headline",
+			n, strings.Contains(doc, `<div class="reason run">`))
+	}
 }
