@@ -13,6 +13,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/e2ekit"
 	"github.com/brk-bench/brk/internal/hostile"
 	"github.com/brk-bench/brk/internal/testenv"
 )
@@ -25,7 +26,13 @@ var h2Depths = []int{1, 8, 32, 100}
 func checkH2Exact(t *testing.T, res *brk.Result, served func(want int) int) {
 	t.Helper()
 	checkAccounting(t, res)
-	if res.Verdict != brk.VerdictDone || res.Protocol != "h2" {
+	busy := res.Verdict == brk.VerdictInconclusive && 2*e2ekit.BusyPhases(res) > len(res.Phases)
+	switch {
+	case res.Protocol == "h2" && busy:
+		// brk could not hold the level on a busy box and said so; what it
+		// sent must still be what the server served.
+		t.Logf("inconclusive on a busy box, as it should be there: %s; the counts are still checked", res.Reason)
+	case res.Verdict != brk.VerdictDone || res.Protocol != "h2":
 		t.Fatalf("verdict %s protocol %s, want done h2: %s", res.Verdict, res.Protocol, describe(res))
 	}
 	tc := total(res)
