@@ -136,6 +136,10 @@ func TestHelpExamples(t *testing.T) {
 				}
 			}
 			r := runBrk(t, a...)
+			if busyInconclusive(r) {
+				t.Logf("brk %s --help: example %q: inconclusive on a busy box, as it should be there", cmd, strings.Join(ex, " "))
+				continue
+			}
 			if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) {
 				t.Errorf("brk %s --help: example %q ended %d, want a verdict\n%s", cmd, strings.Join(ex, " "), r.code, r)
 			}
