@@ -118,7 +118,9 @@ var coordinatorPort = testenv.FreePort
 // port picked first, shard 0 fails to bind it and startCoordinator starts
 // it again on another port, where it listens itself.
 func TestStartCoordinatorRetriesATakenPort(t *testing.T) {
-	testenv.Parallel(t, testenv.Waits)
+	// Serial: it points the package's coordinatorPort at a taken port,
+	// which every sharded test beside it would read (a data race the race
+	// detector caught on a busy run when it ran in parallel).
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
