@@ -9,32 +9,17 @@ import "golang.org/x/sys/unix"
 // ErrWouldBlock without a system call, until the next Arm. After a
 // hang-up it reads to the end.
 type Plain struct {
-	fd      int
-	raw     Raw // the ring's byte mover (OpenRaw); nil: system calls on fd
+	socket
 	drained bool
 	hup     bool
 }
 
 // Open points p at a new connection's descriptor.
-func (p *Plain) Open(fd int) { *p = Plain{fd: fd} }
+func (p *Plain) Open(fd int) { *p = Plain{socket: socket{fd: fd}} }
 
 // OpenRaw points p at a new connection whose bytes raw moves (an
 // io_uring's).
-func (p *Plain) OpenRaw(fd int, raw Raw) { *p = Plain{fd: fd, raw: raw} }
-
-func (p *Plain) read(b []byte) (int, error) {
-	if p.raw != nil {
-		return p.raw.Read(b)
-	}
-	return rawRead(p.fd, b)
-}
-
-func (p *Plain) write(b []byte) (int, error) {
-	if p.raw != nil {
-		return p.raw.Write(b)
-	}
-	return rawWrite(p.fd, b)
-}
+func (p *Plain) OpenRaw(fd int, raw Raw) { *p = Plain{socket: socket{fd: fd, raw: raw}} }
 
 // Arm implements Transport.
 func (p *Plain) Arm(hup bool) {

@@ -48,28 +48,13 @@ func (*wouldBlock) Temporary() bool { return true }
 
 // sock is the net.Conn under a tls.Conn.
 type sock struct {
-	fd       int
+	socket             // raw set once established (UseRaw)
 	blocking bool      // handshake: wait with poll(2) until deadline
 	deadline time.Time // handshake deadline
 	drained  bool      // the last read was short: the socket is empty
 	hup      bool      // the peer closed: read to EOF
 	eof      bool      // a read returned EOF
 	out      []byte    // ciphertext the socket has not taken yet
-	raw      Raw       // the ring's byte mover once established (UseRaw); nil: system calls
-}
-
-func (s *sock) read(b []byte) (int, error) {
-	if s.raw != nil {
-		return s.raw.Read(b)
-	}
-	return rawRead(s.fd, b)
-}
-
-func (s *sock) write(b []byte) (int, error) {
-	if s.raw != nil {
-		return s.raw.Write(b)
-	}
-	return rawWrite(s.fd, b)
 }
 
 var errHandshakeTimeout = os.ErrDeadlineExceeded
@@ -206,7 +191,7 @@ type TLSInfo = exchange.TLSInfo
 // the deadline passes. It is the setup path: call it from a goroutine of
 // its own, never from a worker's loop. The descriptor stays the caller's.
 func Handshake(fd int, cfg *tls.Config, deadline time.Time) (*TLS, error) {
-	t := &TLS{s: sock{fd: fd, blocking: true, deadline: deadline}}
+	t := &TLS{s: sock{socket: socket{fd: fd}, blocking: true, deadline: deadline}}
 	t.c = tls.Client(&t.s, cfg)
 	// The socket wrapper enforces the deadline in poll(2); HandshakeContext
 	// would add a watcher goroutine per handshake for nothing.
