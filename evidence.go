@@ -7,7 +7,7 @@ import (
 
 // Evidence is a judged phase's evidence (docs/search.md): margins
 // [{term, bad, total, allowed, margin}], binding, stall {at_ns, span_ns,
-// failures, requests, of}, too_close, busy.
+// failures, requests, of, at_end}, too_close, busy.
 type Evidence = sched.Evidence
 
 // OtherCPU is the box's other load over a phase: mean and peak cores used

@@ -18,8 +18,8 @@ func EvidenceLine(s *brk.PhaseStats) string {
 	}
 	var parts []string
 	if st := e.Stall; st != nil {
-		parts = append(parts, fmt.Sprintf("a stall: %d of its %d failures within %s from %s (the rest held)",
-			st.Failures, st.Of, seconds(st.Span.Seconds()), seconds(st.At.Seconds())))
+		parts = append(parts, fmt.Sprintf("a stall: %d of its %d failures within %s from %s%s (the rest held)",
+			st.Failures, st.Of, seconds(st.Span.Seconds()), seconds(st.At.Seconds()), toTheEnd(st.AtEnd)))
 	}
 	if e.Close {
 		for _, m := range e.Margins {
@@ -79,8 +79,8 @@ func WriteBreakEvidence(w io.Writer, r *brk.Result) {
 		fmt.Fprintln(w)
 	}
 	for _, st := range fp.Stalls {
-		fmt.Fprintf(w, "stall: phase %d at %d %s, %d of %d failures within %s from %s\n",
-			st.Phase, st.Level, unit, st.Failures, st.Of, seconds(st.Span.Seconds()), seconds(st.At.Seconds()))
+		fmt.Fprintf(w, "stall: phase %d at %d %s, %d of %d failures within %s from %s%s\n",
+			st.Phase, st.Level, unit, st.Failures, st.Of, seconds(st.Span.Seconds()), seconds(st.At.Seconds()), toTheEnd(st.AtEnd))
 	}
 	for _, c := range fp.Conflicts {
 		fmt.Fprintf(w, "conflict: %d %s rejected below %d, which held\n", c.Low, unit, c.High)
@@ -124,4 +124,12 @@ func busyPhases(r *brk.Result) (busy int, peak, steal float64) {
 		}
 	}
 	return busy, peak, steal
+}
+
+// toTheEnd says that a stall lasted to its phase's end.
+func toTheEnd(atEnd bool) string {
+	if atEnd {
+		return " to the phase's end"
+	}
+	return ""
 }

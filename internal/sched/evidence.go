@@ -73,6 +73,10 @@ type Stall struct {
 	Failures uint64        `json:"failures"` // failures inside the span
 	Requests uint64        `json:"requests"` // outcomes inside the span
 	Of       uint64        `json:"of"`       // the phase's failures
+	// AtEnd: the span lasted to the phase's end (no response succeeded
+	// after it), which only a test whose client holds the load (requests,
+	// connections) tells as a stall.
+	AtEnd bool `json:"at_end,omitempty"`
 }
 
 // Evidence is what a phase says beside its verdict.
@@ -200,7 +204,11 @@ func slowerThan(s *metrics.Phase, limit time.Duration) uint64 {
 // no wider than max(3 × timeout, 10 % of the phase) (one span more for
 // their alignment), in a phase at least twice as long, holding at least
 // StallShare of its failures, while the phase's other outcomes met
-// --accept and responses succeeded after it (the server recovered).
+// --accept and responses succeeded after it (the server recovered) or,
+// where the client holds the load (not the rate test), the span lasted to
+// the phase's end: there an overload fails from the first round trips
+// on, so failures that begin late, after a phase that held, are a pause
+// the phase's end cut short (AtEnd).
 func findStall(tl *metrics.Timeline, plan Plan, active time.Duration) *Stall {
 	if tl == nil || tl.WidthNs <= 0 {
 		return nil
@@ -251,17 +259,17 @@ func findStall(tl *metrics.Timeline, plan Plan, active time.Duration) *Stall {
 		bestOK -= spans[end-1].Succeeded
 		end--
 	}
-	// The server recovered: responses succeeded after the span. Failures
-	// that last to the phase's end are an overload building up (a rate
-	// test's backlog), not a pause.
+	// The server recovered: responses succeeded after the span. In the
+	// rate test failures that last to the phase's end are an overload
+	// building up (a backlog), not a pause.
 	var after uint64
 	for _, s := range spans[end:] {
 		after += s.Succeeded
 	}
-	if after == 0 {
+	if after == 0 && plan.Mode.Clocked() {
 		return nil
 	}
 	w := time.Duration(tl.WidthNs)
 	return &Stall{At: time.Duration(at) * w, Span: time.Duration(end-at) * w,
-		Failures: best, Requests: best + bestOK, Of: failed}
+		Failures: best, Requests: best + bestOK, Of: failed, AtEnd: after == 0}
 }

@@ -35,6 +35,9 @@ func TestExamine(t *testing.T) {
 	stallFailed := spread(10, 0)
 	stallFailed[4], stallFailed[5], stallFailed[6] = 10, 12, 2
 	spreadFailed := spread(10, 3)
+	endFailed := []uint64{0, 0, 0, 0, 0, 0, 0, 10, 12, 2}
+	ratePlan := stallPlan
+	ratePlan.Mode = Rate
 	p99Plan := stallPlan
 	p99Plan.MaxP99 = time.Millisecond // measured's latencies are 1.0–1.5 ms: all slower
 	busy := func(m *Measurement) *Measurement {
@@ -57,7 +60,8 @@ func TestExamine(t *testing.T) {
 		{"clean: success binding with margin +1", measured(10000, 0, 0, okSetups, 4), reqPlan, TermSuccess, false, false, false},
 		{"a stall: 24 of 24 failures in 0.3 s, the rest held", withTimeline(measured(976, 24, 0, okSetups, 4), spread(10, 97), stallFailed), stallPlan, TermSuccess, true, false, false},
 		{"failures spread over the phase: no stall", withTimeline(measured(970, 30, 0, okSetups, 4), spread(10, 97), spreadFailed), stallPlan, TermSuccess, false, false, false},
-		{"failures to the phase's end (a backlog building up): no stall", withTimeline(measured(976, 24, 0, okSetups, 4), spread(10, 97), []uint64{0, 0, 0, 0, 0, 0, 0, 10, 12, 2}), stallPlan, TermSuccess, false, false, false},
+		{"the rate test: failures to the phase's end (a backlog building up) are no stall", withTimeline(measured(976, 24, 0, okSetups, 4), spread(10, 97), endFailed), ratePlan, TermSuccess, false, false, false},
+		{"the requests test: failures that begin late and last to the end are a stall the phase cut short", withTimeline(measured(976, 24, 0, okSetups, 4), spread(10, 97), endFailed), stallPlan, TermSuccess, true, false, false},
 		{"too close: 2 failures of 10,000 where 1 is allowed", measured(9998, 2, 0, okSetups, 4), reqPlan, TermSuccess, false, true, false},
 		{"too close: at the allowance", measured(9999, 1, 0, okSetups, 4), reqPlan, TermSuccess, false, true, false},
 		{"not close: 3 failures where 1 is allowed", measured(9997, 3, 0, okSetups, 4), reqPlan, TermSuccess, false, false, false},
@@ -71,8 +75,14 @@ func TestExamine(t *testing.T) {
 			if e.Binding != c.binding || (e.Stall != nil) != c.stall || e.Close != c.close || e.Busy != c.busy {
 				t.Fatalf("evidence %+v (stall %+v), want binding %v stall %v close %v busy %v", e, e.Stall, c.binding, c.stall, c.close, c.busy)
 			}
-			if c.stall && (e.Stall.Failures != 24 || e.Stall.At != 400*time.Millisecond) {
-				t.Fatalf("stall %+v, want 24 failures from 0.4 s", e.Stall)
+			if c.stall {
+				at, atEnd := 400*time.Millisecond, false
+				if c.m.Stats.Timeline.Spans[9].Failed > 0 {
+					at, atEnd = 700*time.Millisecond, true
+				}
+				if e.Stall.Failures != 24 || e.Stall.At != at || e.Stall.AtEnd != atEnd {
+					t.Fatalf("stall %+v, want 24 failures from %v, at the end %v", e.Stall, at, atEnd)
+				}
 			}
 			for _, m := range e.Margins {
 				if m.Margin < -1 || m.Margin > 1 {
