@@ -474,8 +474,10 @@ type PhaseStats struct {
 	// IdleCloses counts connections the server ended while nothing was
 	// outstanding on them, announcing it with a response that answered no
 	// request (HTTP/1.1: an idle timeout's 408 Request Timeout with
-	// Connection: close, as haproxy sends), or with a 408 that crossed the
-	// request just written on the idle connection (that request was
+	// Connection: close, as haproxy sends), with a 408 that crossed the
+	// request just written on the idle connection, or (HTTP/1.1) with a
+	// reset or close before a byte of the response to a GET or HEAD
+	// written on it idle after an earlier response (that request was
 	// replayed once). Each connection was replaced; no request failed for
 	// it. Absent when none.
 	IdleCloses uint64 `json:"idle_closes,omitempty"`

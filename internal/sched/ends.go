@@ -73,6 +73,10 @@ func (w *worker) abrupt(o *owner, now int64, err error) {
 	}
 	if o.outstanding() > 0 {
 		w.integrate(now)
+		if w.raced(o) {
+			w.replayRaced(o, now)
+			return
+		}
 		if o.independent() {
 			// Each written request failed on its own.
 			w.failWritten(o, metrics.Transport)
@@ -81,6 +85,45 @@ func (w *worker) abrupt(o *owner, now int64, err error) {
 			w.failWritten(o, metrics.Abandoned)
 		}
 	}
+	w.retireConn(o, now, false)
+}
+
+// raced reports whether a connection that ended abruptly (a reset, or a
+// close without a byte of the response) most likely lost the idle
+// timeout's race: an HTTP/1.1 connection that had carried a response,
+// nothing read from it since a request was written on it with nothing
+// else outstanding, and every written request one that may be replayed
+// (GET, HEAD) and has not been replayed for such a race yet. The server
+// ended the connection as idle before the request reached it. Go's client
+// retries then (a reused connection, a replayable request, no byte of a
+// response); a fresh connection that ends so is the server's failure.
+func (w *worker) raced(o *owner) bool {
+	if !o.reused || !o.silent || o.independent() {
+		return false
+	}
+	for k := o.head; k != o.tail; k++ {
+		if s := o.slot(k); s.state == slotWritten && (s.crossed || !w.replayFor(s)) {
+			return false
+		}
+	}
+	return true
+}
+
+// replayRaced ends a connection that lost the idle timeout's race (raced):
+// an idle close, its written requests replayed once on a new connection
+// with their original admission and deadline; none fails for it.
+func (w *worker) replayRaced(o *owner, now int64) {
+	for k := o.head; k != o.tail; k++ {
+		if s := o.slot(k); s.state == slotWritten {
+			s.crossed = true
+			s.state = slotQueued // written again from its first byte
+			o.inflight--
+			w.outN--
+			w.rec.Replayed++
+		}
+	}
+	w.rec.IdleCloses++
+	w.updateTarget(o, now)
 	w.retireConn(o, now, false)
 }
 

@@ -133,3 +133,73 @@ func TestBusy408IsAStatus(t *testing.T) {
 		t.Fatalf("want the one 408 a status outcome and no idle close")
 	}
 }
+
+// answerThenHangUp is a connection script: answer one request, then read
+// the next and end the connection without a byte of its response (reset:
+// a RST, else a FIN): the idle timeout's race as a server that closes an
+// idle connection without a 408 leaves it.
+func answerThenHangUp(reset bool) hostile.Script {
+	return func(c *hostile.Conn, _ int) {
+		if _, err := c.ReadRequest(); err != nil {
+			return
+		}
+		if err := c.Respond([]byte(hostile.OKResponse)); err != nil {
+			return
+		}
+		if _, err := c.ReadRequest(); err != nil {
+			return
+		}
+		if reset {
+			c.Reset()
+		} else {
+			c.Close()
+		}
+	}
+}
+
+// hangUpFirst is a connection script that reads the first request and
+// ends the connection without a byte (reset: a RST, else a FIN).
+func hangUpFirst(reset bool) hostile.Script {
+	return func(c *hostile.Conn, _ int) {
+		if _, err := c.ReadRequest(); err != nil {
+			return
+		}
+		if reset {
+			c.Reset()
+		} else {
+			c.Close()
+		}
+	}
+}
+
+// TestIdleRaceReplayedOnce: a reused connection that ends without a byte
+// of the response to a GET written on it idle (reset or closed) lost the
+// idle timeout's race: an idle close, the request replayed once on a new
+// connection, where it succeeds; no request fails. A POST is not
+// replayed: its loss is a transport failure. On a fresh connection the
+// same hang-up is the server's failure: nothing replayed.
+func TestIdleRaceReplayedOnce(t *testing.T) {
+	for _, reset := range []bool{true, false} {
+		name := map[bool]string{true: "reset", false: "closed"}[reset]
+		t.Run(name+"/GET", func(t *testing.T) {
+			s := idlePhase(t, firstConn(answerThenHangUp(reset)), 1, true)
+			if s.IdleCloses != 1 || s.Replayed != 1 || s.Counts.FailedTotal() != 0 ||
+				s.Counts.Succeeded < 2 || s.Counts.Succeeded != s.Counts.Attempted || s.Setups.Established < 2 {
+				t.Fatalf("want one idle close, its request replayed and every request a success")
+			}
+		})
+		t.Run(name+"/POST", func(t *testing.T) {
+			s := idlePhase(t, firstConn(answerThenHangUp(reset)), 1, false)
+			if s.IdleCloses != 0 || s.Replayed != 0 || s.Counts.Failed[metrics.Transport] != 1 || s.Counts.FailedTotal() != 1 {
+				t.Fatalf("want the POST a transport failure, nothing replayed")
+			}
+		})
+		t.Run(name+"/fresh connection", func(t *testing.T) {
+			s := idlePhase(t, hangUpFirst(reset), 1, true)
+			f := s.Counts.Failed[metrics.Transport]
+			if s.IdleCloses != 0 || s.Replayed != 0 || f == 0 || s.Counts.Succeeded != 0 {
+				t.Fatalf("want every request a transport failure, nothing replayed")
+			}
+		})
+	}
+}

@@ -101,6 +101,7 @@ func (w *worker) readAll(o *owner, now int64) bool {
 			w.proved(o)
 		}
 		w.rec.BytesRead += uint64(n)
+		o.silent = false
 		if !w.consume(o, w.rbuf[:n], w.now()) {
 			return false
 		}

@@ -110,6 +110,9 @@ func (w *worker) markWritten(o *owner, upTo uint32, now int64) {
 		}
 		s.state = slotWritten
 		s.idle = o.inflight == 0
+		if s.idle {
+			o.silent = true
+		}
 		o.inflight++
 		w.outN++
 		if d := now - s.start; d > w.rec.MaxSendDelayNs {
@@ -158,6 +161,7 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 	}
 	w.integrate(now)
 	w.resolve(o, c.Token)
+	o.reused = true
 	w.updateTarget(o, now)
 	if !w.pol.answered(w, o, c.Closing, now) {
 		return false

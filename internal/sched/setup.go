@@ -30,6 +30,7 @@ func (w *worker) dial(o *owner, now int64) {
 	o.connStart = now
 	o.state = stConnecting
 	o.sent = 0
+	o.reused, o.silent = false, false
 	o.committed = w.admitting
 	o.blocked = false
 	// A new connection: what is still in the ring (replays) is queued

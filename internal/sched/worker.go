@@ -66,6 +66,8 @@ type owner struct {
 	limSpans    limitSpans
 
 	fresh       bool  // established, and nothing read from it yet
+	reused      bool  // a response completed on this connection
+	silent      bool  // nothing read since a request was written on it idle (ends.go: raced)
 	setupNs     int64 // how long the current connection's setup took
 	hsAbandoned bool  // an interrupt gave up the handshake in flight
 }
