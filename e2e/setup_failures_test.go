@@ -81,13 +81,14 @@ func TestConnectTimeout(t *testing.T) {
 // TestReplayDeadlineDuringConnect is TestH2ReplayDeadlineDuringSetup over
 // HTTP/1.1, whose session cannot take one queued request back. The server
 // (a backlog-1 listener the test accepts from once) holds 4 pipelined GETs
-// for about 200 ms while it fills its accept queue, then answers the first
+// for 300 ms (holdFor) while it fills its accept queue, then answers the first
 // with Connection: close. The 3 followers are replayed onto a new
 // connection whose SYN the full queue drops; their deadlines (500 ms after
 // admission) pass while it connects: 3 timeouts, not a setup failure. The
 // setup itself runs into its own deadline later, with nothing charged to
 // it (admission ended at 100 ms).
 func TestReplayDeadlineDuringConnect(t *testing.T) {
+	const holdFor = 300 * time.Millisecond // the admission window is 100 ms; the replays' deadlines 500 ms
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +119,7 @@ func TestReplayDeadlineDuringConnect(t *testing.T) {
 			served <- err
 			return
 		}
+		read := time.Now()
 		// Fill the accept queue: the last dial's timeout proves it full.
 		for i := 0; ; i++ {
 			c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
@@ -130,6 +132,13 @@ func TestReplayDeadlineDuringConnect(t *testing.T) {
 				return
 			}
 		}
+		// Answer well after admission ended (100 ms after the phase
+		// started, which was before the read): a response inside the
+		// window would free a slot for a fifth request (a busy run: the
+		// fill took about the window, and a fifth request met the dropped
+		// SYN). The controller that ends admission may run late on a
+		// loaded box; 300 ms leaves it 200.
+		time.Sleep(time.Until(read.Add(holdFor)))
 		_, err = syscall.Write(cfd, []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"))
 		served <- err
 	}()
