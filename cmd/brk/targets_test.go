@@ -228,7 +228,10 @@ func TestTargetsShardsRate(t *testing.T) {
 	ps := startShards(t, 2, dir, "rate", "--targets", filepath.Join(dir, "t.txt"), "--conn", "4", "--start", "400", "--max", "400", "--pace", "100",
 		"--phase", "500ms", "--threads", "1", "--timeout", "1s", "--quiet")
 	for i, p := range ps {
-		if r := p.wait(); r.code != 0 {
+		// What is checked is how the arrivals were dealt, whatever the
+		// verdict: a busy run rejected the level (1 s timeouts on 2 slots
+		// a shard, exit 1), its arrivals dealt as ever.
+		if r := p.wait(); r.code != 0 && r.code != 1 {
 			t.Fatalf("shard %d: %s", i, r)
 		}
 	}
