@@ -134,10 +134,22 @@ func TestBusy408IsAStatus(t *testing.T) {
 	}
 }
 
-// answerThenHangUp is a connection script: answer one request, then read
-// the next and end the connection without a byte of its response (reset:
-// a RST, else a FIN): the idle timeout's race as a server that closes an
-// idle connection without a 408 leaves it.
+// hangUp reads a request and ends the connection without a byte of its
+// response: reset, a RST; else a FIN.
+func hangUp(c *hostile.Conn, reset bool) {
+	if _, err := c.ReadRequest(); err != nil {
+		return
+	}
+	if reset {
+		c.Reset()
+	} else {
+		c.Close()
+	}
+}
+
+// answerThenHangUp is a connection script: answer one request, then hang
+// up on the next: the idle timeout's race as a server that closes an idle
+// connection without a 408 leaves it.
 func answerThenHangUp(reset bool) hostile.Script {
 	return func(c *hostile.Conn, _ int) {
 		if _, err := c.ReadRequest(); err != nil {
@@ -146,29 +158,7 @@ func answerThenHangUp(reset bool) hostile.Script {
 		if err := c.Respond([]byte(hostile.OKResponse)); err != nil {
 			return
 		}
-		if _, err := c.ReadRequest(); err != nil {
-			return
-		}
-		if reset {
-			c.Reset()
-		} else {
-			c.Close()
-		}
-	}
-}
-
-// hangUpFirst is a connection script that reads the first request and
-// ends the connection without a byte (reset: a RST, else a FIN).
-func hangUpFirst(reset bool) hostile.Script {
-	return func(c *hostile.Conn, _ int) {
-		if _, err := c.ReadRequest(); err != nil {
-			return
-		}
-		if reset {
-			c.Reset()
-		} else {
-			c.Close()
-		}
+		hangUp(c, reset)
 	}
 }
 
@@ -195,7 +185,7 @@ func TestIdleRaceReplayedOnce(t *testing.T) {
 			}
 		})
 		t.Run(name+"/fresh connection", func(t *testing.T) {
-			s := idlePhase(t, hangUpFirst(reset), 1, true)
+			s := idlePhase(t, func(c *hostile.Conn, _ int) { hangUp(c, reset) }, 1, true)
 			f := s.Counts.Failed[metrics.Transport]
 			if s.IdleCloses != 0 || s.Replayed != 0 || f == 0 || s.Counts.Succeeded != 0 {
 				t.Fatalf("want every request a transport failure, nothing replayed")
