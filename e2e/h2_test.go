@@ -22,11 +22,12 @@ import (
 var h2Depths = []int{1, 8, 32, 100}
 
 // checkH2Exact: the run is Done, every request succeeded, and the server
-// handled exactly what the client attempted.
-func checkH2Exact(t *testing.T, res *brk.Result, served func(want int) int) {
+// handled exactly what the client attempted. It reports whether brk ended
+// inconclusive on a busy box instead (the counts still checked).
+func checkH2Exact(t *testing.T, res *brk.Result, served func(want int) int) (busy bool) {
 	t.Helper()
 	checkAccounting(t, res)
-	busy := res.Verdict == brk.VerdictInconclusive && 2*e2ekit.BusyPhases(res) > len(res.Phases)
+	busy = res.Verdict == brk.VerdictInconclusive && 2*e2ekit.BusyPhases(res) > len(res.Phases)
 	switch {
 	case res.Protocol == "h2" && busy:
 		// brk could not hold the level on a busy box and said so; what it
@@ -42,6 +43,7 @@ func checkH2Exact(t *testing.T, res *brk.Result, served func(want int) int) {
 	if got := served(int(tc.Attempted)); uint64(got) != tc.Attempted {
 		t.Errorf("server handled %d requests, client attempted %d", got, tc.Attempted)
 	}
+	return busy
 }
 
 func fixtureServed(f *bench.Fixture) func(int) int {
@@ -70,9 +72,11 @@ func TestH2FixtureRequests(t *testing.T) {
 				target := brk.Target{URL: f.URL("/plain"), Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 				target.TLS.Insecure = tlsOn
 				res := runBrk(t, target, shortPlan(4, d, 300*time.Millisecond))
-				checkH2Exact(t, res, fixtureServed(f))
+				busy := checkH2Exact(t, res, fixtureServed(f))
 				p := res.Phases[0]
-				if p.TargetReachedOnce != 4 || p.ResetsSent != 0 || p.Setups.Established != 4 {
+				// On a busy box brk may not have held the level on every
+				// connection: that is why it said it could not tell.
+				if !busy && p.TargetReachedOnce != 4 || p.ResetsSent != 0 || p.Setups.Established != 4 {
 					t.Errorf("reached once %d, resets %d, setups %+v", p.TargetReachedOnce, p.ResetsSent, p.Setups)
 				}
 			})
