@@ -31,6 +31,12 @@ import (
 // latency 4L + 45 ms and the fast ones' 4L − 15 ms: the slow one passes the
 // 120 ms timeout near L = 19, the fast ones only near L = 34. The run
 // breaks on the slow target's timeouts while the fast ones still succeed.
+// The queue's length varies with the number of slow requests asleep (3.75
+// on average, about 2 either side), so the slow target's tail reaches the
+// timeout earlier: 2 of its ~33 requests a phase (1 % of the phase's) time
+// out from about L = 14, and every one of 14, 16 and 18 was rejected in one
+// run and held in another (a CI run ended "the levels conflict"). The
+// levels are 4 apart, so that at most one of them sits at the threshold.
 //
 // It needs the request mix's engine (issue 24 part A: Target.Mix sent,
 // PhaseStats.Targets filled); without it the run is refused or carries no
@@ -63,9 +69,9 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 		h2   bool
 		plan brk.Plan
 	}{
-		{"depth 1, http/1.1", brk.ModeConnections, false, brk.Plan{Start: 2, Pace: 2, Max: 48, KeepAlive: true,
+		{"depth 1, http/1.1", brk.ModeConnections, false, brk.Plan{Start: 2, Pace: 4, Max: 50, KeepAlive: true,
 			Phase: 500 * time.Millisecond, Timeout: mixTimeout, Accept: 99, Threads: 1}},
-		{"http/2", brk.ModeRequests, true, brk.Plan{Conns: 2, Start: 1, Pace: 1, Max: 24,
+		{"http/2", brk.ModeRequests, true, brk.Plan{Conns: 2, Start: 1, Pace: 2, Max: 25,
 			Phase: 500 * time.Millisecond, Timeout: mixTimeout, Accept: 99, Threads: 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -177,9 +183,11 @@ func checkTargetsAddUp(t *testing.T, p *brk.PhaseStats, mix []brk.Request) {
 
 // checkSlowLatency: the slow target's median is the fast targets' plus
 // mixSlow, within a quarter of it (a timer's overshoot, the queue's
-// variation); without a queue (first) the fast ones take about
-// mixService and the slow one mixService + mixSlow; with the slot
-// saturated (the last accepted phase) both are the model's (fastModel).
+// variation); without a queue (first) the fast ones take well under
+// mixSlow (about mixService on a quiet box, 15 ms when this process shares
+// its cores with the tests beside it; one that waited behind a slow
+// request would take mixSlow more); with the slot saturated (the last
+// accepted phase) both are the model's (fastModel).
 func checkSlowLatency(t *testing.T, p *brk.PhaseStats, slow int, first bool) {
 	t.Helper()
 	sl := p.Targets[slow].LatencyMs
@@ -210,8 +218,9 @@ func checkSlowLatency(t *testing.T, p *brk.PhaseStats, slow int, first bool) {
 		if !first && fastModel(p.Level) > 0 && math.Abs(x.LatencyMs.P50-fastModel(p.Level)) > gap {
 			t.Errorf("phase %d at %d: %s's p50 %.2f ms, the model's %.1f ± %.0f (the queue of a saturated slot)", p.Index, p.Level, x.URL, x.LatencyMs.P50, fastModel(p.Level), gap)
 		}
-		if first && x.LatencyMs.P50 > gap {
-			t.Errorf("phase %d at %d: %s's p50 %.2f ms without a queue, want about the service time %v", p.Index, p.Level, x.URL, x.LatencyMs.P50, mixService)
+		if first && x.LatencyMs.P50 > slowMs/2 {
+			t.Errorf("phase %d at %d: %s's p50 %.2f ms without a queue, want well below the slow one's sleep %v (the service time %v): it waited behind a slow request",
+				p.Index, p.Level, x.URL, x.LatencyMs.P50, mixSlow, mixService)
 		}
 	}
 }
