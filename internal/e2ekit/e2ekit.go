@@ -74,6 +74,16 @@ func Describe(res *brk.Result) string {
 	for _, p := range res.Phases {
 		fmt.Fprintf(&b, "\n  phase %d level %d accepted=%v counts %+v setups %+v fault %q setup_err %q",
 			p.Index, p.Level, p.Accepted, p.Counts, p.Setups, p.ProtocolFault, p.SetupError)
+		if e := p.Evidence; e != nil {
+			fmt.Fprintf(&b, " evidence binding %s", e.Binding)
+			for _, m := range e.Margins {
+				fmt.Fprintf(&b, " [%s %d of %d, margin %.2f]", m.Term, m.Bad, m.Total, m.Margin)
+			}
+			fmt.Fprintf(&b, " too_close=%v busy=%v stall=%v", e.Close, e.Busy, e.Stall != nil)
+		}
+		if p.LatencyMs.Count > 0 {
+			fmt.Fprintf(&b, " p50 %.1f ms p99 %.1f ms max %.1f ms", p.LatencyMs.P50, p.LatencyMs.P99, p.LatencyMs.Max)
+		}
 	}
 	return b.String()
 }

@@ -12,12 +12,16 @@ import (
 // rejected before any held (the search would turn downward on it); it is in
 // conflict (rejected below a level that held, or that level); or it is an
 // end of the final pair. A stall abstains: a level whose only rejections
-// are stalls breaks only when every one of its runs stalled.
+// are stalls breaks only when every one of its runs stalled. A weak
+// rejection (on a busy box, too close to call: the box's load could have
+// made it) does not settle a level before its last run, and a break whose
+// every rejection was weak ends inconclusive.
 
 // levelRuns is one level's runs.
 type levelRuns struct {
 	level           int
 	acc, rej, stall int  // accepted runs, rejected runs, rejected runs that were stalls
+	weak            int  // of rej: judged on a busy box and too close to call
 	noisy           bool // a run's evidence asks for another
 	lastAcc         int  // the latest accepted run's phase index
 	lastRej         int  // the latest rejected run's phase index
@@ -36,6 +40,9 @@ func (r *levelRuns) add(idx int, j *Judged) {
 	default:
 		r.rej++
 		r.lastRej = idx
+		if j.Evidence.Weak() {
+			r.weak++
+		}
 	}
 	r.latestAccepted = accepted
 	r.noisy = r.noisy || j.Evidence.Noisy(accepted)
@@ -44,7 +51,8 @@ func (r *levelRuns) add(idx int, j *Judged) {
 func (r *levelRuns) runs() int { return r.acc + r.rej + r.stall }
 
 // verdict is whether the level held so far, and whether that is settled:
-// a majority of most runs agrees, or it has had them all.
+// a majority of most runs agrees, or it has had them all. Before its last
+// run a rejection is settled only with a rejection that was not weak.
 func (r *levelRuns) verdict(most int) (held, settled bool) {
 	n, need := r.runs(), most/2+1
 	switch {
@@ -55,7 +63,7 @@ func (r *levelRuns) verdict(most int) (held, settled bool) {
 		return r.acc > r.rej, true
 	case r.acc >= need:
 		return true, true
-	case r.rej >= need, r.rej >= 1 && r.rej+r.stall >= need:
+	case r.rej > r.weak && r.rej+r.stall >= need:
 		return false, true
 	case r.acc == 0 && r.rej == 0:
 		return false, false // stalls only, so far
@@ -238,10 +246,11 @@ func (s *levelState) priority(l int, b Bracket) int {
 }
 
 // finish is the run's end once nothing is left to run again: a conflict
-// that persisted, or a box busy in most phases whose runs of one level
-// disagreed, leaves the break inconclusive. A box busy throughout whose
-// runs all agreed keeps its verdict: the load did not move it, and each
-// phase names it.
+// that persisted, a break whose every rejection was weak, or a box busy
+// in most phases whose runs of one level disagreed, leaves the break
+// inconclusive. A box busy throughout whose runs all agreed keeps its
+// verdict when they were not all too close to call: the load did not move
+// it, and each phase names it.
 func (s *levelState) finish(mv Next) Next {
 	if mv.Verdict != Broken && mv.Verdict != Done {
 		return mv
@@ -253,6 +262,12 @@ func (s *levelState) finish(mv Next) Next {
 		mv.Verdict = Inconclusive
 		mv.Reason = fmt.Sprintf("the levels conflict: %d %s was rejected in %d of %d runs below %d, which held in %d of %d — the server's capacity varied more than one bracket can say (%s)",
 			c.Low, s.p.Mode.Unit(), lo.rej+lo.stall, lo.runs(), c.High, hi.acc, hi.runs(), s.pairText(b))
+		return mv
+	}
+	if r := s.levels[b.Broke]; mv.Verdict == Broken && s.mostRuns() > 1 && r != nil && r.rej > 0 && r.rej == r.weak {
+		mv.Verdict = Inconclusive
+		mv.Reason = fmt.Sprintf("each rejection of %d %s (%d of %d runs) was judged on a busy box (other processes, or the hypervisor's steal, used more than a quarter of a core for more than half of it) and was within one response of the SLA: the box's load alone could have made it (%s)",
+			b.Broke, s.p.Mode.Unit(), r.rej, r.runs(), s.pairText(b))
 		return mv
 	}
 	if busy, n := s.busyPhases(); s.mostRuns() > 1 && busy*2 > n {

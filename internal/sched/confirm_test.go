@@ -20,6 +20,7 @@ var (
 	closeR = outcome{ev: Evidence{Close: true}}
 	busyOK = outcome{ok: true, ev: Evidence{Busy: true}}
 	busyR  = outcome{ev: Evidence{Busy: true}}
+	weakR  = outcome{ev: Evidence{Busy: true, Close: true}}
 )
 
 // simulate runs Decide against a server whose run r (1-based) of a level
@@ -103,6 +104,27 @@ func TestConfirmRules(t *testing.T) {
 			}
 			return busyR
 		}, nil, Broken, 32, 33, "rejected at 33"},
+		// The break's every rejection on a busy box by one response: its
+		// runs agree, and still brk cannot tell the box's load from the
+		// server's (a CI run broke at 16 on p99 100.4 ms against
+		// --max-p99 100ms, where a quiet box reads 80 ms).
+		{"weak rejections in every run of the break: inconclusive", confirmPlan, func(l, r int) outcome {
+			if l <= 32 {
+				return busyOK
+			}
+			return weakR
+		}, nil, Inconclusive, 32, 33, "each rejection of 33 concurrent requests (3 of 3 runs) was judged on a busy box"},
+		{"two weak rejections do not settle a level: its third run does", confirmPlan, capacityWith(32, map[int][]outcome{33: {weakR, weakR}}),
+			[]int{8, 16, 32, 64, 48, 40, 36, 34, 33, 32, 33, 33}, Broken, 32, 33, "rejected at 33"},
+		{"weak rejections in 2 of 3 runs of the break, a hold in the third: inconclusive", confirmPlan, func(l, r int) outcome {
+			switch {
+			case l == 33 && r < 3:
+				return weakR
+			case l <= 33:
+				return busyOK
+			}
+			return busyR
+		}, nil, Inconclusive, 32, 33, "each rejection of 33 concurrent requests (2 of 3 runs) was judged on a busy box"},
 		{"busy in most phases, the runs of a level disagreeing: inconclusive", confirmPlan, func(l, r int) outcome {
 			switch {
 			case l == 16 && r == 1:
@@ -166,6 +188,14 @@ func TestLevelVerdict(t *testing.T) {
 		{[]outcome{rej, stall}, 3, false, true},
 		{[]outcome{held, rej, stall}, 3, false, true}, // a tie: not held
 		{[]outcome{held, rej}, 2, false, true},
+		{[]outcome{weakR}, 1, false, true},
+		{[]outcome{weakR, weakR}, 3, false, false}, // weak: the last run decides
+		{[]outcome{weakR, rej}, 3, false, true},
+		{[]outcome{weakR, weakR, weakR}, 3, false, true},
+		{[]outcome{weakR, weakR, held}, 3, false, true},
+		{[]outcome{weakR, stall}, 3, false, false},
+		{[]outcome{closeR, closeR}, 3, false, true}, // too close on a quiet box: settled
+		{[]outcome{busyR, busyR}, 3, false, true},   // a busy box's clear rejections: settled
 	} {
 		r := &levelRuns{level: 8}
 		for i, o := range c.runs {

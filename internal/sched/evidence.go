@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"math"
 	"math/bits"
 	"strconv"
 	"time"
@@ -103,6 +104,11 @@ func (e *Evidence) Noisy(accepted bool) bool {
 	return e.Stall != nil || e.Close || e.Busy && !accepted
 }
 
+// Weak reports whether a rejection's evidence cannot tell the server's
+// load from the box's: judged on a busy box, and too close to call (one
+// response more or less would have changed it).
+func (e *Evidence) Weak() bool { return e.Busy && e.Close }
+
 // StallShare is the least share of a rejected phase's failures that one
 // span must hold for a stall.
 const StallShare = 0.8
@@ -125,12 +131,17 @@ func Examine(m *Measurement, plan Plan, j Judgement) Evidence {
 		e.Margins = append(e.Margins, termMargin(TermSetups, st.Attempted-min(st.Established, st.Attempted), st.Attempted, plan.Accept.allowedShare()))
 	}
 	for _, t := range []struct {
-		term    Term
-		limit   time.Duration
-		allowed float64
-	}{{TermP99, plan.MaxP99, 0.01}, {TermP999, plan.MaxP999, 0.001}} {
+		term  Term
+		limit time.Duration
+		pct   float64
+	}{{TermP99, plan.MaxP99, 99}, {TermP999, plan.MaxP999, 99.9}} {
 		if t.limit > 0 && s.Latency != nil {
-			e.Margins = append(e.Margins, termMargin(t.term, slowerThan(s, t.limit), uint64(s.Latency.TotalCount()), t.allowed))
+			n := uint64(s.Latency.TotalCount())
+			var share float64
+			if n > 0 {
+				share = float64(quantileAllowed(t.pct, n)) / float64(n)
+			}
+			e.Margins = append(e.Margins, termMargin(t.term, slowerThan(s, t.limit), n, share))
 		}
 	}
 	bind := &e.Margins[0]
@@ -183,9 +194,26 @@ func tooClose(t *TermMargin, acc Accept) bool {
 	case TermSuccess, TermSetups:
 		allowed = acc.allowedOf(t.Total)
 	default:
-		allowed = uint64(float64(t.Total) * t.Allowed)
+		allowed = uint64(math.Round(float64(t.Total) * t.Allowed)) // quantileAllowed's count
 	}
 	return t.Bad+1 >= allowed && t.Bad <= allowed+1
+}
+
+// quantileAllowed is how many of n responses may be slower than a limit
+// while the latency judge's percentile pct (latencyRule: the histogram's
+// ValueAtQuantile, whose rank is ⌊pct/100 × n + 0.5⌋, at least 1, at most
+// n) stays within it: n − rank. p99 of 92 responses allows 1 (rank 91),
+// of 50 none (rank 50): ⌊0.01 × n⌋ would say 0 for 92, and a phase the
+// judge held would show a negative margin.
+func quantileAllowed(pct float64, n uint64) uint64 {
+	rank := pct/100*float64(n) + 0.5
+	if !(rank >= 1) {
+		rank = 1
+	}
+	if rank >= float64(n) {
+		return 0
+	}
+	return n - uint64(rank)
 }
 
 // slowerThan counts a phase's responses slower than limit.

@@ -132,3 +132,45 @@ func TestAllowedOf(t *testing.T) {
 		}
 	}
 }
+
+// The responses a latency limit allows agree with the judge: for every
+// phase of n responses of which k are slower than the limit, latencyRule
+// rejects exactly when k > quantileAllowed, and the margin is below zero
+// exactly then; tooClose brackets that boundary.
+func TestQuantileAllowedAgreesWithTheJudge(t *testing.T) {
+	for _, pct := range []float64{99, 99.9} {
+		plan := reqPlan
+		if pct == 99 {
+			plan.MaxP99 = 100 * time.Millisecond
+		} else {
+			plan.MaxP999 = 100 * time.Millisecond
+		}
+		for n := uint64(1); n <= 2100; n += 1 + n/40 {
+			allowed := quantileAllowed(pct, n)
+			for k := uint64(0); k <= min(n, allowed+3); k++ {
+				h := metrics.NewHistogram()
+				h.RecordValues(80_000, int64(n-k)) // 80 ms
+				h.RecordValues(120_000, int64(k))  // 120 ms
+				s := &metrics.Phase{Latency: h}
+				s.Counts.Attempted, s.Counts.Succeeded = n, n
+				rejected := latencyRule(s, plan, Names{}) != ""
+				if rejected != (k > allowed) {
+					t.Fatalf("p%v of %d with %d slow: the judge rejects %v, quantileAllowed says %d allowed", pct, n, k, rejected, allowed)
+				}
+				e := Examine(&Measurement{Stats: s}, plan, Judgement{})
+				m := e.Margins[len(e.Margins)-1]
+				if m.Bad != k || (m.Margin < 0) != rejected {
+					t.Fatalf("p%v of %d with %d slow: margin %+v, the judge rejects %v", pct, n, k, m, rejected)
+				}
+				if c := tooClose(&m, plan.Accept); c != (k > 0 && k+1 >= allowed && k <= allowed+1) {
+					t.Fatalf("p%v of %d with %d slow (%d allowed): too close %v", pct, n, k, allowed, c)
+				}
+			}
+		}
+	}
+	// The CI run's phase: 92 responses allow one slower than --max-p99
+	// (rank 91), 50 none.
+	if a, b := quantileAllowed(99, 92), quantileAllowed(99, 50); a != 1 || b != 0 {
+		t.Fatalf("p99 of 92 allows %d, of 50 %d; want 1 and 0", a, b)
+	}
+}
