@@ -207,20 +207,28 @@ func TestShardsRateNginx(t *testing.T) {
 // break against the capacity fixture (4 in service, 20 ms each: 200
 // requests/s at most; a 300 ms timeout) and find the pair one box finds
 // for the same plan, within the search's resolution, as brk merge of
-// their reports does.
+// their reports does. The one box searches at the same time, against a
+// fixture of its own with the same capacity (a sleep, not CPU: 200
+// requests/s cost brk and the fixture a few % of a core).
 func TestShardsRateSearchInStep(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
-	// The fixture is the server, in this process: --server-pid keeps its
-	// CPU out of the box's other load.
-	plan := []string{"rate", fx.URL("/plain"), "--conn", "8", "--start", "50", "--resolution", "10",
-		"--phase", "500ms", "--timeout", "300ms", "--threads", "1", "--quiet", "--server-pid", strconv.Itoa(os.Getpid())}
+	fxOne := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
+	// The fixtures are the servers, in this process: --server-pid keeps
+	// their CPU out of the box's other load.
+	planFor := func(fx *bench.Fixture) []string {
+		return []string{"rate", fx.URL("/plain"), "--conn", "8", "--start", "50", "--resolution", "10",
+			"--phase", "500ms", "--timeout", "300ms", "--threads", "1", "--quiet", "--server-pid", strconv.Itoa(os.Getpid())}
+	}
+	plan := planFor(fx)
 	dir := t.TempDir()
 	for attempt := 1; ; attempt++ {
 		ps := startShards(t, 2, dir, plan...)
+		oneBox := startBrk(t, nil, append(planFor(fxOne), "--json", filepath.Join(dir, "single.json"))...)
 		var rs []result
 		for _, p := range ps {
 			rs = append(rs, p.wait())
 		}
+		single := oneBox.wait()
 		a := readResult(t, filepath.Join(dir, "shard0.json"))
 		b := readResult(t, filepath.Join(dir, "shard1.json"))
 		if a.Plan.Search == nil || len(a.Phases) != len(b.Phases) || len(a.Phases) < 3 {
@@ -236,7 +244,6 @@ func TestShardsRateSearchInStep(t *testing.T) {
 		if merged.code != rs[0].code || lastLine(merged.stdout) != lastLine(rs[0].stdout) || len(m.Phases) != len(a.Phases) {
 			t.Fatalf("merge differs from the coordinator:\n%s\n%s", merged, rs[0])
 		}
-		single := runBrk(t, append(plan, "--json", filepath.Join(dir, "single.json"))...)
 		one := readResult(t, filepath.Join(dir, "single.json"))
 		ok := rs[0].code == 1 && single.code == 1 && a.FirstRejected != nil && one.FirstRejected != nil &&
 			abs(*a.FirstRejected-*one.FirstRejected) <= 10
