@@ -179,6 +179,15 @@ func (rp *ringPoller) forget(fd int) {
 	}
 	c := rp.conns[fd]
 	c.open = false
+	if len(c.out) > 0 && c.fly == nil && c.werr == nil {
+		// What Write took goes out before the close, as it would have on
+		// epoll, where a write is in the socket when it returns: an
+		// HTTP/2 GOAWAY before a reset, a request the engine counted as
+		// written. Best effort, like a nonblocking write: a full socket
+		// keeps the rest. Behind a send still in flight it would overtake
+		// it, so there it is dropped.
+		unix.Write(fd, c.out)
+	}
 	uring.PrepCancelFd(rp.sqe(), fd, userData(kindCancel, 0, fd))
 	// Submitted before the descriptor is closed: the cancel names it.
 	rp.r.Submit()

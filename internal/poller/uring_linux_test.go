@@ -139,3 +139,41 @@ func TestUringForgetClosesTheSocket(t *testing.T) {
 		}
 	}
 }
+
+// What Raw's Write took before Forget reaches the peer before the close
+// (an HTTP/2 GOAWAY before its reset): on epoll a write is in the socket
+// when it returns, and the ring keeps that meaning.
+func TestUringForgetSendsWhatWriteTook(t *testing.T) {
+	p := newRing(t)
+	a, z := socketpair(t)
+	if err := p.Add(a); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, a, func(e Event) bool { return e.Writable })
+	raw := p.Raw(a)
+	p.WaitNs(make([]Event, 4), 0) // arms the receive
+	goaway := []byte("\x00\x00\x08\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01")
+	if n, err := raw.Write(goaway); n != len(goaway) || err != nil {
+		t.Fatalf("write: %d, %v", n, err)
+	}
+	p.Forget(a) // before the next wait: the bytes are only queued
+	unix.Close(a)
+	unix.SetNonblock(z, false)
+	tv := unix.Timeval{Sec: 1}
+	unix.SetsockoptTimeval(z, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	got := make([]byte, 0, 64)
+	buf := make([]byte, 64)
+	for {
+		n, err := unix.Read(z, buf)
+		if err != nil {
+			t.Fatalf("the peer's read after %d bytes: %v", len(got), err)
+		}
+		if n == 0 {
+			break
+		}
+		got = append(got, buf[:n]...)
+	}
+	if !bytes.Equal(got, goaway) {
+		t.Fatalf("the peer read %q before the end, want the %d bytes written before Forget", got, len(goaway))
+	}
+}
