@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/brk-bench/brk/internal/conn"
 	"github.com/brk-bench/brk/internal/uring"
 )
 
@@ -49,18 +50,32 @@ func waitFor(t *testing.T, p *Poller, fd int, ok func(Event) bool) Event {
 	return Event{}
 }
 
+// ringPair is a ring poller with one end of a socket pair added (its
+// writable event seen) and the raw byte mover of that end; z is the peer.
+func ringPair(t *testing.T) (p *Poller, a, z int, raw conn.Raw) {
+	t.Helper()
+	p = newRing(t)
+	a, z = socketpair(t)
+	if err := p.Add(a); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, a, func(e Event) bool { return e.Writable })
+	return p, a, z, p.Raw(a)
+}
+
+// blockingPeer makes z's reads block for at most a second.
+func blockingPeer(z int) {
+	unix.SetNonblock(z, false)
+	tv := unix.Timeval{Sec: 1}
+	unix.SetsockoptTimeval(z, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+}
+
 // A connection on the ring: the connect's poll is a writable event; the
 // bytes a peer sends arrive through Raw's Read (would block when none are
 // queued); what Raw's Write takes goes out with the next wait; the peer's
 // close is a readable hang-up and a Read of 0.
 func TestUringConnection(t *testing.T) {
-	p := newRing(t)
-	a, z := socketpair(t)
-	if err := p.Add(a); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, p, a, func(e Event) bool { return e.Writable })
-	raw := p.Raw(a)
+	p, a, z, raw := ringPair(t)
 	buf := make([]byte, 64)
 	if n, err := raw.Read(buf); n != 0 || err != unix.EAGAIN {
 		t.Fatalf("read before any byte: %d, %v; want would block", n, err)
@@ -113,19 +128,11 @@ func TestUringConnection(t *testing.T) {
 // closes the socket (the peer reads its end); a completion of the old
 // connection never reaches a new one on the same descriptor number.
 func TestUringForgetClosesTheSocket(t *testing.T) {
-	p := newRing(t)
-	a, z := socketpair(t)
-	if err := p.Add(a); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, p, a, func(e Event) bool { return e.Writable })
-	p.Raw(a)
+	p, a, z, _ := ringPair(t)
 	p.WaitNs(make([]Event, 4), 0) // arms the receive
 	p.Forget(a)
 	unix.Close(a)
-	unix.SetNonblock(z, false)
-	tv := unix.Timeval{Sec: 1}
-	unix.SetsockoptTimeval(z, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	blockingPeer(z)
 	if n, err := unix.Read(z, make([]byte, 8)); n != 0 || err != nil {
 		t.Fatalf("the peer read %d, %v; want its end (0, nil): the ring kept the socket open", n, err)
 	}
@@ -144,13 +151,7 @@ func TestUringForgetClosesTheSocket(t *testing.T) {
 // (an HTTP/2 GOAWAY before its reset): on epoll a write is in the socket
 // when it returns, and the ring keeps that meaning.
 func TestUringForgetSendsWhatWriteTook(t *testing.T) {
-	p := newRing(t)
-	a, z := socketpair(t)
-	if err := p.Add(a); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, p, a, func(e Event) bool { return e.Writable })
-	raw := p.Raw(a)
+	p, a, z, raw := ringPair(t)
 	p.WaitNs(make([]Event, 4), 0) // arms the receive
 	goaway := []byte("\x00\x00\x08\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01")
 	if n, err := raw.Write(goaway); n != len(goaway) || err != nil {
@@ -158,9 +159,7 @@ func TestUringForgetSendsWhatWriteTook(t *testing.T) {
 	}
 	p.Forget(a) // before the next wait: the bytes are only queued
 	unix.Close(a)
-	unix.SetNonblock(z, false)
-	tv := unix.Timeval{Sec: 1}
-	unix.SetsockoptTimeval(z, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	blockingPeer(z)
 	got := make([]byte, 0, 64)
 	buf := make([]byte, 64)
 	for {
