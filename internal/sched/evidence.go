@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/brk-bench/brk/internal/metrics"
 )
 
@@ -216,16 +218,36 @@ func quantileAllowed(pct float64, n uint64) uint64 {
 	return n - uint64(rank)
 }
 
-// slowerThan counts a phase's responses slower than limit.
+// slowerThan counts a phase's responses slower than limit as the latency
+// judge reads them (latencyRule: the histogram's ValueAtQuantile, which
+// gives the highest value of a response's bucket, so a response within a
+// bucket's width of the limit, 64 µs at 100 ms, may read as slower): n
+// less the highest rank whose value is within limit, found by bisection
+// over the judge's own call (no allocation, log₂ n walks of the buckets).
 func slowerThan(s *metrics.Phase, limit time.Duration) uint64 {
-	var n uint64
+	h := s.Latency
+	n := h.TotalCount()
 	us := limit.Microseconds()
-	for _, b := range s.Latency.Distribution() {
-		if b.From > us {
-			n += uint64(b.Count)
+	if n == 0 || valueAtRank(h, n) <= us {
+		return 0
+	}
+	lo, hi := int64(0), n // the value at rank lo is within limit (0: none is), at hi it is not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if valueAtRank(h, mid) <= us {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	return n
+	return uint64(n - lo)
+}
+
+// valueAtRank is the value ValueAtQuantile gives for the r-th fastest of
+// h's responses (1 ≤ r ≤ TotalCount): its rank is ⌊q/100 × n + 0.5⌋, and
+// q = 100 × (r − ¼)/n makes that r.
+func valueAtRank(h *hdrhistogram.Histogram, r int64) int64 {
+	return h.ValueAtQuantile(100 * (float64(r) - 0.25) / float64(h.TotalCount()))
 }
 
 // findStall finds a stall in a rejected phase's timeline: a run of spans

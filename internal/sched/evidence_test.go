@@ -1,6 +1,8 @@
 package sched
 
 import (
+	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -136,36 +138,49 @@ func TestAllowedOf(t *testing.T) {
 // The responses a latency limit allows agree with the judge: for every
 // phase of n responses of which k are slower than the limit, latencyRule
 // rejects exactly when k > quantileAllowed, and the margin is below zero
-// exactly then; tooClose brackets that boundary.
+// exactly then; tooClose brackets that boundary. The slow responses are
+// well over the limit (120 ms against 100 ms), or just over it, in the
+// limit's own histogram bucket (100.01 ms: the judge reads that bucket's
+// highest value, 100.031 ms). The verdict is monotone in k, so k runs
+// over the boundary (allowed − 2 … allowed + 3) and 0.
 func TestQuantileAllowedAgreesWithTheJudge(t *testing.T) {
 	for _, pct := range []float64{99, 99.9} {
-		plan := reqPlan
-		if pct == 99 {
-			plan.MaxP99 = 100 * time.Millisecond
-		} else {
-			plan.MaxP999 = 100 * time.Millisecond
-		}
-		for n := uint64(1); n <= 2100; n += 1 + n/40 {
-			allowed := quantileAllowed(pct, n)
-			for k := uint64(0); k <= min(n, allowed+3); k++ {
+		for _, slow := range []int64{120_000, 100_010} {
+			t.Run(fmt.Sprintf("p%v, slow %d µs", pct, slow), func(t *testing.T) {
+				t.Parallel() // a few thousand phases, no timing
+				plan := reqPlan
+				if pct == 99 {
+					plan.MaxP99 = 100 * time.Millisecond
+				} else {
+					plan.MaxP999 = 100 * time.Millisecond
+				}
 				h := metrics.NewHistogram()
-				h.RecordValues(80_000, int64(n-k)) // 80 ms
-				h.RecordValues(120_000, int64(k))  // 120 ms
-				s := &metrics.Phase{Latency: h}
-				s.Counts.Attempted, s.Counts.Succeeded = n, n
-				rejected := latencyRule(s, plan, Names{}) != ""
-				if rejected != (k > allowed) {
-					t.Fatalf("p%v of %d with %d slow: the judge rejects %v, quantileAllowed says %d allowed", pct, n, k, rejected, allowed)
+				for _, n := range phaseSizes(pct, 2100) {
+					allowed := quantileAllowed(pct, n)
+					for k := uint64(0); k <= min(n, allowed+3); k++ {
+						if k > 0 && k+2 < allowed {
+							k = allowed - 2
+						}
+						h.Reset()
+						h.RecordValues(80_000, int64(n-k)) // 80 ms
+						h.RecordValues(slow, int64(k))
+						s := &metrics.Phase{Latency: h}
+						s.Counts.Attempted, s.Counts.Succeeded = n, n
+						rejected := latencyRule(s, plan, Names{}) != ""
+						if rejected != (k > allowed) {
+							t.Fatalf("p%v of %d with %d slow: the judge rejects %v, quantileAllowed says %d allowed", pct, n, k, rejected, allowed)
+						}
+						e := Examine(&Measurement{Stats: s}, plan, Judgement{})
+						m := e.Margins[len(e.Margins)-1]
+						if m.Bad != k || (m.Margin < 0) != rejected {
+							t.Fatalf("p%v of %d with %d slow: margin %+v, the judge rejects %v", pct, n, k, m, rejected)
+						}
+						if c := tooClose(&m, plan.Accept); c != (k > 0 && k+1 >= allowed && k <= allowed+1) {
+							t.Fatalf("p%v of %d with %d slow (%d allowed): too close %v", pct, n, k, allowed, c)
+						}
+					}
 				}
-				e := Examine(&Measurement{Stats: s}, plan, Judgement{})
-				m := e.Margins[len(e.Margins)-1]
-				if m.Bad != k || (m.Margin < 0) != rejected {
-					t.Fatalf("p%v of %d with %d slow: margin %+v, the judge rejects %v", pct, n, k, m, rejected)
-				}
-				if c := tooClose(&m, plan.Accept); c != (k > 0 && k+1 >= allowed && k <= allowed+1) {
-					t.Fatalf("p%v of %d with %d slow (%d allowed): too close %v", pct, n, k, allowed, c)
-				}
-			}
+			})
 		}
 	}
 	// The CI run's phase: 92 responses allow one slower than --max-p99
@@ -173,4 +188,30 @@ func TestQuantileAllowedAgreesWithTheJudge(t *testing.T) {
 	if a, b := quantileAllowed(99, 92), quantileAllowed(99, 50); a != 1 || b != 0 {
 		t.Fatalf("p99 of 92 allows %d, of 50 %d; want 1 and 0", a, b)
 	}
+}
+
+// phaseSizes are the phase sizes up to max the judge's agreement is
+// checked at: every size next to one where a pct percentile's allowance
+// steps up (0.5, 1.5, 2.5 … times 100/(100 − pct) responses), and others
+// spread between them.
+func phaseSizes(pct float64, max uint64) []uint64 {
+	seen := map[uint64]bool{}
+	var out []uint64
+	add := func(n uint64) {
+		if n >= 1 && n <= max && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for n := uint64(1); n <= max; n += 1 + n/40 {
+		add(n)
+	}
+	per := 100 / (100 - pct)
+	for j := 0.5; j*per <= float64(max)+1; j++ {
+		b := uint64(math.Round(j * per))
+		add(b - 1)
+		add(b)
+		add(b + 1)
+	}
+	return out
 }
