@@ -102,13 +102,14 @@ window.addEventListener("load", function () {
 
 // The mix table renders in Chromium: no errors, its rows in order, within
 // the page at 800 and 1280 px without scrolling sideways; and the page
-// keeps its layout (layoutAt: no sideways scroll, no text under 11 px, no
+// keeps its layout (layoutsAt: no sideways scroll, no text under 11 px, no
 // overlapping chart texts).
 func TestHTMLMixRendersChromium(t *testing.T) {
 	t.Parallel() // Chromium (and a short run), timing nothing
 	doc := writeHTML(t, mixResult())
 	page := strings.Replace(doc, "<head>", "<head>\n"+mixScript, 1)
-	for _, width := range []int{800, 1280} {
+	layouts := layoutsAt(t, []layoutView{{doc, 800}, {doc, 1280}})
+	for i, width := range []int{800, 1280} {
 		out, _ := chromium(t, page, fmt.Sprintf("--window-size=%d,1000", width), "--virtual-time-budget=5000", "--dump-dom")
 		m := regexp.MustCompile(`(?s)<pre id="mix">(.*?)</pre>`).FindStringSubmatch(out)
 		if m == nil {
@@ -135,7 +136,7 @@ func TestHTMLMixRendersChromium(t *testing.T) {
 		if v.Right > float64(v.View)+0.5 || v.Scroll > v.Client {
 			t.Errorf("%d px: the mix table reaches %.1f px in a %d px viewport; its wrapper %d px of content in %d", width, v.Right, v.View, v.Scroll, v.Client)
 		}
-		l := layoutAt(t, doc, width)
+		l := layouts[i]
 		if l.Doc > l.View {
 			t.Errorf("%d px: the page scrolls sideways (%d px in %d)", width, l.Doc, l.View)
 		}

@@ -427,19 +427,32 @@ func screenshotAt(t *testing.T, doc string, width, height int) (image.Image, str
 	return img, out
 }
 
-// countColour counts pixels within tol of the colour "#rrggbb" per channel.
-func countColour(img image.Image, hex string, tol int) int {
-	v, _ := strconv.ParseUint(hex[1:], 16, 32)
-	wr, wg, wb := int(v>>16), int(v>>8&0xff), int(v&0xff)
-	near := func(a, b int) bool { return a-b <= tol && b-a <= tol }
-	n := 0
+// palette counts an image's pixels by colour (0xrrggbb).
+type palette map[uint32]int
+
+// paletteOf reads img once: its screenshot's 3 million pixels, read
+// through image.At for every colour asked, took seconds under -race.
+func paletteOf(img image.Image) palette {
+	p := palette{}
 	bd := img.Bounds()
 	for y := bd.Min.Y; y < bd.Max.Y; y++ {
 		for x := bd.Min.X; x < bd.Max.X; x++ {
 			r, g, b, _ := img.At(x, y).RGBA()
-			if near(int(r>>8), wr) && near(int(g>>8), wg) && near(int(b>>8), wb) {
-				n++
-			}
+			p[r>>8<<16|g>>8<<8|b>>8]++
+		}
+	}
+	return p
+}
+
+// countColour counts pixels within tol of the colour "#rrggbb" per channel.
+func countColour(p palette, hex string, tol int) int {
+	v, _ := strconv.ParseUint(hex[1:], 16, 32)
+	wr, wg, wb := int(v>>16), int(v>>8&0xff), int(v&0xff)
+	near := func(a, b int) bool { return a-b <= tol && b-a <= tol }
+	n := 0
+	for c, k := range p {
+		if near(int(c>>16), wr) && near(int(c>>8&0xff), wg) && near(int(c&0xff), wb) {
+			n += k
 		}
 	}
 	return n
@@ -454,7 +467,8 @@ func TestHTMLRenderChromium(t *testing.T) {
 		t.Fatalf("screenshot %v, want about 1200×2400", bd)
 	}
 	// Not blank: a good share of the page is neither the background nor white.
-	plain := countColour(img, "#f6f7f9", 2) + countColour(img, "#ffffff", 2)
+	colours := paletteOf(img)
+	plain := countColour(colours, "#f6f7f9", 2) + countColour(colours, "#ffffff", 2)
 	if ink := bd.Dx()*bd.Dy() - plain; ink < 20000 {
 		t.Errorf("page looks blank: %d inked pixels", ink)
 	}
@@ -476,7 +490,7 @@ func TestHTMLRenderChromium(t *testing.T) {
 		{"latency p99 limit line", "#8c2d04", 150},
 		{"break marker", "#cc0000", 3 * 80},
 	} {
-		n := countColour(img, c.hex, 10)
+		n := countColour(colours, c.hex, 10)
 		t.Logf("%-24s %s: %d pixels", c.name, c.hex, n)
 		if n < c.min {
 			t.Errorf("%s (%s): %d pixels, want >= %d", c.name, c.hex, n, c.min)
@@ -957,10 +971,11 @@ func TestHTMLTimelineRenders(t *testing.T) {
 	t.Parallel() // Chromium (and a short run), timing nothing
 	doc := writeHTML(t, htmlTimelineResult())
 	img, out := screenshotAt(t, doc, 1280, 1600)
+	colours := paletteOf(img)
 	for _, c := range []struct{ name, hex string }{
 		{"successes/s", "#4dac26"}, {"failures/s", "#e66101"}, {"p99", "#c51b7d"},
 	} {
-		if n := countColour(img, c.hex, 10); n < 300 {
+		if n := countColour(colours, c.hex, 10); n < 300 {
 			t.Errorf("timeline %s (%s): %d pixels, want >= 300", c.name, c.hex, n)
 		}
 	}
