@@ -209,7 +209,9 @@ func TestShardsRateNginx(t *testing.T) {
 // for the same plan, within the search's resolution, as brk merge of
 // their reports does. The one box searches at the same time, against a
 // fixture of its own with the same capacity (a sleep, not CPU: 200
-// requests/s cost brk and the fixture a few % of a core).
+// requests/s cost brk and the fixture a few % of a core). The shards
+// leave 600 ms after each phase (--drain-allowance: the 300 ms timeout's
+// drain and the exchange over loopback) instead of the default 1.3 s.
 func TestShardsRateSearchInStep(t *testing.T) {
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	fxOne := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
@@ -222,7 +224,7 @@ func TestShardsRateSearchInStep(t *testing.T) {
 	plan := planFor(fx)
 	dir := t.TempDir()
 	for attempt := 1; ; attempt++ {
-		ps := startShards(t, 2, dir, plan...)
+		ps := startShards(t, 2, dir, append(plan, "--drain-allowance", "600ms")...)
 		oneBox := startBrk(t, nil, append(planFor(fxOne), "--json", filepath.Join(dir, "single.json"))...)
 		var rs []result
 		for _, p := range ps {

@@ -303,18 +303,28 @@ func TestShardsFindTheSameBreak(t *testing.T) {
 // e2e's TestSearchRequestsFindsTheModelBreak). Both shards visit the same
 // levels in the same roles, brk merge of their reports replays the same
 // decisions and equals the coordinator's report, and one box running the
-// same plan finds the same pair.
+// same plan finds the same pair. The one box searches at the same time,
+// against a fixture of its own with the same capacity (a sleep: 400
+// requests/s cost brk and the fixture a few % of a core). The shards
+// leave 400 ms after each phase (--drain-allowance: the 100 ms timeout's
+// drain and the exchange over loopback, which takes a few ms) instead of
+// the default timeout + 1 s.
 func TestShardsSearchInStep(t *testing.T) {
 	testenv.ParallelFirst(t, testenv.Waits)
 	fx := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
-	plan := []string{fx.URL("/plain"), "--conn", "8", "--phase", "500ms", "--timeout", "100ms", "--threads", "1", "--quiet"}
+	fxOne := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
+	planFor := func(fx *bench.Fixture) []string {
+		return []string{fx.URL("/plain"), "--conn", "8", "--phase", "500ms", "--timeout", "100ms", "--threads", "1", "--quiet"}
+	}
 	dir := t.TempDir()
 	for attempt := 1; ; attempt++ {
-		ps := startShards(t, 2, dir, plan...)
+		ps := startShards(t, 2, dir, append(planFor(fx), "--drain-allowance", "400ms")...)
+		oneBox := startBrk(t, nil, append(planFor(fxOne), "--json", filepath.Join(dir, "single.json"))...)
 		var rs []result
 		for _, p := range ps {
 			rs = append(rs, p.wait())
 		}
+		single := oneBox.wait()
 		var shards []*brk.Result
 		for i := range rs {
 			shards = append(shards, readResult(t, filepath.Join(dir, fmt.Sprintf("shard%d.json", i))))
@@ -353,7 +363,6 @@ func TestShardsSearchInStep(t *testing.T) {
 			}
 		}
 		validateSchema(t, filepath.Join(dir, "merged.json"))
-		single := runBrk(t, append(plan, "--json", filepath.Join(dir, "single.json"))...)
 		one := readResult(t, filepath.Join(dir, "single.json"))
 		if one.LastAccepted == nil || one.FirstRejected == nil || *one.LastAccepted != *a.LastAccepted || *one.FirstRejected != *a.FirstRejected {
 			if attempt < 3 {
