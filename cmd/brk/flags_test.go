@@ -23,7 +23,7 @@ func TestFamiliarFlags(t *testing.T) {
 	r := runBrk(t, srv.URL+"/", "-c", "2", "-t", "1", "--max", "1", "--phase", "200ms",
 		"-H", "Accept: text/html, application/json", "--accept", "0.999")
 	expect(t, r, 0, "Done (2 concurrent requests)")
-	if !strings.Contains(r.stdout, "2 connections") || !strings.Contains(r.stdout, "1 worker thread\n") {
+	if !strings.Contains(forcedBackendAside(t, r.stdout), "2 connections") || !strings.Contains(forcedBackendAside(t, r.stdout), "1 worker thread\n") {
 		t.Errorf("-c 2 -t 1 not applied:\n%s", r.stdout)
 	}
 	mu.Lock()
