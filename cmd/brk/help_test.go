@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // helpFlagRE is a flag line of a command's --help: its name and, after
@@ -44,6 +46,7 @@ func valueFor(ph string) string {
 // line names, so that no help text offers what the command refuses to
 // parse.
 func TestHelpFlagsAccepted(t *testing.T) {
+	t.Parallel() // its subtests take their shares
 	u := "http://127.0.0.1:9/"
 	commands := map[string][]string{
 		"req": {u}, "conn": {u}, "rate": {u}, "ab": {u, u},
@@ -52,7 +55,7 @@ func TestHelpFlagsAccepted(t *testing.T) {
 	}
 	for cmd, args := range commands {
 		t.Run(cmd, func(t *testing.T) {
-			t.Parallel() // parsing, timing nothing
+			testenv.Parallel(t, testenv.Busy) // parsing (a CPU under -race), timing nothing
 			h := runBrk(t, cmd, "--help")
 			if h.code != 0 {
 				t.Fatalf("%s --help: exit %d\n%s", cmd, h.code, h)

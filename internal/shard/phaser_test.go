@@ -192,9 +192,15 @@ func TestShardsMergeInStep(t *testing.T) {
 // The refusals wait for the coordinator's 5 s join timeout, and assert
 // nothing about time: they wait beside each other.
 
+// refusedJoinTimeout is how long a coordinator waits for a shard that was
+// refused and never joins: the run's other shards join over loopback in
+// milliseconds, so 2 s is ample (runShards' 5 s was the tests' wall time).
+const refusedJoinTimeout = 2 * time.Second
+
 func TestShardWrongTokenRefused(t *testing.T) {
 	t.Parallel()
 	runs := runShards(t, 2, func(i int, c *Config, f *fakeLocal) {
+		c.JoinTimeout = refusedJoinTimeout
 		if i == 1 {
 			c.Token = "wrong"
 		}
@@ -215,6 +221,7 @@ func TestShardDuplicateIndexRefused(t *testing.T) {
 	// Shard 2 claims index 1 too: exactly one of the two is refused, and
 	// the run cannot start without shard 2.
 	runs := runShards(t, 3, func(i int, c *Config, f *fakeLocal) {
+		c.JoinTimeout = refusedJoinTimeout
 		if i == 2 {
 			c.Spec.Index = 1
 		}
