@@ -265,6 +265,21 @@ window.addEventListener("message", function (e) {
 	return ls
 }
 
+// checkReadable: the page does not scroll sideways, no text is under
+// 11 px, no two texts of a chart overlap.
+func checkReadable(t *testing.T, what string, l pageLayout) {
+	t.Helper()
+	if l.Doc > l.View {
+		t.Errorf("%s: the page scrolls sideways (%d px in %d)", what, l.Doc, l.View)
+	}
+	if l.MinFont < 11-0.05 {
+		t.Errorf("%s: text of %.2f px (%s), want at least 11", what, l.MinFont, l.MinFontEl)
+	}
+	for _, o := range l.Overlaps {
+		t.Errorf("%s: texts overlap: %s", what, o)
+	}
+}
+
 // The report reads at 800 and 1280 px: no sideways scroll; one column of
 // charts at 800 px, two at 1280 px (the timeline across); no text below
 // 11 px; no two texts of a chart overlap (the break's label, the SLA's,
@@ -319,15 +334,7 @@ func TestHTMLReadableAt800And1280(t *testing.T) {
 	for i, l := range layoutsAt(t, pages) {
 		what, width, r := views[i].what, pages[i].Width, views[i].r
 		t.Logf("%s: document %d in %d px; charts %s; smallest text %.1f px (%s)", what, l.Doc, l.View, chartsText(l), l.MinFont, l.MinFontEl)
-		if l.Doc > l.View {
-			t.Errorf("%s: the page scrolls sideways (%d px in %d)", what, l.Doc, l.View)
-		}
-		if l.MinFont < 11-0.05 {
-			t.Errorf("%s: text of %.2f px (%s), want at least 11", what, l.MinFont, l.MinFontEl)
-		}
-		for _, o := range l.Overlaps {
-			t.Errorf("%s: texts overlap: %s", what, o)
-		}
+		checkReadable(t, what, l)
 		lefts := map[string]int{}
 		for _, c := range l.Charts {
 			var id string

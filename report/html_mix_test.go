@@ -136,15 +136,6 @@ func TestHTMLMixRendersChromium(t *testing.T) {
 		if v.Right > float64(v.View)+0.5 || v.Scroll > v.Client {
 			t.Errorf("%d px: the mix table reaches %.1f px in a %d px viewport; its wrapper %d px of content in %d", width, v.Right, v.View, v.Scroll, v.Client)
 		}
-		l := layouts[i]
-		if l.Doc > l.View {
-			t.Errorf("%d px: the page scrolls sideways (%d px in %d)", width, l.Doc, l.View)
-		}
-		if l.MinFont < 11-0.05 {
-			t.Errorf("%d px: text of %.2f px (%s), want at least 11", width, l.MinFont, l.MinFontEl)
-		}
-		for _, o := range l.Overlaps {
-			t.Errorf("%d px: texts overlap: %s", width, o)
-		}
+		checkReadable(t, fmt.Sprintf("%d px", width), layouts[i])
 	}
 }
