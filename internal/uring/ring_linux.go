@@ -48,10 +48,6 @@ const (
 	// Poll flags (the SQE's len).
 	pollAddMulti = 1 << 0
 
-	// Cancel flags.
-	cancelAll = 1 << 0
-	cancelFd  = 1 << 1
-
 	// CQE flags.
 	CQEBuffer    = 1 << 0 // the completion carries a provided buffer's id
 	CQEMore      = 1 << 1 // a multishot request stays armed
@@ -264,10 +260,12 @@ func PrepPoll(s *SQE, fd int, events uint32, multi bool, userData uint64) {
 	}
 }
 
-// PrepCancelFd makes s cancel every request on fd; each ends with
-// -ECANCELED (or its own result, if it was completing).
-func PrepCancelFd(s *SQE, fd int, userData uint64) {
-	s.Opcode, s.Fd, s.OpFlags, s.UserData = OpCancel, int32(fd), cancelAll|cancelFd, userData
+// PrepCancel makes s cancel the request whose user data is target; it
+// ends with -ECANCELED (or its own result, if it was completing). The
+// kernel finds it by a hash of its user data, where a cancel by
+// descriptor walks every pending request of the ring.
+func PrepCancel(s *SQE, target, userData uint64) {
+	s.Opcode, s.Fd, s.Addr, s.UserData = OpCancel, -1, target, userData
 }
 
 var (

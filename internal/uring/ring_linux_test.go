@@ -152,8 +152,8 @@ func TestRecvSplitAndOutOfBuffers(t *testing.T) {
 	}
 }
 
-// A poll completes when the socket turns writable; a cancel by
-// descriptor ends the receive armed on it with -ECANCELED.
+// A poll completes when the socket turns writable; a cancel by user data
+// ends that request alone (-ECANCELED), not another on the same socket.
 func TestPollAndCancel(t *testing.T) {
 	r, b := ring(t, 4, 64)
 	a, _ := pair(t)
@@ -162,10 +162,11 @@ func TestPollAndCancel(t *testing.T) {
 		t.Fatalf("poll: %+v, want POLLOUT", c)
 	}
 	PrepRecvMultishot(r.SQE(), a, b.Group(), 2)
+	PrepPoll(r.SQE(), a, unix.POLLIN, false, 4)
 	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
-	PrepCancelFd(r.SQE(), a, 3)
+	PrepCancel(r.SQE(), 2, 3)
 	var recv, cancel *CQE
 	for _, c := range reap(t, r, 2) {
 		switch c.UserData {
@@ -173,10 +174,18 @@ func TestPollAndCancel(t *testing.T) {
 			recv = &c
 		case 3:
 			cancel = &c
+		default:
+			t.Fatalf("completion %+v: only the receive was cancelled", c)
 		}
 	}
-	if recv == nil || recv.Res != -int32(unix.ECANCELED) || cancel == nil || cancel.Res != 1 {
-		t.Fatalf("receive %+v, cancel %+v: want -ECANCELED and one request cancelled", recv, cancel)
+	if recv == nil || recv.Res != -int32(unix.ECANCELED) || cancel == nil || cancel.Res != 0 {
+		t.Fatalf("receive %+v, cancel %+v: want -ECANCELED and the cancel done", recv, cancel)
+	}
+	if err := r.Enter(1, int64(20*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Peek(); c != nil {
+		t.Fatalf("completion %+v: the poll on the same socket was not to end", *c)
 	}
 }
 
