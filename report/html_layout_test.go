@@ -215,7 +215,7 @@ type layoutView struct {
 }
 
 // layoutsAt lays out every view in one Chromium: each page in an iframe
-// of its width (1000 px high, as layoutAt's window), where its media
+// of its width and 1000 px high (the window the checks used), where its media
 // queries and its layout script see that width as the viewport; the
 // script posts its result to the top page, which writes them all into
 // its DOM once every frame has. A Chromium per view took 1–2 s each; the
