@@ -41,18 +41,21 @@ type BufRing struct {
 	size    int
 	mask    uint16
 	tail    uint16 // entries added, not yet published
+	given   int    // buffers handed to the kernel so far (ids 0 to given-1)
 }
 
-// NewBufRing registers n buffers (a power of two, at most 32768) of size
-// bytes each with r as group, all handed to the kernel.
-func NewBufRing(r *Ring, group uint16, n, size int) (*BufRing, error) {
+// NewBufRing registers a ring of n buffers (a power of two, at most 32768)
+// of size bytes each with r as group, and hands the kernel the first
+// initial of them; Provide hands it more. The memory of a buffer never
+// handed over is never touched, so it takes no resident memory.
+func NewBufRing(r *Ring, group uint16, n, size, initial int) (*BufRing, error) {
 	if n <= 0 || n > 1<<15 || n&(n-1) != 0 {
 		return nil, fmt.Errorf("uring: %d buffers: want a power of two up to 32768", n)
 	}
 	ringBytes := n * int(unsafe.Sizeof(bufEntry{}))
 	page := os.Getpagesize()
 	ringBytes = (ringBytes + page - 1) / page * page
-	mem, err := unix.Mmap(-1, 0, ringBytes+n*size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANONYMOUS|unix.MAP_PRIVATE|unix.MAP_POPULATE)
+	mem, err := unix.Mmap(-1, 0, ringBytes+n*size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANONYMOUS|unix.MAP_PRIVATE)
 	if err != nil {
 		return nil, os.NewSyscallError("mmap", err)
 	}
@@ -63,12 +66,24 @@ func NewBufRing(r *Ring, group uint16, n, size int) (*BufRing, error) {
 		unix.Munmap(mem)
 		return nil, os.NewSyscallError("io_uring_register", errno)
 	}
-	for i := 0; i < n; i++ {
-		b.Recycle(uint16(i))
-	}
-	b.Publish()
+	b.Provide(initial)
 	return b, nil
 }
+
+// Provide hands the kernel k more of the ring's buffers (fewer where fewer
+// are left) and publishes them; it reports how many it handed over.
+func (b *BufRing) Provide(k int) int {
+	k = min(k, len(b.entries)-b.given)
+	for i := 0; i < k; i++ {
+		b.Recycle(uint16(b.given))
+		b.given++
+	}
+	b.Publish()
+	return k
+}
+
+// Given is how many buffers the kernel was handed (ids 0 to Given-1).
+func (b *BufRing) Given() int { return b.given }
 
 // Group is the buffer group a receive names.
 func (b *BufRing) Group() uint16 { return b.group }

@@ -287,7 +287,7 @@ func Available() error {
 			return
 		}
 		defer r.Close()
-		b, err := NewBufRing(r, 0, 8, 64)
+		b, err := NewBufRing(r, 0, 8, 64, 8)
 		if err != nil {
 			probeErr = err
 			return

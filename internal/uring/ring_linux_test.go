@@ -15,6 +15,12 @@ import (
 // the test's thread, locked to it for the test.
 func ring(t *testing.T, n, size int) (*Ring, *BufRing) {
 	t.Helper()
+	return ringGiving(t, n, size, n)
+}
+
+// ringGiving is ring with only the first initial buffers handed over.
+func ringGiving(t *testing.T, n, size, initial int) (*Ring, *BufRing) {
+	t.Helper()
 	runtime.LockOSThread()
 	t.Cleanup(runtime.UnlockOSThread)
 	if err := Available(); err != nil {
@@ -24,7 +30,7 @@ func ring(t *testing.T, n, size int) (*Ring, *BufRing) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBufRing(r, 1, n, size)
+	b, err := NewBufRing(r, 1, n, size, initial)
 	if err != nil {
 		r.Close()
 		t.Fatal(err)
@@ -149,6 +155,42 @@ func TestRecvSplitAndOutOfBuffers(t *testing.T) {
 	}
 	if !bytes.Equal(got, msg) {
 		t.Fatalf("received %q, want %q", got, msg)
+	}
+}
+
+// A ring that handed the kernel 2 of its 8 buffers runs out after 2
+// chunks; Provide hands over the next ones (ids 2 and 3, never touched
+// before), and a receive armed again goes on in them.
+func TestProvideMore(t *testing.T) {
+	r, b := ringGiving(t, 8, 16, 2)
+	a, z := pair(t)
+	PrepRecvMultishot(r.SQE(), a, b.Group(), 5)
+	if _, err := unix.Write(z, bytes.Repeat([]byte("x"), 48)); err != nil {
+		t.Fatal(err)
+	}
+	var ids []uint16
+	got := 0
+	for _, c := range reap(t, r, 3) {
+		if c.Res > 0 {
+			ids = append(ids, c.BufferID())
+			got += int(c.Res)
+		} else if c.Res != -int32(unix.ENOBUFS) {
+			t.Fatalf("completion %+v", c)
+		}
+	}
+	if got != 32 || len(ids) != 2 || b.Given() != 2 {
+		t.Fatalf("%d bytes in buffers %v with %d given, want 32 in 2, then -ENOBUFS", got, ids, b.Given())
+	}
+	if k := b.Provide(2); k != 2 || b.Given() != 4 {
+		t.Fatalf("Provide(2) handed over %d, given %d; want 2 and 4", k, b.Given())
+	}
+	PrepRecvMultishot(r.SQE(), a, b.Group(), 5)
+	c := reap(t, r, 1)[0]
+	if c.Res != 16 || (c.BufferID() != 2 && c.BufferID() != 3) {
+		t.Fatalf("after Provide: %+v, want the last 16 bytes in buffer 2 or 3", c)
+	}
+	if k := b.Provide(100); k != 4 || b.Given() != 8 {
+		t.Fatalf("Provide(100) handed over %d, given %d; want the 4 left, 8", k, b.Given())
 	}
 }
 
