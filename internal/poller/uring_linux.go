@@ -35,6 +35,35 @@ import (
 // sendLimit is what a connection may queue before a write is blocked.
 const sendLimit = 256 << 10
 
+// The provided buffers: at most bufCount of bufSize bytes each per worker,
+// bufInitial handed to the kernel at first, twice as many each time a
+// receive finds none left. A buffer's memory is first touched when the
+// kernel fills it, so a worker of 64 connections keeps 1 MiB of them. What
+// they hold is what the kernel received and the worker has not read yet,
+// which epoll leaves in the sockets: at 15,000 connections 4,096 of them
+// (16 MiB) were all in use, where 1,024 held the same throughput (a
+// receive that finds none ends, the bytes wait in the socket, and it is
+// armed again) and 256 lost 60 % of it (docs/measured.md). A received
+// chunk is at most bufSize bytes, so its length and its buffer's id fit
+// one uint32 (rxQueue).
+const (
+	bufCount   = 1024
+	bufInitial = 256
+	bufSize    = 4096
+)
+
+// A chunk's length must fit rx's 16 bits.
+const _ uint16 = bufSize
+
+// Send buffers: a connection holds one only while it has bytes queued or
+// in flight, taken from and given back to its poller's spares (so there
+// are as many as connections sending at once, not as connections). One
+// that grew past spareMax (a large body) goes to the collector.
+const (
+	spareCap = 512
+	spareMax = 1 << 20
+)
+
 // Completion kinds, in a completion's user data (kind<<56 | gen<<32 | fd).
 const (
 	kindRecv = iota + 1
@@ -53,36 +82,46 @@ type ringPoller struct {
 	r       *uring.Ring
 	bufs    *uring.BufRing
 	wakefd  int
-	conns   []*ringConn // by descriptor
-	touched []*ringConn // connections with events this turn
-	sends   []*ringConn // connections with bytes to send this turn
-	rearm   []*ringConn // receives to arm again (out of buffers)
-	limbo   map[uint64][]byte
-	publish bool // buffers were given back
+	conns   []*ringConn        // by descriptor
+	touched []*ringConn        // connections with events this turn
+	sends   []*ringConn        // connections with bytes to send this turn
+	rearm   []*ringConn        // receives to arm again (out of buffers)
+	limbo   map[uint64]*[]byte // sends in flight of closed connections
+	spares  []*[]byte          // send buffers not in use
+	rxFree  []*rxQueue         // receive queues not in use
+	publish bool               // buffers were given back
+}
+
+// rxQueue is a connection's received chunks not yet read through, in
+// order: each a provided buffer's id<<16 | its length.
+type rxQueue struct {
+	chunks []uint32
+	head   int32 // the first chunk not read through
+	off    int32 // bytes of chunks[head] already read
 }
 
 // ringConn is one descriptor's state on the ring. It is the Raw of its
-// connection's transport (conn.Raw).
+// connection's transport (conn.Raw). It is kept to 64 bytes: a worker holds
+// one per connection (15,000 connections on a worker is a case measured in
+// docs/measured.md), and a connection holds its receive queue and send
+// buffers, taken from the poller's spares, only while it has bytes in them.
 type ringConn struct {
 	p      *ringPoller
-	fd     int
+	rx     *rxQueue // received chunks not read through (nil when none)
+	out    *[]byte  // queued for the next send (nil when none)
+	fly    *[]byte  // the send in flight (nil when none)
+	fd     int32
 	gen    uint32
-	open   bool     // a connection is on this descriptor
-	rx     []uint32 // received chunks: their buffer ids, in order
-	rxLen  []int32  // and their lengths
-	head   int      // the first chunk not read through
-	off    int      // bytes of rx[head] already read
-	eof    bool     // the peer's end is queued after rx
-	rerr   error    // a receive error, after rx
-	armed  bool     // a receive is in flight
-	poll   bool     // the connect's poll is in flight
-	out    []byte
-	fly    []byte // the send in flight
-	flyOff int
-	werr   error
+	flyOff int32  // bytes of fly the kernel took
+	rerr   uint16 // a receive's errno, after rx
+	werr   uint16 // a send's errno
+	ev     Event
+	open   bool // a connection is on this descriptor
+	eof    bool // the peer's end is queued after rx
+	armed  bool // a receive is in flight
+	poll   bool // the connect's poll is in flight
 	waitW  bool // a write was blocked: raise writable when the send completes
 	queued bool // in sends
-	ev     Event
 	listed bool // in touched
 }
 
@@ -97,7 +136,7 @@ func NewUring() (*Poller, error) {
 	if err != nil {
 		return nil, err
 	}
-	bufs, err := uring.NewBufRing(r, 0, 4096, 4096)
+	bufs, err := uring.NewBufRing(r, 0, bufCount, bufSize, bufInitial)
 	if err != nil {
 		r.Close()
 		return nil, err
@@ -108,7 +147,7 @@ func NewUring() (*Poller, error) {
 		r.Close()
 		return nil, os.NewSyscallError("eventfd", err)
 	}
-	rp := &ringPoller{r: r, bufs: bufs, wakefd: wfd, limbo: map[uint64][]byte{}}
+	rp := &ringPoller{r: r, bufs: bufs, wakefd: wfd, limbo: map[uint64]*[]byte{}}
 	uring.PrepPoll(rp.sqe(), wfd, unix.POLLIN, true, userData(kindWake, 0, wfd))
 	return &Poller{epfd: -1, wakefd: -1, ring: rp}, nil
 }
@@ -130,7 +169,7 @@ func (rp *ringPoller) conn(fd int) *ringConn {
 	}
 	c := rp.conns[fd]
 	if c == nil {
-		c = &ringConn{p: rp, fd: fd}
+		c = &ringConn{p: rp, fd: int32(fd)}
 		rp.conns[fd] = c
 	}
 	return c
@@ -149,18 +188,61 @@ func (rp *ringPoller) add(fd int) error {
 // reset readies c for a new connection on its descriptor.
 func (c *ringConn) reset() {
 	c.gen++
-	for _, id := range c.rx[c.head:] {
-		c.p.bufs.Recycle(uint16(id))
-		c.p.publish = true
+	if q := c.rx; q != nil {
+		for _, x := range q.chunks[q.head:] {
+			c.p.bufs.Recycle(uint16(x >> 16))
+			c.p.publish = true
+		}
+		c.p.putRx(q)
+		c.rx = nil
 	}
 	if c.fly != nil {
 		// The kernel may still read it: keep it alive until its completion.
-		c.p.limbo[userData(kindSend, c.gen-1, c.fd)] = c.fly
-		c.fly, c.out = nil, nil
+		c.p.limbo[userData(kindSend, c.gen-1, int(c.fd))] = c.fly
+		c.fly = nil
 	}
-	c.rx, c.rxLen, c.head = c.rx[:0], c.rxLen[:0], 0
-	c.off, c.eof, c.rerr, c.armed, c.poll, c.flyOff, c.werr, c.waitW = 0, false, nil, false, false, 0, nil, false
-	c.out = c.out[:0]
+	if c.out != nil {
+		c.p.putSpare(c.out)
+		c.out = nil
+	}
+	// An event still to be reported was the connection's before.
+	c.ev = Event{Fd: c.fd}
+	c.eof, c.rerr, c.armed, c.poll, c.flyOff, c.werr, c.waitW = false, 0, false, false, 0, 0, false
+}
+
+// spare returns an empty send buffer.
+func (rp *ringPoller) spare() *[]byte {
+	if n := len(rp.spares); n > 0 {
+		b := rp.spares[n-1]
+		rp.spares = rp.spares[:n-1]
+		return b
+	}
+	b := make([]byte, 0, spareCap)
+	return &b
+}
+
+// putSpare takes back a send buffer the kernel is done with.
+func (rp *ringPoller) putSpare(b *[]byte) {
+	if cap(*b) <= spareMax {
+		*b = (*b)[:0]
+		rp.spares = append(rp.spares, b)
+	}
+}
+
+// getRx returns an empty receive queue.
+func (rp *ringPoller) getRx() *rxQueue {
+	if n := len(rp.rxFree); n > 0 {
+		q := rp.rxFree[n-1]
+		rp.rxFree = rp.rxFree[:n-1]
+		return q
+	}
+	return &rxQueue{chunks: make([]uint32, 0, 4)}
+}
+
+// putRx takes back a receive queue whose buffers were given back.
+func (rp *ringPoller) putRx(q *rxQueue) {
+	q.chunks, q.head, q.off = q.chunks[:0], 0, 0
+	rp.rxFree = append(rp.rxFree, q)
 }
 
 // raw arms fd's receive and returns its Raw.
@@ -180,14 +262,14 @@ func (rp *ringPoller) forget(fd int) {
 	}
 	c := rp.conns[fd]
 	c.open = false
-	if len(c.out) > 0 && c.fly == nil && c.werr == nil {
+	if c.out != nil && len(*c.out) > 0 && c.fly == nil && c.werr == 0 {
 		// What Write took goes out before the close, as it would have on
 		// epoll, where a write is in the socket when it returns: an
 		// HTTP/2 GOAWAY before a reset, a request the engine counted as
 		// written. Best effort, like a nonblocking write: a full socket
 		// keeps the rest. Behind a send still in flight it would overtake
 		// it, so there it is dropped.
-		unix.Write(fd, c.out)
+		unix.Write(fd, *c.out)
 	}
 	// Each request in flight is cancelled by its user data (a request
 	// holds the socket open), submitted at once, so that the caller's
@@ -209,26 +291,28 @@ func (rp *ringPoller) forget(fd int) {
 // (0, nil) at the peer's end, the receive's error after the bytes before it.
 func (c *ringConn) Read(b []byte) (int, error) {
 	n := 0
-	for c.head < len(c.rx) && n < len(b) {
-		id := uint16(c.rx[c.head])
-		chunk := c.p.bufs.Buf(id)[c.off:c.rxLen[c.head]]
-		k := copy(b[n:], chunk)
-		n += k
-		c.off += k
-		if c.off == int(c.rxLen[c.head]) {
-			c.p.bufs.Recycle(id)
-			c.p.publish = true
-			c.head, c.off = c.head+1, 0
+	if q := c.rx; q != nil {
+		for int(q.head) < len(q.chunks) && n < len(b) {
+			id, size := uint16(q.chunks[q.head]>>16), int32(q.chunks[q.head]&0xffff)
+			k := copy(b[n:], c.p.bufs.Buf(id)[q.off:size])
+			n += k
+			q.off += int32(k)
+			if q.off == size {
+				c.p.bufs.Recycle(id)
+				c.p.publish = true
+				q.head, q.off = q.head+1, 0
+			}
 		}
-	}
-	if c.head == len(c.rx) {
-		c.rx, c.rxLen, c.head = c.rx[:0], c.rxLen[:0], 0
+		if int(q.head) == len(q.chunks) {
+			c.p.putRx(q)
+			c.rx = nil
+		}
 	}
 	switch {
 	case n > 0:
 		return n, nil
-	case c.rerr != nil:
-		return 0, c.rerr
+	case c.rerr != 0:
+		return 0, unix.Errno(c.rerr)
 	case c.eof:
 		return 0, nil
 	}
@@ -238,14 +322,24 @@ func (c *ringConn) Read(b []byte) (int, error) {
 // Write queues b to be sent at the end of the loop turn: unix.EAGAIN when
 // the kernel has not taken sendLimit bytes already queued.
 func (c *ringConn) Write(b []byte) (int, error) {
-	if c.werr != nil {
-		return 0, c.werr
+	if c.werr != 0 {
+		return 0, unix.Errno(c.werr)
 	}
-	if len(c.out)+len(c.fly)-c.flyOff >= sendLimit {
+	queued := 0
+	if c.out != nil {
+		queued += len(*c.out)
+	}
+	if c.fly != nil {
+		queued += len(*c.fly) - int(c.flyOff)
+	}
+	if queued >= sendLimit {
 		c.waitW = true
 		return 0, unix.EAGAIN
 	}
-	c.out = append(c.out, b...)
+	if c.out == nil {
+		c.out = c.p.spare()
+	}
+	*c.out = append(*c.out, b...)
 	if !c.queued && c.fly == nil {
 		c.queued = true
 		c.p.sends = append(c.p.sends, c)
@@ -256,18 +350,18 @@ func (c *ringConn) Write(b []byte) (int, error) {
 // send submits c's queued bytes as one send.
 func (rp *ringPoller) send(c *ringConn) {
 	c.queued = false
-	if !c.open || c.fly != nil || len(c.out) == 0 {
+	if !c.open || c.fly != nil || c.werr != 0 || c.out == nil || len(*c.out) == 0 {
 		return
 	}
-	c.fly, c.out, c.flyOff = c.out, c.fly[:0], 0
-	uring.PrepSend(rp.sqe(), c.fd, c.fly, userData(kindSend, c.gen, c.fd))
+	c.fly, c.out, c.flyOff = c.out, nil, 0
+	uring.PrepSend(rp.sqe(), int(c.fd), *c.fly, userData(kindSend, c.gen, int(c.fd)))
 }
 
 // mark records ev for c's event this turn.
 func (rp *ringPoller) mark(c *ringConn, readable, writable, hup bool) {
 	if !c.listed {
 		c.listed = true
-		c.ev = Event{Fd: int32(c.fd)}
+		c.ev = Event{Fd: c.fd}
 		rp.touched = append(rp.touched, c)
 	}
 	c.ev.Readable = c.ev.Readable || readable
@@ -283,9 +377,9 @@ func (rp *ringPoller) wait(events []Event, timeoutNs int64) (int, error) {
 	}
 	rp.sends = rp.sends[:0]
 	for _, c := range rp.rearm {
-		if c.open && !c.armed && c.rerr == nil && !c.eof {
+		if c.open && !c.armed && c.rerr == 0 && !c.eof {
 			c.armed = true
-			uring.PrepRecvMultishot(rp.sqe(), c.fd, rp.bufs.Group(), userData(kindRecv, c.gen, c.fd))
+			uring.PrepRecvMultishot(rp.sqe(), int(c.fd), rp.bufs.Group(), userData(kindRecv, c.gen, int(c.fd)))
 		}
 	}
 	rp.rearm = rp.rearm[:0]
@@ -294,23 +388,31 @@ func (rp *ringPoller) wait(events []Event, timeoutNs int64) (int, error) {
 		rp.bufs.Publish()
 	}
 	var wait uint32 = 1
-	if rp.r.Peek() != nil || timeoutNs == 0 {
+	if rp.r.Peek() != nil || len(rp.touched) > 0 || timeoutNs == 0 {
 		wait = 0
 	}
 	if err := rp.r.Enter(wait, timeoutNs); err != nil {
 		return 0, err
 	}
-	for c := rp.r.Peek(); c != nil && len(rp.touched) < len(events); c = rp.r.Peek() {
+	// Every completion is applied, whatever the room in events: a send's
+	// completion gives its buffer back, and one left in the queue behind
+	// a burst of receives or connects held a buffer per connection (15,000
+	// at a 15,000-connection start). The events that do not fit are
+	// reported by the next wait, which then does not block.
+	for c := rp.r.Peek(); c != nil; c = rp.r.Peek() {
 		rp.complete(c)
 		rp.r.Consume()
 	}
-	n := 0
-	for _, c := range rp.touched {
-		events[n] = c.ev
+	i, n := 0, 0
+	for ; i < len(rp.touched) && n < len(events); i++ {
+		c := rp.touched[i]
 		c.listed = false
-		n++
+		if c.ev.Readable || c.ev.Writable || c.ev.Hup { // not cleared by reset
+			events[n] = c.ev
+			n++
+		}
 	}
-	rp.touched = rp.touched[:0]
+	rp.touched = rp.touched[:copy(rp.touched, rp.touched[i:])]
 	return n, nil
 }
 
@@ -340,18 +442,22 @@ func (rp *ringPoller) complete(cqe *uring.CQE) {
 		more := cqe.Flags&uring.CQEMore != 0
 		switch res := cqe.Res; {
 		case res > 0:
-			c.rx = append(c.rx, uint32(cqe.BufferID()))
-			c.rxLen = append(c.rxLen, res)
+			if c.rx == nil {
+				c.rx = rp.getRx()
+			}
+			c.rx.chunks = append(c.rx.chunks, uint32(cqe.BufferID())<<16|uint32(res))
 			rp.mark(c, true, false, false)
 		case res == 0:
 			c.eof = true
 			rp.mark(c, true, false, true)
 		case res == -int32(unix.ENOBUFS):
-			// Out of buffers: armed again once this turn gave some back.
+			// Out of buffers: armed again once this turn gave some back,
+			// and more of them handed over while there are more.
 			more = false
 			rp.rearm = append(rp.rearm, c)
+			rp.bufs.Provide(rp.bufs.Given())
 		default:
-			c.rerr = unix.Errno(-res)
+			c.rerr = uint16(-res)
 			rp.mark(c, true, false, true)
 		}
 		if !more {
@@ -362,28 +468,30 @@ func (rp *ringPoller) complete(cqe *uring.CQE) {
 		}
 	case kindSend:
 		if !current {
-			delete(rp.limbo, cqe.UserData)
+			if b, ok := rp.limbo[cqe.UserData]; ok {
+				delete(rp.limbo, cqe.UserData)
+				rp.putSpare(b)
+			}
 			return
 		}
 		if cqe.Res < 0 {
-			c.werr = unix.Errno(-cqe.Res)
-			c.fly = c.fly[:0]
+			c.werr = uint16(-cqe.Res)
+			rp.putSpare(c.fly)
+			c.fly, c.flyOff = nil, 0
 			rp.mark(c, true, true, true)
 			return
 		}
-		c.flyOff += int(cqe.Res)
-		if c.flyOff < len(c.fly) {
-			uring.PrepSend(rp.sqe(), c.fd, c.fly[c.flyOff:], userData(kindSend, c.gen, c.fd))
+		c.flyOff += cqe.Res
+		if int(c.flyOff) < len(*c.fly) {
+			uring.PrepSend(rp.sqe(), fd, (*c.fly)[c.flyOff:], userData(kindSend, c.gen, fd))
 			return
 		}
-		// Done: its buffer takes the next bytes.
-		spare := c.fly[:0]
+		// Done: its buffer goes back, and what was queued behind it goes out.
+		rp.putSpare(c.fly)
 		c.fly, c.flyOff = nil, 0
-		if len(c.out) > 0 {
-			c.fly, c.out = c.out, spare
-			uring.PrepSend(rp.sqe(), c.fd, c.fly, userData(kindSend, c.gen, c.fd))
-		} else {
-			c.out = spare
+		if c.out != nil && len(*c.out) > 0 {
+			c.fly, c.out = c.out, nil
+			uring.PrepSend(rp.sqe(), fd, *c.fly, userData(kindSend, c.gen, fd))
 		}
 		if c.waitW {
 			c.waitW = false

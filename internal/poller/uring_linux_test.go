@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -175,4 +176,112 @@ func TestUringForgetSendsWhatWriteTook(t *testing.T) {
 	if !bytes.Equal(got, goaway) {
 		t.Fatalf("the peer read %q before the end, want the %d bytes written before Forget", got, len(goaway))
 	}
+}
+
+// A worker holds a ringConn per connection: at 15,000 connections each
+// byte of it is 15 KB (docs/measured.md compares the backends' memory).
+func TestRingConnSize(t *testing.T) {
+	if n := unsafe.Sizeof(ringConn{}); n > 64 {
+		t.Fatalf("ringConn is %d bytes, want at most 64", n)
+	}
+}
+
+// More connections with events than the events slice holds: every
+// completion is applied in the wait that sees it (each send's buffer goes
+// back at once), the events that did not fit come out of the next waits,
+// and one of a connection forgotten meanwhile never does.
+func TestUringEventsBeyondTheSlice(t *testing.T) {
+	p := newRing(t)
+	const n = 40
+	var as, zs [n]int
+	raws := make([]conn.Raw, n)
+	for i := range as {
+		as[i], zs[i] = socketpair(t)
+		if err := p.Add(as[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[int]bool{}
+	evs := make([]Event, 8)
+	for deadline := time.Now().Add(time.Second); len(seen) < n && time.Now().Before(deadline); {
+		k, err := p.WaitNs(evs, int64(5*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs[:k] {
+			if e.Writable {
+				seen[int(e.Fd)] = true
+			}
+		}
+	}
+	if len(seen) < n {
+		t.Fatalf("%d of %d connects reported", len(seen), n)
+	}
+	for i := range as {
+		raws[i] = p.Raw(as[i])
+	}
+	p.WaitNs(evs, 0) // arms the receives
+	for i := range zs {
+		if _, err := unix.Write(zs[i], []byte("HTTP/1.1 200 OK\r\n\r\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(10 * time.Millisecond) // the bytes are in the sockets
+	k, err := p.WaitNs(evs, int64(5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k != len(evs) {
+		t.Fatalf("the first wait reported %d events, want %d (the slice full)", k, len(evs))
+	}
+	readable := map[int]bool{}
+	for _, e := range evs[:k] {
+		readable[int(e.Fd)] = e.Readable
+	}
+	// Sends submitted behind the receives not yet reported: their
+	// completions are applied in the wait that submits them.
+	for i := range as {
+		if _, err := raws[i].Write([]byte("GET / HTTP/1.1\r\n\r\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k, err = p.WaitNs(evs, int64(5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range p.ring.conns {
+		if c != nil && c.fly != nil {
+			t.Fatalf("fd %d still holds its send buffer after a wait that saw its completion", i)
+		}
+	}
+	for _, e := range evs[:k] {
+		readable[int(e.Fd)] = e.Readable
+	}
+	var gone int // a connection whose event is still to be reported
+	for _, a := range as {
+		if !readable[a] {
+			gone = a
+			break
+		}
+	}
+	p.Forget(gone)
+	for deadline := time.Now().Add(time.Second); len(readable) < n-1 && time.Now().Before(deadline); {
+		k, err := p.WaitNs(evs, int64(5*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs[:k] {
+			if int(e.Fd) == gone {
+				t.Fatalf("an event %+v of a connection forgotten before it was reported", e)
+			}
+			if readable[int(e.Fd)] {
+				t.Fatalf("fd %d reported twice", e.Fd)
+			}
+			readable[int(e.Fd)] = e.Readable
+		}
+	}
+	if len(readable) != n-1 {
+		t.Fatalf("%d connections' answers reported, want %d", len(readable), n-1)
+	}
+	unix.Close(gone)
 }
