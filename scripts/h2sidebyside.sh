@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# HTTP/2 side by side: brk --http2 vs h2load against one h2o, over TLS (h2)
-# and cleartext with prior knowledge (h2c), server pinned to CPU 0 and
-# clients to CPU 1, 64 connections, -m8 and -m32.
-# Prints requests/s and client CPU µs per response (user+sys ÷ responses).
+# HTTP/2 side by side: brk --http2 on epoll and on io_uring vs h2load
+# against one h2o, over TLS (h2) and cleartext with prior knowledge (h2c),
+# server pinned to CPU 0 and clients to CPU 1, 64 connections, -m8 and -m32.
+# Prints requests/s and client CPU µs per response (user+sys of the whole
+# process ÷ responses),
+# then the median over the rounds of each pair's ratio.
 # Usage: scripts/h2sidebyside.sh [rounds] [seconds]
 set -euo pipefail
 rounds=${1:-2}
@@ -43,21 +45,46 @@ for r in $(seq "$rounds"); do
   proto=h2 tls=--insecure
   if [ "${url%%:*}" = http ]; then proto=h2c tls=; fi
   for m in 8 32; do
-    taskset -c 1 "$work/brk" "$url" --http2 $tls --conn 64 --start $m --max $m --phase ${secs}s \
-      --threads 1 --timeout 2s --quiet --json "$work/brk.json" >/dev/null
-    python3 - "$work/brk.json" <<PY
+    for io in epoll uring; do
+      /usr/bin/time -f "%U %S" -o "$work/brk.time" timeout -s KILL $((secs + 30)) taskset -c 1 "$work/brk" "$url" \
+        --http2 $tls --conn 64 --start $m --max $m --phase ${secs}s --threads 1 --timeout 2s --io $io --quiet \
+        --json "$work/brk.json" >/dev/null || true
+      python3 - "$work/brk.json" "$work/brk.time" <<PY >> "$work/results" || true
 import json, sys
-p = json.load(open(sys.argv[1]))["phases"][0]
-print(f"round $r $proto brk    -m$m: {p['requests_per_sec']:.0f} req/s, {p['client_cpu']['us_per_response']:.2f} µs CPU/response, success {p['success_pct']:.2f} %")
+p = json.load(open(sys.argv[1]))["phases"][0]; u, s = map(float, open(sys.argv[2]).read().split()[-2:])
+ok = p['counts']['succeeded']
+print(f"$r\t$proto brk-$io -m$m\t{(u + s) * 1e6 / ok:.4f}")
+print(f"round $r $proto brk-$io -m$m: {p['requests_per_sec']:.0f} req/s, {(u + s) * 1e6 / ok:.2f} µs CPU/response, success {p['success_pct']:.2f} %", file=sys.stderr)
 PY
-    /usr/bin/time -f "%U %S" -o "$work/h2load.time" taskset -c 1 h2load -t1 -c64 -m$m -D "$secs" "$url" >"$work/h2load.out" 2>&1
-    python3 - "$work/h2load.out" "$work/h2load.time" <<PY
+      rm -f "$work/brk.json"
+    done
+    /usr/bin/time -f "%U %S" -o "$work/h2load.time" timeout -s KILL $((secs + 30)) taskset -c 1 \
+      h2load -t1 -c64 -m$m -D "$secs" "$url" >"$work/h2load.out" 2>&1 || true
+    python3 - "$work/h2load.out" "$work/h2load.time" <<PY >> "$work/results" || true
 import re, sys
 o = open(sys.argv[1]).read(); u, s = map(float, open(sys.argv[2]).read().split()[-2:])
 rps = float(re.search(r"finished in [0-9.]+s, ([0-9.]+) req/s", o).group(1))
 ok = int(re.search(r"(\d+) succeeded", o).group(1))
-print(f"round $r $proto h2load -m$m: {rps:.0f} req/s, {(u + s) * 1e6 / ok:.2f} µs CPU/response")
+print(f"$r\t$proto h2load -m$m\t{(u + s) * 1e6 / ok:.4f}")
+print(f"round $r $proto h2load    -m$m: {rps:.0f} req/s, {(u + s) * 1e6 / ok:.2f} µs CPU/response", file=sys.stderr)
 PY
   done
  done
-done
+done 2>&1
+
+python3 - "$work/results" <<'PY'
+import collections, statistics, sys
+cost = collections.defaultdict(dict)
+for line in open(sys.argv[1]):
+    k, name, us = line.rstrip("\n").split("\t")
+    cost[name][k] = float(us)
+print("median over the rounds of the ratio of CPU per response (< 1: the first is cheaper)")
+for proto in ("h2", "h2c"):
+    for m in (8, 32):
+        for a, b in (("brk-uring", "brk-epoll"), ("brk-uring", "h2load"), ("brk-epoll", "h2load")):
+            x, y = cost.get(f"{proto} {a} -m{m}"), cost.get(f"{proto} {b} -m{m}")
+            if not x or not y:
+                continue
+            r = [x[k] / y[k] for k in x if k in y]
+            print(f"  {proto} {a} / {b} -m{m}: {statistics.median(r):.3f}  (rounds: {', '.join(f'{v:.3f}' for v in r)})")
+PY
