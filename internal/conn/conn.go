@@ -44,8 +44,11 @@ type Transport interface {
 // (internal/poller). Read answers unix.EAGAIN when nothing was received,
 // (0, nil) at the peer's end; Write answers unix.EAGAIN when it takes
 // nothing. Errors are the system's (unix.Errno), as a system call's.
+// Chunk is Read without the copy: the next bytes received, in the buffer
+// they landed in, valid until the next Chunk or Read or the close.
 type Raw interface {
 	Read(b []byte) (int, error)
+	Chunk() ([]byte, error)
 	Write(b []byte) (int, error)
 }
 

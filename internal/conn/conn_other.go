@@ -57,6 +57,12 @@ func (p *Plain) Read(b []byte) (int, error) { return 0, ErrUnsupported }
 // Write reports ErrUnsupported.
 func (p *Plain) Write(b []byte) (int, error) { return 0, ErrUnsupported }
 
+// InPlace reports false.
+func (p *Plain) InPlace() bool { return false }
+
+// Chunk reports ErrUnsupported.
+func (p *Plain) Chunk() ([]byte, error) { return nil, ErrUnsupported }
+
 // Flush reports ErrUnsupported.
 func (p *Plain) Flush() (bool, error) { return false, ErrUnsupported }
 

@@ -55,6 +55,24 @@ func (p *Plain) Read(b []byte) (int, error) {
 	}
 }
 
+// InPlace reports whether Chunk hands out received bytes in place: the
+// connection's bytes come through a Raw.
+func (p *Plain) InPlace() bool { return p.raw != nil }
+
+// Chunk returns the next received bytes in the buffer they landed in
+// (where InPlace), valid until the next Chunk or Read or the close: Read's
+// answers without its copy.
+func (p *Plain) Chunk() ([]byte, error) {
+	b, err := p.raw.Chunk()
+	switch err {
+	case nil:
+		return b, nil
+	case unix.EAGAIN:
+		return nil, ErrWouldBlock
+	}
+	return nil, err
+}
+
 // Write writes to the socket; ErrWouldBlock when the send buffer is full.
 func (p *Plain) Write(b []byte) (int, error) {
 	for {

@@ -98,6 +98,7 @@ type rxQueue struct {
 	chunks []uint32
 	head   int32 // the first chunk not read through
 	off    int32 // bytes of chunks[head] already read
+	held   bool  // chunks[head-1] is out, in place (Chunk)
 }
 
 // ringConn is one descriptor's state on the ring. It is the Raw of its
@@ -189,6 +190,9 @@ func (rp *ringPoller) add(fd int) error {
 func (c *ringConn) reset() {
 	c.gen++
 	if q := c.rx; q != nil {
+		if q.held {
+			q.head--
+		}
 		for _, x := range q.chunks[q.head:] {
 			c.p.bufs.Recycle(uint16(x >> 16))
 			c.p.publish = true
@@ -241,7 +245,7 @@ func (rp *ringPoller) getRx() *rxQueue {
 
 // putRx takes back a receive queue whose buffers were given back.
 func (rp *ringPoller) putRx(q *rxQueue) {
-	q.chunks, q.head, q.off = q.chunks[:0], 0, 0
+	q.chunks, q.head, q.off, q.held = q.chunks[:0], 0, 0, false
 	rp.rxFree = append(rp.rxFree, q)
 }
 
@@ -291,7 +295,7 @@ func (rp *ringPoller) forget(fd int) {
 // (0, nil) at the peer's end, the receive's error after the bytes before it.
 func (c *ringConn) Read(b []byte) (int, error) {
 	n := 0
-	if q := c.rx; q != nil {
+	if q := c.release(); q != nil {
 		for int(q.head) < len(q.chunks) && n < len(b) {
 			id, size := uint16(q.chunks[q.head]>>16), int32(q.chunks[q.head]&0xffff)
 			k := copy(b[n:], c.p.bufs.Buf(id)[q.off:size])
@@ -308,15 +312,54 @@ func (c *ringConn) Read(b []byte) (int, error) {
 			c.rx = nil
 		}
 	}
+	return n, c.end(n)
+}
+
+// Chunk returns the next received chunk in the provided buffer it landed
+// in, valid until the next Chunk or Read or the connection's close (the
+// buffer goes back to the kernel then); the errors are Read's.
+func (c *ringConn) Chunk() ([]byte, error) {
+	if q := c.release(); q != nil {
+		x := q.chunks[q.head]
+		b := c.p.bufs.Buf(uint16(x >> 16))[q.off : x&0xffff]
+		q.head, q.off, q.held = q.head+1, 0, true
+		return b, nil
+	}
+	return nil, c.end(0)
+}
+
+// release gives back the chunk Chunk handed out, and returns the receive
+// queue while it holds bytes to read (nil: none).
+func (c *ringConn) release() *rxQueue {
+	q := c.rx
+	if q == nil {
+		return nil
+	}
+	if q.held {
+		q.held = false
+		c.p.bufs.Recycle(uint16(q.chunks[q.head-1] >> 16))
+		c.p.publish = true
+	}
+	if int(q.head) == len(q.chunks) {
+		c.p.putRx(q)
+		c.rx = nil
+		return nil
+	}
+	return q
+}
+
+// end is what a read of n bytes answers: nil after bytes, then the
+// receive's error, (0, nil) at the peer's end, or unix.EAGAIN.
+func (c *ringConn) end(n int) error {
 	switch {
 	case n > 0:
-		return n, nil
+		return nil
 	case c.rerr != 0:
-		return 0, unix.Errno(c.rerr)
+		return unix.Errno(c.rerr)
 	case c.eof:
-		return 0, nil
+		return nil
 	}
-	return 0, unix.EAGAIN
+	return unix.EAGAIN
 }
 
 // Write queues b to be sent at the end of the loop turn: unix.EAGAIN when

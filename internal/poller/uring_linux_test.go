@@ -285,3 +285,45 @@ func TestUringEventsBeyondTheSlice(t *testing.T) {
 	}
 	unix.Close(gone)
 }
+
+// Chunk hands out what was received in the provided buffer it landed in,
+// a chunk at a time and in order, and gives each back at the next call;
+// then would block; at the peer's end (nil, nil).
+func TestUringChunkInPlace(t *testing.T) {
+	p, a, z, raw := ringPair(t)
+	p.WaitNs(make([]Event, 4), 0)                    // arms the receive
+	sent := bytes.Repeat([]byte("0123456789"), 1000) // three buffers' worth
+	if _, err := unix.Write(z, sent); err != nil {
+		t.Fatal(err)
+	}
+	lo := uintptr(unsafe.Pointer(&p.ring.bufs.Buf(0)[0]))
+	hi := uintptr(unsafe.Pointer(&p.ring.bufs.Buf(bufCount - 1)[0])) + bufSize
+	var got []byte
+	for deadline := time.Now().Add(time.Second); len(got) < len(sent) && time.Now().Before(deadline); {
+		waitFor(t, p, a, func(e Event) bool { return e.Readable })
+		for {
+			b, err := raw.Chunk()
+			if err == unix.EAGAIN {
+				break
+			}
+			if err != nil || len(b) == 0 || len(b) > bufSize {
+				t.Fatalf("chunk: %d bytes, %v", len(b), err)
+			}
+			if at := uintptr(unsafe.Pointer(&b[0])); at < lo || at >= hi {
+				t.Fatalf("a chunk at %#x, not in the provided buffers (%#x–%#x): copied", at, lo, hi)
+			}
+			got = append(got, b...)
+		}
+	}
+	if !bytes.Equal(got, sent) {
+		t.Fatalf("chunks gave %d bytes, want the %d sent, in order", len(got), len(sent))
+	}
+	if c := p.ring.conns[a]; c.rx != nil {
+		t.Fatalf("the receive queue is still held after Chunk would block: %+v", *c.rx)
+	}
+	unix.Close(z)
+	waitFor(t, p, a, func(e Event) bool { return e.Readable && e.Hup })
+	if b, err := raw.Chunk(); b != nil || err != nil {
+		t.Fatalf("chunk after the peer's close: %q, %v; want nil, nil", b, err)
+	}
+}

@@ -73,10 +73,21 @@ func (w *worker) event(ev *poller.Event) {
 }
 
 // readAll reads until the transport would block. It returns false when
-// the connection was retired.
+// the connection was retired. Bytes an io_uring received are parsed in the
+// buffer they landed in (Plain.Chunk); others are read into the worker's.
 func (w *worker) readAll(o *owner, now int64) bool {
+	inPlace := o.tr == conn.Transport(o.plain) && o.plain.InPlace()
 	for {
-		n, err := o.tr.Read(w.rbuf)
+		var b []byte
+		var err error
+		if inPlace {
+			b, err = o.plain.Chunk()
+		} else {
+			var n int
+			n, err = o.tr.Read(w.rbuf)
+			b = w.rbuf[:n]
+		}
+		n := len(b)
 		if err == conn.ErrWouldBlock {
 			return true
 		}
@@ -94,7 +105,7 @@ func (w *worker) readAll(o *owner, now int64) bool {
 		}
 		if o.fresh {
 			w.rec.FirstByte()
-			if w.cfg.TLS == nil && looksLikeTLS(w.rbuf[:n]) {
+			if w.cfg.TLS == nil && looksLikeTLS(b) {
 				w.setupRejected(o, now, errTLSAnswer)
 				return false
 			}
@@ -102,7 +113,7 @@ func (w *worker) readAll(o *owner, now int64) bool {
 		}
 		w.rec.BytesRead += uint64(n)
 		o.silent = false
-		if !w.consume(o, w.rbuf[:n], w.now()) {
+		if !w.consume(o, b, w.now()) {
 			return false
 		}
 	}
