@@ -52,7 +52,9 @@ measure() {
     echo "$name: no responses counted (not in the medians); its output:"; tail -5 "$work/out"
     return
   fi
-  awk -v n="$name" -v c="$cpu" -v r="$resp" -v s="$secs" \
+  local dur=$secs
+  case $name in h2load*) dur=$(awk '/^finished in/ {print $3 + 0}' "$work/out") ;; esac
+  awk -v n="$name" -v c="$cpu" -v r="$resp" -v s="$dur" \
     'BEGIN { printf "%-22s %10.0f req/s  %6.2f µs CPU/response  (%d responses, %.2f s CPU)\n", n, r/s, c*1e6/r, r, c }'
   awk -v n="$name" -v c="$cpu" -v r="$resp" -v k="$round" 'BEGIN { printf "%s\t%s\t%.4f\n", k, n, c*1e6/r }' >> "$work/results"
 }
