@@ -40,9 +40,12 @@ func runRate(t *testing.T, target brk.Target, plan brk.Plan, within time.Duratio
 const rateAttempts = 3
 
 // clientBehind reports whether res ended unfulfilled because the client
-// fell behind its arrival schedule.
+// fell behind its arrival schedule, or a search stopped early for it (a
+// confirmation or a bisection probe the client could not keep: "Broken …;
+// refinement stopped at 150: target unfulfilled: the client fell behind").
 func clientBehind(res *brk.Result) bool {
-	return res.Verdict == brk.VerdictInconclusive && strings.Contains(res.Reason, "fell behind its arrival schedule")
+	return (res.Verdict == brk.VerdictInconclusive || res.Verdict == brk.VerdictBroken) &&
+		strings.Contains(res.Reason, "fell behind its arrival schedule")
 }
 
 // runRateRetry is runRate, rerun (up to rateAttempts in all) when the
