@@ -147,14 +147,6 @@ func (p *Poller) Close() error {
 // io_uring (NewUring).
 func (p *Poller) Uring() bool { return p.ring != nil }
 
-// HoldShortWaits makes a ring's waits of at most 2 ms keep the worker's P
-// (uring.Ring.HoldShortWaits); epoll's waits always yield it.
-func (p *Poller) HoldShortWaits(on bool) {
-	if p.ring != nil {
-		p.ring.r.HoldShortWaits(on)
-	}
-}
-
 // Raw returns the ring's byte mover for fd's established connection and
 // arms its receive (conn.Plain.OpenRaw, conn.TLS.UseRaw); nil on epoll,
 // whose transports make their own system calls.

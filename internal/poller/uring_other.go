@@ -13,9 +13,6 @@ func NewUring() (*Poller, error) { return nil, uring.ErrUnavailable }
 // Uring reports false: there is no io_uring here.
 func (p *Poller) Uring() bool { return false }
 
-// HoldShortWaits does nothing: waits always yield the P here.
-func (p *Poller) HoldShortWaits(on bool) {}
-
 // Raw returns nil: transports make their own system calls.
 func (p *Poller) Raw(fd int) conn.Raw { return nil }
 

@@ -258,7 +258,6 @@ func (w *worker) run(ready chan<- error) {
 	ready <- nil
 	defer w.shutdown()
 	next := int64(-1) // the policy's next instant (a due arrival)
-	hold := runtime.GOMAXPROCS(0) > w.cfg.Threads
 	for {
 		now = w.now()
 		timeout := w.wheel.TimeoutNs(now)
@@ -272,11 +271,6 @@ func (w *worker) run(ready chan<- error) {
 		// milliseconds, which costs far fewer wake-ups on a busy CPU than
 		// waking at each tick boundary exactly (measured: 30 % more CPU
 		// per response at depth 8 on one shared CPU).
-		// A ring's short waits keep this thread's P where a P is left
-		// for the engine's other goroutines (the command sets GOMAXPROCS
-		// one above the CPUs), and not while TLS handshakes (goroutines)
-		// need Ps.
-		w.p.HoldShortWaits(hold && w.hsInFlight == 0)
 		var n int
 		var err error
 		if next < 0 {

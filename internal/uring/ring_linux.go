@@ -116,24 +116,9 @@ type Ring struct {
 	cqMask uint32
 	cqes   []CQE
 
-	arg  getEventsArg
-	ts   unix.Timespec
-	hold bool // HoldShortWaits
+	arg getEventsArg
+	ts  unix.Timespec
 }
-
-// holdMax is the longest wait HoldShortWaits keeps its P through.
-const holdMax = 2_000_000 // ns
-
-// HoldShortWaits makes a wait of at most 2 ms keep the calling goroutine's
-// P: a raw system call that the Go scheduler is not told of. Told of it,
-// the scheduler's monitor takes the P back after 20 µs and another thread
-// wakes to look for work, then sleeps: on a loaded ring that was 0.04–0.07
-// context switches and up to 15 % of a CPU beside the worker's, per
-// response 4–5 times epoll's. Held, a wait still ends at a signal (the
-// runtime's preemption), so the collector's stops wait for no wait. Other
-// goroutines then run on the other Ps only: ask it only when none of them
-// is waited on (a TLS handshake is not).
-func (r *Ring) HoldShortWaits(on bool) { r.hold = on }
 
 // New sets up a ring of entries submission slots (a power of two) and
 // four times as many completion slots, for the calling thread alone.
@@ -228,12 +213,7 @@ func (r *Ring) Enter(wait uint32, timeoutNs int64) error {
 		flags |= enterExtArg
 		arg, argSz = uintptr(unsafe.Pointer(&r.arg)), unsafe.Sizeof(r.arg)
 	}
-	var errno unix.Errno
-	if wait == 0 || r.hold && timeoutNs >= 0 && timeoutNs <= holdMax {
-		_, _, errno = unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(wait), flags, arg, argSz)
-	} else {
-		_, _, errno = unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(wait), flags, arg, argSz)
-	}
+	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(wait), flags, arg, argSz)
 	switch errno {
 	case 0, unix.ETIME, unix.EINTR:
 		return nil
