@@ -72,19 +72,10 @@ PY
  done
 done 2>&1
 
-python3 - "$work/results" <<'PY'
-import collections, statistics, sys
-cost = collections.defaultdict(dict)
-for line in open(sys.argv[1]):
-    k, name, us = line.rstrip("\n").split("\t")
-    cost[name][k] = float(us)
-print("median over the rounds of the ratio of CPU per response (< 1: the first is cheaper)")
-for proto in ("h2", "h2c"):
-    for m in (8, 32):
-        for a, b in (("brk-uring", "brk-epoll"), ("brk-uring", "h2load"), ("brk-epoll", "h2load")):
-            x, y = cost.get(f"{proto} {a} -m{m}"), cost.get(f"{proto} {b} -m{m}")
-            if not x or not y:
-                continue
-            r = [x[k] / y[k] for k in x if k in y]
-            print(f"  {proto} {a} / {b} -m{m}: {statistics.median(r):.3f}  (rounds: {', '.join(f'{v:.3f}' for v in r)})")
-PY
+pairs=()
+for proto in h2 h2c; do
+  for m in 8 32; do
+    pairs+=("$proto brk-uring -m$m|$proto brk-epoll -m$m" "$proto brk-uring -m$m|$proto h2load -m$m" "$proto brk-epoll -m$m|$proto h2load -m$m")
+  done
+done
+python3 scripts/ratios.py "$work/results" "${pairs[@]}"

@@ -78,19 +78,12 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
-python3 - "$work/results" <<'PY'
-import collections, statistics, sys
-cost = collections.defaultdict(dict)
-for line in open(sys.argv[1]):
-    k, name, us = line.rstrip("\n").split("\t")
-    cost[name][k] = float(us)
-print("median over the rounds of the ratio of CPU per response (< 1: the first is cheaper)")
-for d in ("d1", "d8"):
-    for a in ("brk-uring", "brk-epoll"):
-        for b in ("brk-epoll", "wrk", "h2load", "gcannon"):
-            x, y = cost.get(f"{a} {d}"), cost.get(f"{b} {d}")
-            if a == b or not x or not y:
-                continue
-            r = [x[k] / y[k] for k in x if k in y]
-            print(f"  {a} / {b} {d}: {statistics.median(r):.3f}  (rounds: {', '.join(f'{v:.3f}' for v in r)})")
-PY
+pairs=()
+for d in d1 d8; do
+  for a in brk-uring brk-epoll; do
+    for b in brk-epoll wrk h2load gcannon; do
+      [ $a = $b ] || pairs+=("$a $d|$b $d")
+    done
+  done
+done
+python3 scripts/ratios.py "$work/results" "${pairs[@]}"
