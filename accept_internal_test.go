@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // TestAcceptFraction: Plan.Accept's number is the exact fraction its
@@ -60,7 +60,7 @@ func TestAcceptTextRoundTrip(t *testing.T) {
 		texts = append(texts, fmt.Sprintf("%.*f", dec, float64(rng.Int64N(100*int64(den)+1))/den))
 	}
 	for _, s := range texts {
-		want, err := sched.ParseAccept(s)
+		want, err := judge.ParseAccept(s)
 		if err != nil {
 			t.Fatalf("%q: %v", s, err)
 		}

@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/internal/exchange"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
-	"github.com/brk-bench/brk/internal/sched"
 )
 
 // Plan is the load schedule and the SLA.
@@ -123,10 +123,10 @@ type Plan struct {
 }
 
 // Names are the names the reasons give the settings they suggest
-// changing (Plan.Names): the engine's type (sched.Names), whose empty
+// changing (Plan.Names): the judge's type (judge.Names), whose empty
 // fields name their settings as this package's Go fields
-// (sched.LibraryNames: "Plan.Accept", "Target.TLS.CACert", …).
-type Names = sched.Names
+// (judge.LibraryNames: "Plan.Accept", "Target.TLS.CACert", …).
+type Names = judge.Names
 
 // Search is the adaptive search for the break (Plan.Search): from
 // Plan.Start each phase multiplies the level by Growth until a phase is

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/internal/enginerun"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
 	"github.com/brk-bench/brk/internal/sched"
 	"github.com/brk-bench/brk/internal/shard"
@@ -17,7 +18,7 @@ import (
 type running struct {
 	res   *Result
 	run   *enginerun.Run
-	ramp  *sched.Ramp
+	ramp  *judge.Ramp
 	shard *shardRun // a sharded run's part (shard.go)
 }
 
@@ -124,7 +125,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 // a report gives it: what every test reports (the mode's report adds its
 // own fields), the threads as run, the acceptance threshold as the
 // fraction that judged it, and Repeat with its default.
-func recordPlan(p Plan, m Mode, protocol string, acc sched.Accept, threads int) Plan {
+func recordPlan(p Plan, m Mode, protocol string, acc judge.Accept, threads int) Plan {
 	rp := Plan{
 		mode: m, protocol: protocol, Start: p.Start, Pace: p.Pace, Max: p.Max,
 		Phase: p.Phase, Timeout: p.Timeout, Accept: acc.Pct(), Threads: threads,
@@ -154,13 +155,13 @@ func baseline(b *enginerun.Idle) *Baseline {
 // levels as totals (the requests test's per-connection Start, Pace and Max
 // times Conns), and for a sharded run phases on absolute slots of Phase +
 // the shard allowance, as the budget counts them.
-func enginePlan(p Plan, m Mode, acc sched.Accept, addr string) sched.Plan {
+func enginePlan(p Plan, m Mode, acc judge.Accept, addr string) judge.Plan {
 	unit := m.PlanUnit(p.Conns)
-	l := sched.Levels{Start: p.Start * unit, Pace: p.Pace * unit, Max: p.Max * unit, Refine: p.Refine}
+	l := judge.Levels{Start: p.Start * unit, Pace: p.Pace * unit, Max: p.Max * unit, Refine: p.Refine}
 	if s := p.Search; s != nil {
 		l.Search, l.Growth, l.Resolution, l.ResolutionPct = true, s.Growth, s.Resolution, s.ResolutionPct
 	}
-	sp := sched.Plan{
+	sp := judge.Plan{
 		Mode: m, Conns: p.Conns, Levels: l, Phase: p.Phase, Timeout: p.Timeout, Accept: acc, Addr: addr,
 		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Repeat: p.Repeat, RateDepth: p.RateDepth,
 		Budget: p.Budget, PhaseCost: p.Phase + p.Timeout, Names: p.Names,
@@ -176,7 +177,7 @@ func enginePlan(p Plan, m Mode, acc sched.Accept, addr string) sched.Plan {
 func (r *running) finish() *Result { return r.finishOutcome(r.ramp.Outcome()) }
 
 // finishOutcome turns a ramp's outcome into the Result.
-func (r *running) finishOutcome(out *sched.Outcome) *Result {
+func (r *running) finishOutcome(out *judge.Outcome) *Result {
 	res := r.res
 	res.Verdict, res.Reason = out.Verdict, out.Reason
 	res.LastAccepted, res.FirstRejected = optional(out.LastAccepted), optional(out.FirstRejected)
@@ -234,7 +235,7 @@ type hooks struct {
 
 func (h *hooks) WorkersStarted(threads int) { h.obs.WorkersStarted(threads) }
 
-func (h *hooks) PhaseStarted(index, depth, level int, role sched.Role, b sched.Bracket, left time.Duration) {
+func (h *hooks) PhaseStarted(index, depth, level int, role judge.Role, b judge.Bracket, left time.Duration) {
 	h.servers.Start()
 	h.obs.PhaseStarted(PhaseStart{Index: index, Level: level, Target: level, Depth: depth, Role: role.String(),
 		Held: max(b.Held, 0), Broke: max(b.Broke, 0), BudgetLeft: left})
@@ -243,7 +244,7 @@ func (h *hooks) PhaseStarted(index, depth, level int, role sched.Role, b sched.B
 	}
 }
 
-func (h *hooks) PhaseFinished(j *sched.Judged) {
+func (h *hooks) PhaseFinished(j *judge.Judged) {
 	if h.rep != nil {
 		h.rep.halt()
 		h.rep = nil

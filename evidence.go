@@ -1,14 +1,14 @@
 package brk
 
 import (
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
-	"github.com/brk-bench/brk/internal/sched"
 )
 
 // Evidence is a judged phase's evidence (docs/search.md): margins
 // [{term, bad, total, allowed, margin}], binding, stall {at_ns, span_ns,
 // failures, requests, of, at_end}, too_close, busy.
-type Evidence = sched.Evidence
+type Evidence = judge.Evidence
 
 // OtherCPU is the box's other load over a phase: mean and peak cores used
 // by other processes (and the hypervisor's steal, apart in StealCores), in
@@ -18,11 +18,11 @@ type OtherCPU = metrics.OtherCPU
 // CoolDown is one wait before a re-run or a bisection probe until the
 // server answered a request within twice the lowest p50 of an accepted
 // phase (docs/search.md).
-type CoolDown = sched.CoolDown
+type CoolDown = judge.CoolDown
 
 // finalPair is the report's form of an outcome's final pair: its phases,
 // runs, conflicts and the stalls of its runs.
-func finalPair(out *sched.Outcome) *FinalPair {
+func finalPair(out *judge.Outcome) *FinalPair {
 	b := out.Bracket
 	fp := &FinalPair{HeldPhase: optional(b.HeldPhase), BrokePhase: optional(b.BrokePhase),
 		HeldRuns: b.HeldRuns, HeldOf: b.HeldOf, BrokeRun: b.BrokeRun, BrokeOf: b.BrokeOf,
@@ -34,7 +34,7 @@ func finalPair(out *sched.Outcome) *FinalPair {
 	}
 	if f := b.Fit; f != nil {
 		fp.Interval = &Interval{Low: f.Low, High: f.High}
-		fp.Confidence, fp.Boundary = sched.Confidence, f.Boundary
+		fp.Confidence, fp.Boundary = judge.Confidence, f.Boundary
 		fp.Binding = bindingText(b.Binding, out.Phases[b.BrokePhase])
 	}
 	return fp
@@ -43,8 +43,8 @@ func finalPair(out *sched.Outcome) *FinalPair {
 // bindingText names the term that decided the break: the success ratio
 // with its most common failure ("success ratio (timeout)"), a timeout's
 // abandoned followers counted as its own.
-func bindingText(t sched.Term, broke *sched.Judged) string {
-	if t != sched.TermSuccess || broke.Run == nil || broke.Run.Stats == nil {
+func bindingText(t judge.Term, broke *judge.Judged) string {
+	if t != judge.TermSuccess || broke.Run == nil || broke.Run.Stats == nil {
 		return t.String()
 	}
 	f := broke.Run.Stats.Counts.Failed
@@ -68,9 +68,9 @@ func bindingText(t sched.Term, broke *sched.Judged) string {
 type PhaseStall struct {
 	Phase int `json:"phase"`
 	Level int `json:"level"`
-	sched.Stall
+	judge.Stall
 }
 
 // Conflict is a level rejected (Low) below one that held (High), each
 // after its re-runs.
-type Conflict = sched.Conflict
+type Conflict = judge.Conflict

@@ -1,48 +1,49 @@
 package brk
 
 import (
-	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/shard"
 )
 
 // Mode is a test mode: what a phase's level counts. It is the engine's
-// type (sched.Mode): one table holds what each mode decides (its noun and
+// type (judge.Mode): one table holds what each mode decides (its noun and
 // unit, how many connections a level needs, its admission policy), and
 // callers read it through Mode's methods (Unit, Noun, PerConnPlan,
 // LevelIsConns, Clocked, ...) rather than compare modes. Its text
 // (MarshalText) is the report's "test" field: requests, connections or
 // rate.
-type Mode = sched.Mode
+type Mode = judge.Mode
 
 // The test modes.
 const (
 	// ModeRequests raises concurrent requests over connections opened once.
-	ModeRequests = sched.Requests
+	ModeRequests = judge.Requests
 	// ModeConnections raises concurrent connections, each set up, used for
 	// a few requests and closed by the server.
-	ModeConnections = sched.Connections
+	ModeConnections = judge.Connections
 	// ModeRate raises an arrival rate (requests/s) scheduled against the
 	// clock over connections opened once: an open model.
-	ModeRate = sched.Rate
+	ModeRate = judge.Rate
 )
 
-// Verdict names how a run ended: the engine's type (sched.Verdict), whose
+// Verdict names how a run ended: the judge's type (judge.Verdict), whose
 // text (MarshalText) is the report's "verdict" and whose ExitCode is the
 // CLI's exit status.
-type Verdict = sched.Verdict
+type Verdict = judge.Verdict
 
 // The verdicts.
 const (
-	VerdictDone         = sched.Done
-	VerdictBroken       = sched.Broken
-	VerdictInconclusive = sched.Inconclusive
-	VerdictInterrupted  = sched.Interrupted
+	VerdictDone         = judge.Done
+	VerdictBroken       = judge.Broken
+	VerdictInconclusive = judge.Inconclusive
+	VerdictInterrupted  = judge.Interrupted
 )
 
-// modeRules is what the API decides per test mode, beside the engine's
-// entry (internal/sched/mode.go, read through Mode's methods): the plan's defaults
-// and refusals, its validation and the report's mode fields. One entry
-// per mode; callers read it through rulesOf and never compare modes.
+// modeRules is what the API decides per test mode, beside the judge's
+// entry (internal/judge/mode.go, read through Mode's methods) and the
+// engine's (internal/sched/modes.go): the plan's defaults and refusals,
+// its validation and the report's mode fields. One entry per mode;
+// callers read it through rulesOf and never compare modes.
 type modeRules struct {
 	// fill fills the mode's defaults into p and refuses what does not
 	// apply to the mode, before the plan is validated.

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
-	"github.com/brk-bench/brk/internal/sched"
 	"github.com/brk-bench/brk/internal/shard"
 )
 
@@ -93,16 +93,16 @@ func validateRamp(p Plan) error {
 // engine's bounds and turns its acceptance threshold into a fraction: the
 // checks every test shares, then the test's own (its entry's checks, in
 // order).
-func validatePlan(p Plan, m Mode) (sched.Accept, error) {
+func validatePlan(p Plan, m Mode) (judge.Accept, error) {
 	if err := validateSharper(p); err != nil {
-		return sched.Accept{}, err
+		return judge.Accept{}, err
 	}
 	if err := validateRamp(p); err != nil {
-		return sched.Accept{}, err
+		return judge.Accept{}, err
 	}
 	for _, c := range rulesOf(m).checks {
 		if err := c(p); err != nil {
-			return sched.Accept{}, err
+			return judge.Accept{}, err
 		}
 	}
 	return acceptFraction(p.Accept)
@@ -186,8 +186,8 @@ func threadsWithinConns(p Plan) *PlanError {
 }
 
 func levelsWithinEngine(p Plan) *PlanError {
-	if p.Max > sched.MaxLevel || p.Start > sched.MaxLevel {
-		return refuse("%s/%s above %d are not supported", fStart, fMax, sched.MaxLevel)
+	if p.Max > judge.MaxLevel || p.Start > judge.MaxLevel {
+		return refuse("%s/%s above %d are not supported", fStart, fMax, judge.MaxLevel)
 	}
 	return nil
 }
@@ -196,30 +196,30 @@ func levelsWithinEngine(p Plan) *PlanError {
 // --start and --max count per connection (the requests test): its
 // refusal says so.
 func perConnLevelsWithinEngine(p Plan) *PlanError {
-	if n := max(p.Max, p.Start); n > sched.MaxLevel {
+	if n := max(p.Max, p.Start); n > judge.MaxLevel {
 		return refuse("%s/%s above %d are not supported: they count requests per connection (%d on each of %s is %d outstanding)",
-			fStart, fMax, sched.MaxLevel, n, countOf(p.Conns, "connection"), int64(n)*int64(p.Conns))
+			fStart, fMax, judge.MaxLevel, n, countOf(p.Conns, "connection"), int64(n)*int64(p.Conns))
 	}
 	return nil
 }
 
 func connsWithinEngine(p Plan) *PlanError {
-	if p.Conns > sched.MaxLevel {
-		return refuse("%s above %d is not supported", fConns, sched.MaxLevel)
+	if p.Conns > judge.MaxLevel {
+		return refuse("%s above %d is not supported", fConns, judge.MaxLevel)
 	}
 	return nil
 }
 
 func outstandingWithinEngine(p Plan) *PlanError {
-	if p.Conns*max(p.Start, p.Max) > sched.MaxOutstanding {
-		return refuse("%s × %s/%s above %d outstanding requests is not supported", fConns, fStart, fMax, sched.MaxOutstanding)
+	if p.Conns*max(p.Start, p.Max) > judge.MaxOutstanding {
+		return refuse("%s × %s/%s above %d outstanding requests is not supported", fConns, fStart, fMax, judge.MaxOutstanding)
 	}
 	return nil
 }
 
 func rateWithinEngine(p Plan) *PlanError {
-	if p.Max > sched.MaxRate || p.Start > sched.MaxRate {
-		return refuse("%s/%s above %d requests/s are not supported", fStart, fMax, sched.MaxRate)
+	if p.Max > judge.MaxRate || p.Start > judge.MaxRate {
+		return refuse("%s/%s above %d requests/s are not supported", fStart, fMax, judge.MaxRate)
 	}
 	return nil
 }
@@ -232,8 +232,8 @@ func rateDepthAtLeast1(p Plan) *PlanError {
 }
 
 func slotsWithinEngine(p Plan) *PlanError {
-	if p.RateDepth > sched.MaxLevel || p.Conns*p.RateDepth > sched.MaxOutstanding {
-		return refuse("%s × %s above %d outstanding requests is not supported", fConns, fRateDepth, sched.MaxOutstanding)
+	if p.RateDepth > judge.MaxLevel || p.Conns*p.RateDepth > judge.MaxOutstanding {
+		return refuse("%s × %s above %d outstanding requests is not supported", fConns, fRateDepth, judge.MaxOutstanding)
 	}
 	return nil
 }
@@ -308,22 +308,22 @@ func validateSharper(p Plan) error {
 
 // acceptFraction is Plan.Accept as the exact fraction that its shortest
 // decimal form reads as (99.99 → 9999/10000); AcceptAny is 0/100.
-func acceptFraction(v float64) (sched.Accept, error) {
+func acceptFraction(v float64) (judge.Accept, error) {
 	if v == AcceptAny {
-		return sched.Accept{Num: 0, Den: 100}, nil
+		return judge.Accept{Num: 0, Den: 100}, nil
 	}
 	s := strconv.FormatFloat(v, 'f', -1, 64)
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		return sched.Accept{}, refuse("%s %s: want a percentage such as 99.99", fAccept, s)
+		return judge.Accept{}, refuse("%s %s: want a percentage such as 99.99", fAccept, s)
 	case v < 0:
-		return sched.Accept{}, refuse("%s %s: must not be negative (AcceptAny accepts every phase)", fAccept, s)
+		return judge.Accept{}, refuse("%s %s: must not be negative (AcceptAny accepts every phase)", fAccept, s)
 	case v > 100:
-		return sched.Accept{}, refuse("%s %s: must be at most 100", fAccept, s)
+		return judge.Accept{}, refuse("%s %s: must be at most 100", fAccept, s)
 	}
-	acc, err := sched.ParseAccept(s)
+	acc, err := judge.ParseAccept(s)
 	if err != nil { // in 0..100, so too many decimals
-		return sched.Accept{}, refuse("%s %s: at most 9 decimals", fAccept, s)
+		return judge.Accept{}, refuse("%s %s: at most 9 decimals", fAccept, s)
 	}
 	return acc, nil
 }
@@ -385,7 +385,7 @@ func RateSlotWarning(p Plan) *PlanError {
 // spells, whose shortest form Check reads back as that same fraction; 0
 // is AcceptAny.
 func ParseAccept(text string) (float64, error) {
-	acc, err := sched.ParseAccept(text)
+	acc, err := judge.ParseAccept(text)
 	if err != nil {
 		return 0, err
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // randomDuration is a duration of any nanosecond count up to about 11
@@ -53,7 +53,7 @@ func randomRun(rng *rand.Rand, m Mode, search, sharded bool) *Result {
 	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
 	if sharded {
 		s := &Sharding{Index: rng.IntN(3), Count: 3, Allowance: randomDuration(rng)}
-		splan := sched.Plan{Addr: "127.0.0.1:8080"}
+		splan := judge.Plan{Addr: "127.0.0.1:8080"}
 		res.Shard = &ShardInfo{Index: s.Index, Count: s.Count, TargetHash: "t", Plan: shardPlanOf(s, p, splan),
 			Unjudged: rng.IntN(2) == 0}
 		res.Shard.PlanHash = reportPlanHash("t", res, s.Count, res.Shard.Plan)

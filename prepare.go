@@ -4,13 +4,14 @@ import (
 	"crypto/tls"
 	"net/url"
 
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/sched"
 )
 
 // prepared is a validated target and plan.
 type prepared struct {
 	plan     Plan
-	accept   sched.Accept
+	accept   judge.Accept
 	hostport string               // dial address text
 	proto    Protocol             // Target.Proto()
 	session  func() sched.Session // the engine's session constructor: proto's, over the target's templates or the mix's

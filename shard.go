@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/shard"
 )
 
@@ -155,7 +155,7 @@ func targetHash(t *Target) string {
 
 // shardPlanOf is the plan a shard's report embeds: the schedule of p,
 // its allowance, and the address splan dialled.
-func shardPlanOf(s *Sharding, p Plan, splan sched.Plan) Plan {
+func shardPlanOf(s *Sharding, p Plan, splan judge.Plan) Plan {
 	return Plan{Start: p.Start, Pace: p.Pace, Max: p.Max, Phase: p.Phase, Shard: &Sharding{Allowance: s.allowance(p)},
 		MaxP99: p.MaxP99, MaxP999: p.MaxP999, Refine: p.Refine, Repeat: p.Repeat, addr: splan.Addr,
 		Search: p.Search, Budget: p.Budget}
@@ -191,16 +191,16 @@ func reportPlanHash(target string, r *Result, count int, p Plan) string {
 
 // planHash is reportPlanHash of the run about to start (res: its report
 // as far as it is set up).
-func planHash(t *Target, p Plan, s *Sharding, splan sched.Plan, res *Result) string {
+func planHash(t *Target, p Plan, s *Sharding, splan judge.Plan, res *Result) string {
 	return reportPlanHash(targetHash(t), res, s.Count, shardPlanOf(s, p, splan))
 }
 
 // shardConfig is the coordinated run's configuration of this shard
 // (internal/enginerun joins it with the engine as this shard's part of every
 // phase and the engine's plan).
-func shardConfig(s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, res *Result) *shard.Config {
+func shardConfig(s *Sharding, t *Target, p Plan, m Mode, splan judge.Plan, res *Result) *shard.Config {
 	spec := s.spec()
-	local := func(ps sched.PhaseSpec) sched.PhaseSpec {
+	local := func(ps judge.PhaseSpec) judge.PhaseSpec {
 		ps.Level = rulesOf(m).shardLevel(ps.Level, spec.Index, spec.Count)
 		if ps.Level == 0 {
 			ps.FailFast = false // nothing to set up on this shard in this phase
@@ -216,7 +216,7 @@ func shardConfig(s *Sharding, t *Target, p Plan, m Mode, splan sched.Plan, res *
 }
 
 // shardInfo is this shard's report section at the end of the run.
-func shardInfo(s *Sharding, t *Target, p Plan, splan sched.Plan, ph *shard.Lockstep, res *Result) *ShardInfo {
+func shardInfo(s *Sharding, t *Target, p Plan, splan judge.Plan, ph *shard.Lockstep, res *Result) *ShardInfo {
 	info := &ShardInfo{Index: s.Index, Count: s.Count, PlanHash: planHash(t, p, s, splan, res), TargetHash: targetHash(t),
 		Plan: shardPlanOf(s, p, splan)}
 	if st := ph.StartAt(); !st.IsZero() {
@@ -312,7 +312,7 @@ func MergeReportsNamed(reports []*Result, labels []string, names Names) (*Result
 		return nil, err
 	}
 	r0 := ordered[0]
-	acc, err := sched.ParseAccept(r0.Accept)
+	acc, err := judge.ParseAccept(r0.Accept)
 	if err != nil {
 		return bad("%s: accept_pct %v", name(byIndex[0]), err)
 	}
@@ -363,7 +363,7 @@ func MergeReportsNamed(reports []*Result, labels []string, names Names) (*Result
 		if m == nil {
 			break
 		}
-		st := phaseStats(&sched.Judged{Judgement: sched.Judgement{Verdict: sched.Done, NotJudged: true, Reason: fmt.Sprintf("run but not judged: the merged run ended at phase %d", end-1)},
+		st := phaseStats(&judge.Judged{Judgement: judge.Judgement{Verdict: judge.Done, NotJudged: true, Reason: fmt.Sprintf("run but not judged: the merged run ended at phase %d", end-1)},
 			Index: n, Depth: ps.Depth, Target: ps.Level, Run: m})
 		st.Role = ps.Role
 		out.Phases = append(out.Phases, st)
@@ -407,8 +407,8 @@ func shardReport(r *Result) shard.Report {
 
 type replayHooks struct{ res *Result }
 
-func (h *replayHooks) PhaseStarted(int, int, int, sched.Role, sched.Bracket, time.Duration) {}
-func (h *replayHooks) PhaseFinished(j *sched.Judged) {
+func (h *replayHooks) PhaseStarted(int, int, int, judge.Role, judge.Bracket, time.Duration) {}
+func (h *replayHooks) PhaseFinished(j *judge.Judged) {
 	h.res.Phases = append(h.res.Phases, phaseStats(j))
 }
 
@@ -418,7 +418,7 @@ type shardRun struct {
 	t     Target
 	p     Plan
 	m     Mode
-	splan sched.Plan
+	splan judge.Plan
 	ph    *shard.Lockstep
 }
 

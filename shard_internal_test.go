@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
-	"github.com/brk-bench/brk/internal/sched"
 )
 
 // recorded is one phase's worker recorders, as the engine's workers would
@@ -47,18 +47,18 @@ func record(rng *rand.Rand, n int) recorded {
 	return out
 }
 
-func measure(recs ...*metrics.Recorder) *sched.Measurement {
+func measure(recs ...*metrics.Recorder) *judge.Measurement {
 	s := metrics.NewPhase()
 	for _, r := range recs {
 		s.Merge(r)
 	}
-	return &sched.Measurement{Stats: s, Active: time.Second, Elapsed: 1100 * time.Millisecond, Boxes: 1,
+	return &judge.Measurement{Stats: s, Active: time.Second, Elapsed: 1100 * time.Millisecond, Boxes: 1,
 		CPU: metrics.ProcessCPU{User: time.Duration(len(recs)) * 10 * time.Millisecond, System: time.Duration(len(recs)) * 5 * time.Millisecond}}
 }
 
-type phasesOf []*sched.Measurement
+type phasesOf []*judge.Measurement
 
-func (p *phasesOf) RunPhase(_ context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
+func (p *phasesOf) RunPhase(_ context.Context, spec judge.PhaseSpec) (*judge.Measurement, error) {
 	m := (*p)[0]
 	*p = (*p)[1:]
 	return m, nil
@@ -71,8 +71,8 @@ func (p *phasesOf) RunPhase(_ context.Context, spec sched.PhaseSpec) (*sched.Mea
 // merged histograms (never averaged).
 func TestMergedReportIsOneBox(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 3))
-	acc, _ := sched.ParseAccept("99.9")
-	splan := sched.Plan{Mode: sched.Requests, Conns: 6, Levels: sched.Levels{Start: 6, Pace: 6, Max: 30}, Phase: time.Second, Accept: acc, Addr: "127.0.0.1:1", MaxP999: time.Hour}
+	acc, _ := judge.ParseAccept("99.9")
+	splan := judge.Plan{Mode: judge.Requests, Conns: 6, Levels: judge.Levels{Start: 6, Pace: 6, Max: 30}, Phase: time.Second, Accept: acc, Addr: "127.0.0.1:1", MaxP999: time.Hour}
 	var single phasesOf
 	shards := make([]phasesOf, 3)
 	for n := 0; n < 5; n++ {
@@ -91,7 +91,7 @@ func TestMergedReportIsOneBox(t *testing.T) {
 	res := base
 	res.Threads = 6
 	res.Phases = []*PhaseStats{}
-	ramp := sched.NewRamp(&single, splan, &replayHooks{res: &res})
+	ramp := judge.NewRamp(&single, splan, &replayHooks{res: &res})
 	for !ramp.Done() {
 		ramp.Step(context.Background())
 	}

@@ -7,14 +7,14 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
-	"github.com/brk-bench/brk/internal/sched"
 )
 
 // This file converts the engine's judged phases into the results' PhaseStats.
 
 // rawMeasurement is m's JSON form for PhaseStats.Raw (nil: none).
-func rawMeasurement(m *sched.Measurement) json.RawMessage {
+func rawMeasurement(m *judge.Measurement) json.RawMessage {
 	if m == nil {
 		return nil
 	}
@@ -26,18 +26,18 @@ func rawMeasurement(m *sched.Measurement) json.RawMessage {
 }
 
 // measurementOf reads PhaseStats.Raw back (nil: none, or no stats).
-func measurementOf(raw json.RawMessage) *sched.Measurement {
+func measurementOf(raw json.RawMessage) *judge.Measurement {
 	if len(raw) == 0 {
 		return nil
 	}
-	var m sched.Measurement
+	var m judge.Measurement
 	if json.Unmarshal(raw, &m) != nil || m.Stats == nil {
 		return nil
 	}
 	return &m
 }
 
-func phaseStats(j *sched.Judged) *PhaseStats {
+func phaseStats(j *judge.Judged) *PhaseStats {
 	r := j.Run
 	m := r.Stats
 	c := &m.Counts
@@ -106,7 +106,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 	if r.WorkerBusyOK {
 		v := 100 * r.WorkerBusy
 		s.WorkerBusyPct = &v
-		s.ClientBound = r.WorkerBusy >= sched.ClientBoundShare
+		s.ClientBound = r.WorkerBusy >= judge.ClientBoundShare
 	}
 	if m.SendLag != nil {
 		// The rate test has no depth to cover: mean outstanding only.
@@ -114,7 +114,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 			s.MeanOutstanding = float64(m.OutstandingNs) / (float64(m.ActiveNs) / float64(m.Workers))
 		}
 		s.Rate = rateStats(r, s.RequestsPerSec)
-		s.ClientBound = s.ClientBound || r.Shortfall() > sched.MaxShortfall
+		s.ClientBound = s.ClientBound || r.Shortfall() > judge.MaxShortfall
 	}
 	s.Timeline = timeline(r)
 	s.Scatter = scatter(r, s.Timeline)
@@ -123,7 +123,7 @@ func phaseStats(j *sched.Judged) *PhaseStats {
 
 // scatter is the phase's sampled responses placed in the run (seconds
 // since its start, as the timeline's), or nil without a timeline.
-func scatter(r *sched.Measurement, tl *Timeline) []ScatterPoint {
+func scatter(r *judge.Measurement, tl *Timeline) []ScatterPoint {
 	pts := r.Stats.Scatter.Points
 	if tl == nil || len(pts) == 0 {
 		return nil
@@ -176,7 +176,7 @@ func (ps *PhaseStats) Own() *PhaseStats {
 
 // timeline is a phase's outcomes over time: its spans through the end of
 // its drain (an empty span inside the phase is a stall, and kept).
-func timeline(r *sched.Measurement) *Timeline {
+func timeline(r *judge.Measurement) *Timeline {
 	t := r.Stats.Timeline
 	if t == nil || t.WidthNs <= 0 {
 		return nil
@@ -197,7 +197,7 @@ func timeline(r *sched.Measurement) *Timeline {
 }
 
 // rateStats is a rate test phase's schedule accounting.
-func rateStats(r *sched.Measurement, achieved float64) *RateStats {
+func rateStats(r *judge.Measurement, achieved float64) *RateStats {
 	m := r.Stats
 	rs := &RateStats{
 		Scheduled: m.Scheduled, Written: m.Written, ExpiredUnsent: m.ExpiredUnsent,
@@ -240,7 +240,7 @@ func latencyDistribution(h *hdrhistogram.Histogram) []LatencyPoint {
 	return out
 }
 
-func tlsStats(j *sched.Judged) *TLSStats {
+func tlsStats(j *judge.Judged) *TLSStats {
 	m := j.Run.Stats
 	if m.TLS.Version == 0 && m.Setups.Resumed == 0 {
 		return nil

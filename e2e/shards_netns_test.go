@@ -26,7 +26,7 @@ import (
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
 	"github.com/brk-bench/brk/internal/e2ekit"
-	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/testenv"
 )
 
@@ -353,8 +353,8 @@ func TestShardsRateAcrossNamespaces(t *testing.T) {
 
 // rawOf is a shard phase's raw measurement, read from its opaque JSON (t
 // nil: a missing one panics).
-func rawOf(t *testing.T, ps *brk.PhaseStats) *sched.Measurement {
-	var m sched.Measurement
+func rawOf(t *testing.T, ps *brk.PhaseStats) *judge.Measurement {
+	var m judge.Measurement
 	if err := json.Unmarshal(ps.Raw, &m); err != nil || m.Stats == nil {
 		if t == nil {
 			panic(fmt.Sprintf("phase %d: no raw measurement (%v)", ps.Index, err))

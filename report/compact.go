@@ -321,7 +321,7 @@ func whyRejected(r *brk.Result, p *brk.PhaseStats) string {
 
 // successRule reports whether reason is the success rule's ("success
 // 99.7% (…) is below --accept …", the connections test's prefixed
-// "requests: "), the words of sched.Judge, or none.
+// "requests: "), the words of judge.Judge, or none.
 func successRule(reason string) bool {
 	return reason == "" || strings.HasPrefix(strings.TrimPrefix(reason, "requests: "), "success ")
 }

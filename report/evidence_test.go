@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	brk "github.com/brk-bench/brk"
-	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // A phase's evidence line words the box's other load; where the
@@ -28,9 +28,9 @@ func TestEvidenceLineOtherLoad(t *testing.T) {
 			"a busy box: other processes used 0.34 cores (more than a quarter of one in 7 of 9 windows) — a hold under that load stands"},
 		{"busy rejection, steal", false, busy, &brk.OtherCPU{MeanCores: 0.34, StealCores: 0.25, Busy: 7, Windows: 9, OK: true},
 			"a busy box: other processes used 0.09 cores and the hypervisor took 0.25 for other machines (steal) (more than a quarter of one in 7 of 9 windows) — its level runs again"},
-		{"a stall", false, &brk.Evidence{Stall: &sched.Stall{At: 4e8, Span: 3e8, Failures: 24, Requests: 140, Of: 24}}, nil,
+		{"a stall", false, &brk.Evidence{Stall: &judge.Stall{At: 4e8, Span: 3e8, Failures: 24, Requests: 140, Of: 24}}, nil,
 			"a stall: 24 of its 24 failures within 0.3 s from 0.4 s (the rest held) — its level runs again"},
-		{"a stall to the phase's end", false, &brk.Evidence{Stall: &sched.Stall{At: 7e8, Span: 3e8, Failures: 24, Requests: 140, Of: 24, AtEnd: true}}, nil,
+		{"a stall to the phase's end", false, &brk.Evidence{Stall: &judge.Stall{At: 7e8, Span: 3e8, Failures: 24, Requests: 140, Of: 24, AtEnd: true}}, nil,
 			"a stall: 24 of its 24 failures within 0.3 s from 0.7 s to the phase's end (the rest held) — its level runs again"},
 		{"busy rejection, steal only", false, busy, &brk.OtherCPU{MeanCores: 0.5, StealCores: 0.5, Busy: 9, Windows: 9, OK: true},
 			"a busy box: other processes used 0 cores and the hypervisor took 0.5 for other machines (steal) (more than a quarter of one in 9 of 9 windows) — its level runs again"},

@@ -19,7 +19,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
-	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/testenv"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -501,9 +501,9 @@ func TestShardUsage(t *testing.T) {
 }
 
 // rawOf is a shard phase's raw measurement, read from its opaque JSON.
-func rawOf(t *testing.T, ps *brk.PhaseStats) *sched.Measurement {
+func rawOf(t *testing.T, ps *brk.PhaseStats) *judge.Measurement {
 	t.Helper()
-	var m sched.Measurement
+	var m judge.Measurement
 	if err := json.Unmarshal(ps.Raw, &m); err != nil || m.Stats == nil {
 		t.Fatalf("phase %d: no raw measurement (%v)", ps.Index, err)
 	}

@@ -2,8 +2,8 @@
 // resolves the target, checks the file descriptors, starts the workers,
 // observes the idle baseline, sets up the rate test's connections, joins
 // a sharded run and steps the ramp, alone or in turns with another (an
-// A/B run). It speaks the engine's types (sched.Config, sched.Plan,
-// sched.Judged): the root builds the Spec from its Plan and Target and
+// A/B run). It speaks the engine's types (sched.Config, judge.Plan,
+// judge.Judged): the root builds the Spec from its Plan and Target and
 // converts what comes back into its results, so that this package never
 // needs the API's types and the API's types stay documented where a
 // library user reads them.
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/internal/conn"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
 	"github.com/brk-bench/brk/internal/sched"
 	"github.com/brk-bench/brk/internal/shard"
@@ -26,7 +27,7 @@ import (
 type Spec struct {
 	Host   string // the dial address's text (host:port)
 	Config sched.Config
-	Plan   sched.Plan
+	Plan   judge.Plan
 	// Baseline, when positive, observes the machine idle this long
 	// before the load.
 	Baseline time.Duration
@@ -42,7 +43,7 @@ type Spec struct {
 // Hooks is what a run tells its caller: sched's phase hooks, and the
 // workers' start.
 type Hooks interface {
-	sched.Hooks
+	judge.Hooks
 	WorkersStarted(threads int)
 }
 
@@ -57,16 +58,16 @@ type Idle struct {
 // Run is a started run: its engine and its ramp.
 type Run struct {
 	Eng      *sched.Engine
-	Ramp     *sched.Ramp
+	Ramp     *judge.Ramp
 	Shard    *shard.Lockstep // a sharded run's phaser (nil: one box)
-	Plan     sched.Plan      // the engine's plan, Addr filled in
+	Plan     judge.Plan      // the engine's plan, Addr filled in
 	Baseline *Idle           // with Spec.Baseline
 }
 
 // Ended is how a run ended before its first phase: interrupted, or
 // inconclusive with Reason.
 type Ended struct {
-	Verdict sched.Verdict
+	Verdict judge.Verdict
 	Reason  string
 	// Baseline is the idle observation made before the end (or nil).
 	Baseline *Idle
@@ -82,10 +83,10 @@ type Ended struct {
 // use the Run's engine once Open returns.
 func Open(ctx context.Context, spec Spec, hooks Hooks) (*Run, *Ended) {
 	inconclusive := func(reason string) (*Run, *Ended) {
-		return nil, &Ended{Verdict: sched.Inconclusive, Reason: reason}
+		return nil, &Ended{Verdict: judge.Inconclusive, Reason: reason}
 	}
 	if ctx.Err() != nil {
-		return nil, &Ended{Verdict: sched.Interrupted, Reason: "interrupted"}
+		return nil, &Ended{Verdict: judge.Interrupted, Reason: "interrupted"}
 	}
 	addrs, err := conn.Resolve(spec.Host)
 	if err != nil {
@@ -111,13 +112,13 @@ func Open(ctx context.Context, spec Spec, hooks Hooks) (*Run, *Ended) {
 		r.Baseline = observeIdle(ctx, spec.Baseline)
 		if ctx.Err() != nil {
 			eng.Close()
-			return nil, &Ended{Verdict: sched.Interrupted, Reason: "interrupted", Baseline: r.Baseline}
+			return nil, &Ended{Verdict: judge.Interrupted, Reason: "interrupted", Baseline: r.Baseline}
 		}
 	}
 	if spec.ConnectFirst {
 		eng.Connect(ctx, spec.ConnectWithin)
 	}
-	var ph sched.Phaser = eng
+	var ph judge.Phaser = eng
 	if spec.Shard != nil { // a coordinated shard: phases in step, merged measurements
 		sc := *spec.Shard
 		sc.Plan, sc.Local = r.Plan, eng
@@ -125,11 +126,11 @@ func Open(ctx context.Context, spec Spec, hooks Hooks) (*Run, *Ended) {
 		if err != nil {
 			dialed := eng.Snapshot().Dialed
 			eng.Close()
-			return nil, &Ended{Verdict: sched.Inconclusive, Reason: err.Error(), Dialed: dialed}
+			return nil, &Ended{Verdict: judge.Inconclusive, Reason: err.Error(), Dialed: dialed}
 		}
 		r.Shard, ph = sp, sp
 	}
-	r.Ramp = sched.NewRamp(ph, r.Plan, hooks)
+	r.Ramp = judge.NewRamp(ph, r.Plan, hooks)
 	return r, nil
 }
 

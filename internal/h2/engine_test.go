@@ -10,6 +10,7 @@ import (
 
 	"github.com/brk-bench/brk/internal/conn"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
 	"github.com/brk-bench/brk/internal/sched"
 )
@@ -45,7 +46,7 @@ func TestEngineReplacesConnectionWhenIDsRunOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := e.RunPhase(context.Background(), sched.PhaseSpec{Level: 8 * 2, Duration: 300 * time.Millisecond})
+	m, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: 8 * 2, Duration: 300 * time.Millisecond})
 	e.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +155,7 @@ func TestEngineNoAllocationPerRequest(t *testing.T) {
 	phase := func(d time.Duration) (uint64, uint64) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		m, err := e.RunPhase(context.Background(), sched.PhaseSpec{Level: 8 * 4, Duration: d})
+		m, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: 8 * 4, Duration: d})
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)

@@ -1,5 +1,7 @@
 package sched
 
+import "github.com/brk-bench/brk/internal/judge"
+
 // depthPolicy is the requests test's admission: every owner keeps its
 // connection across phases and holds its share of the phase's level in
 // outstanding requests (DepthOf: ⌈level/conns⌉ on level mod conns of the
@@ -11,7 +13,7 @@ func (depthPolicy) start(w *worker, level int) {
 	conns := w.cfg.levelConns()
 	for i := range w.owners {
 		o := &w.owners[i]
-		o.depth = uint32(DepthOf(level, conns, w.base+i))
+		o.depth = uint32(judge.DepthOf(level, conns, w.base+i))
 		if uint32(len(o.ring)) < o.depth {
 			o.resize(o.depth)
 		}

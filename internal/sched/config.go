@@ -1,6 +1,7 @@
 // Package sched is brk's engine: a fixed set of OS-thread-locked workers,
 // each owning a readiness poller, its connection owners, a timer wheel and
-// a metrics recorder, and the phase controller that drives them.
+// a metrics recorder. It runs the phases that internal/judge's Ramp asks
+// for (Engine implements judge.Phaser) and judges nothing itself.
 //
 // No goroutine runs per connection or per request, and the request path
 // allocates nothing: request bytes are encoded once per target, responses
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/internal/conn"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // Config is what the engine needs to drive one target. It is validated by
@@ -44,8 +46,8 @@ type Config struct {
 	// load (OtherLoad).
 	ServerPIDs []int
 	// Names name the settings a setup error suggests (the plan's
-	// Plan.Names).
-	Names Names
+	// judge.Plan.Names).
+	Names judge.Names
 
 	// StatusOK reports which status codes are accepted.
 	StatusOK func(code int) bool
@@ -53,7 +55,7 @@ type Config struct {
 	// Mode is the test mode. In the connections test a phase's depth is
 	// the number of concurrent connections, each carrying PerConn
 	// requests one at a time.
-	Mode    Mode
+	Mode    judge.Mode
 	PerConn int
 	// KeepAlive (connections test) keeps each connection carrying
 	// requests one at a time until the admission window ends, instead of
@@ -91,7 +93,7 @@ type Config struct {
 	// LevelConns is the requests test's connection count over which a
 	// level is spread (every shard's; 0: Conns), and ConnBase the index
 	// among them of this engine's first connection: connection g holds
-	// DepthOf(level, LevelConns, g).
+	// judge.DepthOf(level, LevelConns, g).
 	LevelConns int
 	ConnBase   int
 }
@@ -106,7 +108,7 @@ func (c *Config) levelConns() int {
 
 // ownersInUse is how many of this engine's owners carry a phase at level
 // (the connections test's level is this engine's share already).
-func (c *Config) ownersInUse(level int) int { return c.Mode.spec().inUse(c, level) }
+func (c *Config) ownersInUse(level int) int { return engineOf(c.Mode).inUse(c, level) }
 
 func (c *Config) validate() error {
 	switch {
@@ -124,7 +126,7 @@ func (c *Config) validate() error {
 	if err := c.validateMix(); err != nil {
 		return err
 	}
-	return c.Mode.spec().check(c)
+	return engineOf(c.Mode).check(c)
 }
 
 // statusTable turns the StatusOK predicate into a lookup table.

@@ -12,6 +12,7 @@ import (
 	"github.com/brk-bench/brk/internal/conn"
 	"github.com/brk-bench/brk/internal/exchange"
 	"github.com/brk-bench/brk/internal/h1"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/uring"
 )
 
@@ -109,7 +110,7 @@ func runCycle(tb testing.TB, e *Engine, depth int, d time.Duration) (responses u
 	tb.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	run, err := e.RunPhase(context.Background(), PhaseSpec{Level: depth * e.Conns(), Duration: d})
+	run, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: depth * e.Conns(), Duration: d})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		tb.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/internal/conn"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
 )
 
@@ -111,22 +112,6 @@ func (e *Engine) Close() {
 	e.other.Close()
 }
 
-// PhaseSpec is one phase to run.
-type PhaseSpec struct {
-	// Level is the phase's level: concurrent requests over every
-	// connection of the run (the requests test), concurrent connections,
-	// or requests/s.
-	Level    int
-	Duration time.Duration // admission window
-	// FailFast ends the phase early when every connection owner failed
-	// its setup and no setup of the run ever succeeded (phase 0: nothing
-	// is listening), or when after MistakeAfter the phase so far is the
-	// user's mistake (internal/sched/mistake.go: every response the same refusal,
-	// or not a byte from the server); what is then outstanding is
-	// abandoned, not drained.
-	FailFast bool
-}
-
 var errEngineClosed = errors.New("sched: engine closed")
 
 // interruptGrace is how long an interrupted phase's drain may run before
@@ -136,11 +121,11 @@ const interruptGrace = time.Second
 // RunPhase runs one phase: admission for the duration (or until ctx ends,
 // a client failure, or FailFast), then the drain, and merges every
 // worker's recorder into the phase's measurement.
-func (e *Engine) RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, error) {
+func (e *Engine) RunPhase(ctx context.Context, spec judge.PhaseSpec) (*judge.Measurement, error) {
 	if e.closed {
 		return nil, errEngineClosed
 	}
-	m := &Measurement{Boxes: 1}
+	m := &judge.Measurement{Boxes: 1}
 	cpu0 := metrics.ReadProcessCPU()
 	threads0 := e.threadCPU()
 	start := time.Now()
@@ -187,15 +172,15 @@ func serverPIDs(cfg Config) []int {
 }
 
 // MistakeAfter is when, after its start, a first phase is read for the
-// user's mistake (PhaseSpec.FailFast) beside its timeout: a second of
+// user's mistake (judge.PhaseSpec.FailFast) beside its timeout: a second of
 // responses, and the timeout for a request written then to be answered.
 const MistakeAfter = time.Second
 
 // probeWorthy reports whether a plain-TCP first phase is worth a TLS
 // probe: not a byte from the server (silent), or every response 400 Bad
 // Request, as a TLS server answers a plain request (Go's, nginx's).
-func (e *Engine) probeWorthy(m *Measurement) bool {
-	return e.silent(m) || e.cfg.TLS == nil && lookOf(m).Status == 400 && m.Stats.Counts.Succeeded == 0
+func (e *Engine) probeWorthy(m *judge.Measurement) bool {
+	return e.silent(m) || e.cfg.TLS == nil && judge.LookOf(m).Status == 400 && m.Stats.Counts.Succeeded == 0
 }
 
 // tlsProbeTimeout bounds the TLS probe (a loopback or LAN handshake
@@ -207,7 +192,7 @@ const tlsProbeTimeout = time.Second
 // port (one that closes a plain connection without a byte, as h2o does)
 // looks like a server hanging up on every request. A phase whose every
 // setup timed out is not probed: its probe would time out too.
-func (e *Engine) silent(m *Measurement) bool {
+func (e *Engine) silent(m *judge.Measurement) bool {
 	s := m.Stats
 	return e.cfg.TLS == nil && !m.Interrupted && m.ClientError == "" &&
 		s.Setups.Attempted > s.Setups.TimedOut && s.Heard == 0 && s.Counts.Succeeded == 0 && s.LatencyCount == 0
@@ -220,7 +205,7 @@ func (e *Engine) startPhase(level int, d time.Duration) {
 	e.phase++
 	at := int64(time.Since(e.epoch))
 	for i, w := range e.workers {
-		share := e.cfg.Mode.share(level, i, len(e.workers))
+		share := engineOf(e.cfg.Mode).share(level, i, len(e.workers))
 		e.send(w, command{kind: cmdStart, depth: share, phase: e.phase, rec: e.recs[i], at: at, until: at + int64(d)})
 		e.recs[i] = nil
 	}
@@ -249,7 +234,7 @@ func (mw *machineWindow) finish() (float64, bool) {
 // client failure, or FailFast's triggers (mistaken: the user's mistake,
 // from MistakeAfter + the timeout after start). It watches the live
 // counters every 20 ms.
-func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, live0 Snapshot, start time.Time) (mw *machineWindow, mistaken bool) {
+func (e *Engine) admission(ctx context.Context, spec judge.PhaseSpec, m *judge.Measurement, live0 Snapshot, start time.Time) (mw *machineWindow, mistaken bool) {
 	owners := e.cfg.ownersInUse(spec.Level)
 	mw = &machineWindow{}
 	judgeAt := start.Add(MistakeAfter + e.cfg.Timeout)
@@ -292,7 +277,7 @@ func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, 
 				m.SetupFailed = true
 				return mw, false
 			}
-			if spec.FailFast && !time.Now().Before(judgeAt) && liveLook(live0, now).mistake(Names{}) != "" /* whether, not its words */ {
+			if spec.FailFast && !time.Now().Before(judgeAt) && liveLook(live0, now).Mistake(judge.Names{}) != "" /* whether, not its words */ {
 				return mw, true
 			}
 		}
@@ -303,7 +288,7 @@ func (e *Engine) admission(ctx context.Context, spec PhaseSpec, m *Measurement, 
 // interrupt lets the drain run for a grace period (so that a signal just
 // after admission still reports a judged phase), then abandons what is
 // outstanding: Ctrl-C never waits for a long --timeout.
-func (e *Engine) drain(ctx context.Context, m *Measurement) *metrics.Phase {
+func (e *Engine) drain(ctx context.Context, m *judge.Measurement) *metrics.Phase {
 	merged := metrics.NewPhase()
 	var grace <-chan time.Time
 	interrupted := ctx.Done()

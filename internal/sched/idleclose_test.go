@@ -9,6 +9,7 @@ import (
 	"github.com/brk-bench/brk/internal/exchange"
 	"github.com/brk-bench/brk/internal/h1"
 	"github.com/brk-bench/brk/internal/hostile"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
 )
 
@@ -71,7 +72,7 @@ func idlePhase(t *testing.T, script hostile.Script, depth int, replay bool) *met
 	defer e.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	m, err := e.RunPhase(ctx, PhaseSpec{Level: depth, Duration: 200 * time.Millisecond})
+	m, err := e.RunPhase(ctx, judge.PhaseSpec{Level: depth, Duration: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,14 @@ package sched
 import (
 	"context"
 	"net"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/brk-bench/brk/internal/conn"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // pipelineServer answers each connection's requests one at a time, 2 ms
@@ -119,7 +121,7 @@ func TestLevelSharedOverConnections(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		m, err := e.RunPhase(context.Background(), PhaseSpec{Level: c.level, Duration: 300 * time.Millisecond})
+		m, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: c.level, Duration: 300 * time.Millisecond})
 		e.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -133,34 +135,18 @@ func TestLevelSharedOverConnections(t *testing.T) {
 		sort.Sort(sort.Reverse(sort.IntSlice(got)))
 		want := make([]int, c.conns)
 		for g := range want {
-			want[g] = DepthOf(c.level, c.conns, g)
+			want[g] = judge.DepthOf(c.level, c.conns, g)
 		}
-		if !equalInts(got, want) {
+		if !slices.Equal(got, want) {
 			t.Fatalf("level %d over %d connections: the server saw pipelines %v, want %v", c.level, c.conns, got, want)
 		}
 		inUse := uint64(min(c.level, c.conns))
 		if m.Stats.ReachedOnce != inUse {
 			t.Fatalf("level %d: reached once on %d connections, want %d", c.level, m.Stats.ReachedOnce, inUse)
 		}
-		if j := Judge(m, Plan{Mode: Requests, Conns: c.conns, Accept: Accept{Num: 1, Den: 2}}, 1, c.level); !j.Accepted {
+		if j := judge.Judge(m, judge.Plan{Mode: judge.Requests, Conns: c.conns, Accept: judge.Accept{Num: 1, Den: 2}}, 1, c.level); !j.Accepted {
 			t.Fatalf("level %d judged %+v", c.level, j)
 		}
 		t.Logf("level %d over %d connections: pipelines %v, %d responses", c.level, c.conns, got, m.Stats.Counts.Succeeded)
-	}
-}
-
-func TestPerConnText(t *testing.T) {
-	for _, c := range []struct {
-		level, conns int
-		want         string
-	}{
-		{64, 64, "1 per connection"},
-		{192, 64, "3 per connection"},
-		{200, 64, "8 connections × 4 + 56 × 3"},
-		{5, 8, "5 connections × 1, 3 idle"},
-	} {
-		if got := PerConnText(c.level, c.conns); got != c.want {
-			t.Errorf("PerConnText(%d, %d) = %q, want %q", c.level, c.conns, got, c.want)
-		}
 	}
 }

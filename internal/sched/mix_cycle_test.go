@@ -9,6 +9,7 @@ import (
 	"github.com/brk-bench/brk/internal/conn"
 	"github.com/brk-bench/brk/internal/exchange"
 	"github.com/brk-bench/brk/internal/h1"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // mixTargets is the request mix of the mix cycle: 16 GET targets of
@@ -92,7 +93,7 @@ func TestMixEngineCounts(t *testing.T) {
 	var total [mixTargets]uint64
 	var all uint64
 	for range 3 {
-		run, err := e.RunPhase(t.Context(), PhaseSpec{Level: 6, Duration: 100 * time.Millisecond})
+		run, err := e.RunPhase(t.Context(), judge.PhaseSpec{Level: 6, Duration: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

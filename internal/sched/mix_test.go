@@ -206,7 +206,7 @@ func TestMixCursor(t *testing.T) {
 	a, b := m.Cursor(), m.Cursor()
 	for i := uint64(0); i < 10; i++ {
 		if got := a.Next(); got != m.At(i) {
-			t.Fatalf("Next #%d = %d, At = %d", i, got, m.At(i))
+			t.Fatalf("judge.Next #%d = %d, At = %d", i, got, m.At(i))
 		}
 	}
 	if got := b.Next(); got != 2 {

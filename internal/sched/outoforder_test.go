@@ -16,6 +16,7 @@ import (
 
 	"github.com/brk-bench/brk/internal/conn"
 	"github.com/brk-bench/brk/internal/exchange"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
 )
 
@@ -226,7 +227,7 @@ func TestOutOfOrderSessionCancelsSingleRequests(t *testing.T) {
 	srv, addr := startLineServer(t)
 	var outOfOrder atomic.Int64
 	e := lineEngine(t, addr, 4, 1<<20, &outOfOrder)
-	m, err := e.RunPhase(context.Background(), PhaseSpec{Level: 8 * 4, Duration: 500 * time.Millisecond})
+	m, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: 8 * 4, Duration: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,15 +273,15 @@ func TestAdmissionRespectsSessionCapacity(t *testing.T) {
 	var outOfOrder atomic.Int64
 	e := lineEngine(t, addr, 2, 2, &outOfOrder)
 	defer e.Close()
-	m, err := e.RunPhase(context.Background(), PhaseSpec{Level: 8 * 2, Duration: 300 * time.Millisecond})
+	m, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: 8 * 2, Duration: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := srv.maxOpen.Load(); got > 2 || got == 0 {
 		t.Fatalf("server saw %d outstanding requests on a connection with capacity 2", got)
 	}
-	j := Judge(m, Plan{Mode: Requests, Conns: 2, Accept: Accept{Num: 1, Den: 2}}, 1, 8*2)
-	if j.Verdict != Inconclusive || !strings.Contains(j.Reason, "target unfulfilled") {
+	j := judge.Judge(m, judge.Plan{Mode: judge.Requests, Conns: 2, Accept: judge.Accept{Num: 1, Den: 2}}, 1, 8*2)
+	if j.Verdict != judge.Inconclusive || !strings.Contains(j.Reason, "target unfulfilled") {
 		t.Fatalf("judgement %+v, want target unfulfilled", j)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/brk-bench/brk/internal/conn"
 	"github.com/brk-bench/brk/internal/exchange"
 	"github.com/brk-bench/brk/internal/h1"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
 )
 
@@ -87,7 +88,7 @@ func rateEngine(tb testing.TB, addr conn.Addr, conns, threads, depth int, timeou
 	}
 	e, err := Start(Config{
 		Threads: threads, Conns: conns, Addr: addr, Replay: true, Timeout: timeout,
-		Mode: Rate, RateDepth: depth,
+		Mode: judge.Rate, RateDepth: depth,
 		NewSession: func() Session { return h1.NewSession(tpl) },
 	})
 	if err != nil {
@@ -104,7 +105,7 @@ func TestRatePhaseExact(t *testing.T) {
 	defer stop()
 	e := rateEngine(t, addr, 4, 2, 1, 5*time.Second)
 	defer e.Close()
-	m, err := e.RunPhase(context.Background(), PhaseSpec{Level: 2000, Duration: 500 * time.Millisecond})
+	m, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: 2000, Duration: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestRateNeverAnswered(t *testing.T) {
 	e := rateEngine(t, ln, 2, 1, 1, 200*time.Millisecond)
 	defer e.Close()
 	start := time.Now()
-	m, err := e.RunPhase(context.Background(), PhaseSpec{Level: 1000, Duration: 300 * time.Millisecond})
+	m, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: 1000, Duration: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func rateCycle(tb testing.TB, e *Engine, rate int, d time.Duration) (responses, 
 	tb.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	run, err := e.RunPhase(context.Background(), PhaseSpec{Level: rate, Duration: d})
+	run, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: rate, Duration: d})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		tb.Fatal(err)
@@ -253,12 +254,12 @@ func BenchmarkRateCycle(b *testing.B) {
 // unfulfilled (inconclusive), even when outcomes fell below --accept; a
 // client on schedule is judged by outcomes.
 func TestJudgeRate(t *testing.T) {
-	acc, err := ParseAccept("99")
+	acc, err := judge.ParseAccept("99")
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := Plan{Mode: Rate, Conns: 16, Levels: Levels{Start: 1000, Pace: 1000}, Phase: time.Second, Accept: acc, RateDepth: 1}
-	phase := func(succeeded, timeouts uint64, meanLate time.Duration) *Measurement {
+	plan := judge.Plan{Mode: judge.Rate, Conns: 16, Levels: judge.Levels{Start: 1000, Pace: 1000}, Phase: time.Second, Accept: acc, RateDepth: 1}
+	phase := func(succeeded, timeouts uint64, meanLate time.Duration) *judge.Measurement {
 		s := metrics.NewPhase()
 		s.Counts.Succeeded = succeeded
 		s.Counts.Failed[metrics.Timeout] = timeouts
@@ -267,16 +268,16 @@ func TestJudgeRate(t *testing.T) {
 		s.Written = s.Scheduled
 		s.LateNs = s.Scheduled * uint64(meanLate)
 		s.Setups.Attempted, s.Setups.Established = 16, 16
-		return &Measurement{Stats: s, Active: time.Second, Elapsed: time.Second, Boxes: 1}
+		return &judge.Measurement{Stats: s, Active: time.Second, Elapsed: time.Second, Boxes: 1}
 	}
-	if j := Judge(phase(1000, 0, time.Millisecond), plan, 0, 1000); !j.Accepted {
+	if j := judge.Judge(phase(1000, 0, time.Millisecond), plan, 0, 1000); !j.Accepted {
 		t.Errorf("on schedule, all succeeded: %+v", j)
 	}
-	if j := Judge(phase(900, 100, time.Millisecond), plan, 0, 1000); j.Verdict != Broken || !strings.Contains(j.Reason, "1000 requests/s") {
+	if j := judge.Judge(phase(900, 100, time.Millisecond), plan, 0, 1000); j.Verdict != judge.Broken || !strings.Contains(j.Reason, "1000 requests/s") {
 		t.Errorf("on schedule, 90 %% succeeded: %+v", j)
 	}
-	for _, m := range []*Measurement{phase(1000, 0, 20*time.Millisecond), phase(900, 100, 20*time.Millisecond)} {
-		if j := Judge(m, plan, 0, 1000); j.Verdict != Inconclusive || !strings.Contains(j.Reason, "fell behind its arrival schedule") {
+	for _, m := range []*judge.Measurement{phase(1000, 0, 20*time.Millisecond), phase(900, 100, 20*time.Millisecond)} {
+		if j := judge.Judge(m, plan, 0, 1000); j.Verdict != judge.Inconclusive || !strings.Contains(j.Reason, "fell behind its arrival schedule") {
 			t.Errorf("2 %% behind schedule: %+v", j)
 		}
 	}

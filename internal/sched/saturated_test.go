@@ -10,6 +10,7 @@ import (
 	"github.com/brk-bench/brk/internal/conn"
 	"github.com/brk-bench/brk/internal/exchange"
 	"github.com/brk-bench/brk/internal/h1"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
 )
 
@@ -38,6 +39,12 @@ func TestTimeoutFollowersAttributed(t *testing.T) {
 				if _, err := c.Read(b); err != nil {
 					return
 				}
+				// The response comes 10 ms (ten wheel ticks) after the
+				// requests, so that the one admitted after it expires
+				// later than they do: a follower, not a timeout of the
+				// same tick (an instant answer made every request a
+				// timeout in 2 of 8 runs).
+				time.Sleep(10 * time.Millisecond)
 				if _, err := c.Write([]byte(cycleResponse)); err != nil {
 					return
 				}
@@ -65,7 +72,7 @@ func TestTimeoutFollowersAttributed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	m, err := e.RunPhase(context.Background(), PhaseSpec{Level: 8, Duration: 600 * time.Millisecond})
+	m, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: 8, Duration: 600 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,12 +84,12 @@ func TestTimeoutFollowersAttributed(t *testing.T) {
 		t.Fatalf("failures %+v, timeout followers %d: want timeouts and their followers only", f, s.TimeoutFollowers)
 	}
 	m.WorkerBusy, m.WorkerBusyOK = 0.95, true
-	plan := Plan{Mode: Requests, Conns: 2, Accept: Accept{Num: 9999, Den: 10000}, Addr: addr.String()}
-	if j := Judge(m, plan, 1, 8); j.Verdict != Inconclusive || j.Reason != saturatedReason(m, LibraryNames()) {
+	plan := judge.Plan{Mode: judge.Requests, Conns: 2, Accept: judge.Accept{Num: 9999, Den: 10000}, Addr: addr.String()}
+	if j := judge.Judge(m, plan, 1, 8); j.Verdict != judge.Inconclusive || j.Reason != "the client was saturated: workers 95 % busy — give more Plan.Threads or a bigger load box" {
 		t.Fatalf("timeouts on saturated workers judged %+v, want client-bound", j)
 	}
 	s.TimeoutFollowers = 0 // the same abandoned requests, not attributed to a timeout
-	if j := Judge(m, plan, 1, 8); j.Verdict != Broken {
+	if j := judge.Judge(m, plan, 1, 8); j.Verdict != judge.Broken {
 		t.Fatalf("unattributed abandoned requests judged %+v, want broken", j)
 	}
 }

@@ -2,12 +2,12 @@ package sched
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/brk-bench/brk/internal/conn"
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
 )
 
@@ -97,7 +97,7 @@ func (w *worker) setupFailed(o *owner, now int64, err error, timedOut bool) {
 	w.rec.SetupDone(false, timedOut, now-o.connStart)
 	w.setups--
 	if w.rec.SetupError == "" && err != nil {
-		w.rec.SetupError = setupErrorText(err, w.cfg.Names.Filled())
+		w.rec.SetupError = judge.SetupErrorText(err, w.cfg.Names.Filled())
 	}
 	w.closeFd(o, false)
 	cat := metrics.Connect
@@ -246,24 +246,6 @@ var (
 	errTLSAnswer       = errors.New("the server answered with TLS: use https://")
 	errPlainAnswer     = errors.New("the server answered plain HTTP, not TLS: use http://")
 )
-
-// setupErrorText is a failed setup's error as the reason says it; a
-// server certificate that did not verify says what to do next, its
-// settings named by n.
-func setupErrorText(err error, n Names) string {
-	var unknown x509.UnknownAuthorityError
-	var host x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	switch {
-	case errors.As(err, &unknown):
-		return err.Error() + ": give the server's CA with " + n.CACert + ", or skip verification with " + n.Insecure
-	case errors.As(err, &host):
-		return err.Error() + ": use a name the certificate holds, or skip verification with " + n.Insecure
-	case errors.As(err, &invalid):
-		return err.Error() + ": if you trust this server, skip verification with " + n.Insecure
-	}
-	return err.Error()
-}
 
 // looksLikeTLS reports whether b starts a TLS record (change_cipher_spec,
 // alert, handshake or application_data, version 3.x): what a TLS server

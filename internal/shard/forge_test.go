@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // frameProxy relays one shard's connection to the coordinator frame by
@@ -132,9 +132,9 @@ func TestForgedFrames(t *testing.T) {
 			for i, want := range []string{c.coord, c.sh1} {
 				r := runs[i]
 				switch {
-				case want == "" && (r.err != nil || r.out.Verdict != sched.Done):
+				case want == "" && (r.err != nil || r.out.Verdict != judge.Done):
 					t.Errorf("shard %d: %v %+v, want done", i, r.err, r.out)
-				case want != "" && (r.err == nil && r.out.Verdict != sched.Inconclusive || !strings.Contains(r.reason(), want)):
+				case want != "" && (r.err == nil && r.out.Verdict != judge.Inconclusive || !strings.Contains(r.reason(), want)):
 					t.Errorf("shard %d: %q, want inconclusive with %q", i, r.reason(), want)
 				default:
 					t.Logf("shard %d: %s", i, r.reason())
@@ -155,7 +155,7 @@ func TestFreeShard(t *testing.T) {
 	failing := &fakeLocal{}
 	cfg := Config{Spec: Spec{Index: 1, Count: 2}, Token: "s3cret", PlanHash: "plan-1", StartAt: time.UnixMilli(time.Now().Add(200 * time.Millisecond).UnixMilli()),
 		Tolerance: 200 * time.Millisecond, Allowance: 100 * time.Millisecond, Plan: plan,
-		Local: phaserFunc(func(ctx context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
+		Local: phaserFunc(func(ctx context.Context, spec judge.PhaseSpec) (*judge.Measurement, error) {
 			m, err := failing.RunPhase(ctx, spec)
 			m.Stats.Counts.Failed[0] = 5 // a server verdict, were it judged
 			m.Stats.Counts.Attempted += 5
@@ -166,12 +166,12 @@ func TestFreeShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ph.Close()
-	out := sched.NewRamp(ph, plan, nopHooks{}).Run(context.Background())
-	if out.Verdict != sched.Done || len(out.Phases) != 3 {
+	out := judge.NewRamp(ph, plan, nopHooks{}).Run(context.Background())
+	if out.Verdict != judge.Done || len(out.Phases) != 3 {
 		t.Fatalf("free shard: %v %q after %d phases", out.Verdict, out.Reason, len(out.Phases))
 	}
 	for i, j := range out.Phases {
-		if j.Judged || j.Reason != sched.NotJudged {
+		if j.Judged || j.Reason != judge.NotJudged {
 			t.Errorf("phase %d judged: %+v", i, j.Judgement)
 		}
 		if at := cfg.StartAt.Add(time.Duration(i) * 200 * time.Millisecond); failing.starts[i].Before(at) {
@@ -184,7 +184,7 @@ func TestFreeShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer late.Close()
-	if out := sched.NewRamp(late, plan, nopHooks{}).Run(context.Background()); out.Verdict != sched.Inconclusive || !strings.Contains(out.Reason, "shard 1 started phase 0") {
+	if out := judge.NewRamp(late, plan, nopHooks{}).Run(context.Background()); out.Verdict != judge.Inconclusive || !strings.Contains(out.Reason, "shard 1 started phase 0") {
 		t.Errorf("late free shard: %v %q", out.Verdict, out.Reason)
 	}
 	cfg.StartAt = time.Time{}
@@ -193,9 +193,9 @@ func TestFreeShard(t *testing.T) {
 	}
 }
 
-type phaserFunc func(context.Context, sched.PhaseSpec) (*sched.Measurement, error)
+type phaserFunc func(context.Context, judge.PhaseSpec) (*judge.Measurement, error)
 
-func (f phaserFunc) RunPhase(ctx context.Context, s sched.PhaseSpec) (*sched.Measurement, error) {
+func (f phaserFunc) RunPhase(ctx context.Context, s judge.PhaseSpec) (*judge.Measurement, error) {
 	return f(ctx, s)
 }
 

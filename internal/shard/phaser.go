@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // Config is one shard's part in a sharded run.
@@ -42,11 +42,11 @@ type Config struct {
 	// is zero (with StartAt: until StartAt + Tolerance).
 	JoinTimeout time.Duration
 	// Plan is the whole plan, as Judge judges it.
-	Plan sched.Plan
+	Plan judge.Plan
 	// Local runs this shard's part of a phase (the engine); LocalSpec
 	// maps the whole phase to this shard's part (nil: the same spec).
-	Local     sched.Phaser
-	LocalSpec func(sched.PhaseSpec) sched.PhaseSpec
+	Local     judge.Phaser
+	LocalSpec func(judge.PhaseSpec) judge.PhaseSpec
 
 	stall func(n int) // tests: a process stall before phase n starts
 }
@@ -59,7 +59,7 @@ type Lateness struct {
 	Threads int           // its worker threads, as its last measurement counted them (0: none yet)
 }
 
-// Lockstep is a sched.Phaser for one shard of a coordinated run: it runs the
+// Lockstep is a judge.Phaser for one shard of a coordinated run: it runs the
 // local phase at its absolute boundary, exchanges measurements with the
 // coordinator and returns the merged measurement of every shard. Any
 // failure of the exchange (a shard lost, late or silent) is an error, so
@@ -68,7 +68,7 @@ type Lockstep struct {
 	cfg    Config
 	n      int
 	start  time.Time // zero until known
-	local  *sched.Measurement
+	local  *judge.Measurement
 	late   []time.Duration
 	failed error
 	events chan event
@@ -140,7 +140,7 @@ func Join(ctx context.Context, cfg Config) (*Lockstep, error) {
 		cfg.Allowance = time.Second
 	}
 	if cfg.LocalSpec == nil {
-		cfg.LocalSpec = func(s sched.PhaseSpec) sched.PhaseSpec { return s }
+		cfg.LocalSpec = func(s judge.PhaseSpec) judge.PhaseSpec { return s }
 	}
 	if !cfg.StartAt.IsZero() {
 		cfg.StartAt = time.UnixMilli(cfg.StartAt.UnixMilli()) // the wire's precision, no monotonic reading
@@ -184,7 +184,7 @@ func (p *Lockstep) Addr() string {
 func (p *Lockstep) StartAt() time.Time { return p.start }
 
 // Local is this shard's own measurement of the last phase it ran.
-func (p *Lockstep) Local() *sched.Measurement { return p.local }
+func (p *Lockstep) Local() *judge.Measurement { return p.local }
 
 // Lateness is this shard's start lateness of each phase it started.
 func (p *Lockstep) Lateness() []time.Duration { return p.late }
@@ -245,7 +245,7 @@ func (p *Lockstep) slot() time.Duration { return p.cfg.Plan.Phase + p.cfg.Allowa
 func (p *Lockstep) boundary(n int) time.Time { return p.start.Add(time.Duration(n) * p.slot()) }
 
 // RunPhase runs phase n of the whole plan in step with every shard.
-func (p *Lockstep) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
+func (p *Lockstep) RunPhase(ctx context.Context, spec judge.PhaseSpec) (*judge.Measurement, error) {
 	n := p.n
 	p.n++
 	if p.failed != nil {
@@ -283,7 +283,7 @@ func (p *Lockstep) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.M
 		p.fail(fmt.Errorf("shard %d was interrupted", p.cfg.Spec.Index), true)
 		return local, nil
 	}
-	var merged *sched.Measurement
+	var merged *judge.Measurement
 	switch {
 	case p.free:
 		return local, nil
@@ -303,7 +303,7 @@ func (p *Lockstep) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.M
 // that it is judged inconclusive with err's reason naming the shard,
 // rather than an error that leaves the phase out of the report. Nothing
 // ran here (local nil): the error.
-func (p *Lockstep) cut(ctx context.Context, local *sched.Measurement, err error) (*sched.Measurement, error) {
+func (p *Lockstep) cut(ctx context.Context, local *judge.Measurement, err error) (*judge.Measurement, error) {
 	if local == nil || local.Stats == nil {
 		return nil, err
 	}
@@ -356,11 +356,11 @@ func (p *Lockstep) sleepUntil(ctx context.Context, at time.Time, n, depth int) e
 
 // runLocal runs this shard's part of the phase; a stop from the
 // coordinator (or a lost shard, at the coordinator) cuts it short.
-func (p *Lockstep) runLocal(ctx context.Context, spec sched.PhaseSpec, n int) (*sched.Measurement, error) {
+func (p *Lockstep) runLocal(ctx context.Context, spec judge.PhaseSpec, n int) (*judge.Measurement, error) {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type done struct {
-		m   *sched.Measurement
+		m   *judge.Measurement
 		err error
 	}
 	ch := make(chan done, 1)
@@ -439,7 +439,7 @@ func trim(s string) string {
 	return strings.ToValidUTF8(s, "?")
 }
 
-func checkMeasurement(m *sched.Measurement) error {
+func checkMeasurement(m *judge.Measurement) error {
 	switch {
 	case m == nil:
 		return errors.New("no measurement")
@@ -453,17 +453,17 @@ func checkMeasurement(m *sched.Measurement) error {
 
 // Merge merges measurements of the same phase in order (shard i is
 // ms[i]); a shard whose own client fell behind its share of the rate
-// test's schedule by more than sched.MaxShortfall is named in the merge
+// test's schedule by more than judge.MaxShortfall is named in the merge
 // (Behind), for the unfulfilled rule judged on the merge.
-func Merge(ms []*sched.Measurement) *sched.Measurement {
-	out := &sched.Measurement{}
+func Merge(ms []*judge.Measurement) *judge.Measurement {
+	out := &judge.Measurement{}
 	for _, m := range ms {
 		out.Merge(m)
 	}
 	out.Behind = nil
 	for i, m := range ms {
-		if f := m.Shortfall(); f > sched.MaxShortfall {
-			out.Behind = append(out.Behind, sched.Behind{Shard: i, Shortfall: f})
+		if f := m.Shortfall(); f > judge.MaxShortfall {
+			out.Behind = append(out.Behind, judge.Behind{Shard: i, Shortfall: f})
 		}
 	}
 	return out
@@ -471,7 +471,7 @@ func Merge(ms []*sched.Measurement) *sched.Measurement {
 
 // merge (shard 0) waits for every shard's report of phase n until the
 // exchange deadline, merges, judges and tells every shard.
-func (p *Lockstep) merge(n, depth int, local *sched.Measurement, late time.Duration) (*sched.Measurement, error) {
+func (p *Lockstep) merge(n, depth int, local *judge.Measurement, late time.Duration) (*judge.Measurement, error) {
 	margin := min(p.cfg.Allowance/4, 250*time.Millisecond)
 	deadline := p.boundary(n + 1).Add(-margin)
 	t := time.NewTimer(max(time.Until(deadline), 0))
@@ -501,7 +501,7 @@ func (p *Lockstep) merge(n, depth int, local *sched.Measurement, late time.Durat
 				strings.Join(missing, ", "), n), true)
 		}
 	}
-	ms := []*sched.Measurement{local}
+	ms := []*judge.Measurement{local}
 	idx := make([]int, 0, len(p.pending))
 	for i := range p.pending {
 		idx = append(idx, i)
@@ -511,14 +511,14 @@ func (p *Lockstep) merge(n, depth int, local *sched.Measurement, late time.Durat
 		ms = append(ms, p.pending[i].M)
 	}
 	merged := Merge(ms)
-	j := sched.Judge(merged, p.cfg.Plan, n, depth)
+	j := judge.Judge(merged, p.cfg.Plan, n, depth)
 	p.broadcast(&message{Type: msgResult, Phase: n, Depth: depth, M: merged, Stop: j.Stop, Verdict: j.Verdict, Reason: j.Reason})
 	return merged, nil
 }
 
 // exchange (shards 1..N-1) sends this shard's measurement and waits for
 // the coordinator's merged phase.
-func (p *Lockstep) exchange(n, depth int, local *sched.Measurement, late time.Duration) (*sched.Measurement, error) {
+func (p *Lockstep) exchange(n, depth int, local *judge.Measurement, late time.Duration) (*judge.Measurement, error) {
 	if err := p.send(&message{Type: msgReport, Index: p.cfg.Spec.Index, Phase: n, Depth: depth, Lateness: int64(late), M: local}); err != nil {
 		return nil, p.fail(fmt.Errorf("lost the coordinator: %v", err), false)
 	}
@@ -537,7 +537,7 @@ func (p *Lockstep) exchange(n, depth int, local *sched.Measurement, late time.Du
 				if err := checkMeasurement(ev.m.M); err != nil {
 					return nil, p.fail(fmt.Errorf("the coordinator sent a bad measurement: %v", err), true)
 				}
-				j := sched.Judge(ev.m.M, p.cfg.Plan, n, depth)
+				j := judge.Judge(ev.m.M, p.cfg.Plan, n, depth)
 				if j.Stop != ev.m.Stop || j.Verdict != ev.m.Verdict {
 					return nil, p.fail(fmt.Errorf("phase %d: the coordinator's verdict (%s) differs from this shard's (%s) on the same measurement", n, ev.m.Reason, j.Reason), true)
 				}

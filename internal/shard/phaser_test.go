@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
-	"github.com/brk-bench/brk/internal/sched"
 )
 
 // fakeLocal stands in for one shard's engine: each phase lasts its
@@ -23,7 +23,7 @@ type fakeLocal struct {
 	starts  []time.Time
 }
 
-func (f *fakeLocal) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
+func (f *fakeLocal) RunPhase(ctx context.Context, spec judge.PhaseSpec) (*judge.Measurement, error) {
 	f.mu.Lock()
 	n := f.n
 	f.n++
@@ -35,7 +35,7 @@ func (f *fakeLocal) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.
 	f.mu.Lock()
 	hang := f.hang
 	f.mu.Unlock()
-	m := &sched.Measurement{Boxes: 1, Stats: metrics.NewPhase()}
+	m := &judge.Measurement{Boxes: 1, Stats: metrics.NewPhase()}
 	d := spec.Duration
 	if hang {
 		d = time.Hour
@@ -58,21 +58,21 @@ func (f *fakeLocal) RunPhase(ctx context.Context, spec sched.PhaseSpec) (*sched.
 	return m, nil
 }
 
-func testPlan(t *testing.T, shards int) sched.Plan {
-	acc, err := sched.ParseAccept("99")
+func testPlan(t *testing.T, shards int) judge.Plan {
+	acc, err := judge.ParseAccept("99")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sched.Plan{Mode: sched.Requests, Conns: shards, Levels: sched.Levels{Start: shards, Pace: shards, Max: 3 * shards}, Phase: 100 * time.Millisecond, Accept: acc, Addr: "test"}
+	return judge.Plan{Mode: judge.Requests, Conns: shards, Levels: judge.Levels{Start: shards, Pace: shards, Max: 3 * shards}, Phase: 100 * time.Millisecond, Accept: acc, Addr: "test"}
 }
 
 type nopHooks struct{}
 
-func (nopHooks) PhaseStarted(int, int, int, sched.Role, sched.Bracket, time.Duration) {}
-func (nopHooks) PhaseFinished(*sched.Judged)                                          {}
+func (nopHooks) PhaseStarted(int, int, int, judge.Role, judge.Bracket, time.Duration) {}
+func (nopHooks) PhaseFinished(*judge.Judged)                                          {}
 
 type shardRun struct {
-	out   *sched.Outcome
+	out   *judge.Outcome
 	err   error
 	ph    *Lockstep
 	local *fakeLocal
@@ -89,7 +89,7 @@ func runShards(t *testing.T, n int, mod func(i int, c *Config, f *fakeLocal)) []
 		JoinTimeout: 5 * time.Second, Plan: plan,
 		// Each shard has one of the plan's connections: its share of a
 		// level (a total) is the level ÷ the shards.
-		LocalSpec: func(ps sched.PhaseSpec) sched.PhaseSpec { ps.Level /= n; return ps }}
+		LocalSpec: func(ps judge.PhaseSpec) judge.PhaseSpec { ps.Level /= n; return ps }}
 	runs := make([]*shardRun, n)
 	var wg sync.WaitGroup
 	start := func(i int, cfg Config) {
@@ -104,7 +104,7 @@ func runShards(t *testing.T, n int, mod func(i int, c *Config, f *fakeLocal)) []
 		}
 		r.ph = ph
 		defer ph.Close()
-		r.out = sched.NewRamp(ph, plan, nopHooks{}).Run(context.Background())
+		r.out = judge.NewRamp(ph, plan, nopHooks{}).Run(context.Background())
 		r.took = time.Since(t0)
 	}
 	cfg0 := base
@@ -125,7 +125,7 @@ func runShards(t *testing.T, n int, mod func(i int, c *Config, f *fakeLocal)) []
 		defer ph0.Close()
 		t0 := time.Now()
 		runs[0].ph = ph0
-		runs[0].out = sched.NewRamp(ph0, plan, nopHooks{}).Run(context.Background())
+		runs[0].out = judge.NewRamp(ph0, plan, nopHooks{}).Run(context.Background())
 		runs[0].took = time.Since(t0)
 	}()
 	for i := 1; i < n; i++ {
@@ -151,7 +151,7 @@ func TestShardsMergeInStep(t *testing.T) {
 		if r.err != nil {
 			t.Fatalf("shard %d: %v", i, r.err)
 		}
-		if r.out.Verdict != sched.Done || len(r.out.Phases) != 3 {
+		if r.out.Verdict != judge.Done || len(r.out.Phases) != 3 {
 			t.Fatalf("shard %d: verdict %v (%s), %d phases", i, r.out.Verdict, r.out.Reason, len(r.out.Phases))
 		}
 		for n, j := range r.out.Phases {
@@ -208,7 +208,7 @@ func TestShardWrongTokenRefused(t *testing.T) {
 	if runs[1].err == nil || !strings.Contains(runs[1].err.Error(), "authentication failed") {
 		t.Fatalf("shard 1 with a wrong token: %v", runs[1].err)
 	}
-	if o := runs[0].out; o.Verdict != sched.Inconclusive || !strings.Contains(o.Reason, "did not join") {
+	if o := runs[0].out; o.Verdict != judge.Inconclusive || !strings.Contains(o.Reason, "did not join") {
 		t.Fatalf("coordinator: %v %s", o.Verdict, o.Reason)
 	}
 	if len(runs[0].out.Phases) != 0 || runs[0].local.n != 0 {
@@ -235,7 +235,7 @@ func TestShardDuplicateIndexRefused(t *testing.T) {
 	if refused != 1 {
 		t.Fatalf("want one duplicate refused: %v / %v", runs[1].err, runs[2].err)
 	}
-	if o := runs[0].out; o.Verdict != sched.Inconclusive || !strings.Contains(o.Reason, "[2] did not join") {
+	if o := runs[0].out; o.Verdict != judge.Inconclusive || !strings.Contains(o.Reason, "[2] did not join") {
 		t.Fatalf("coordinator: %v %s", o.Verdict, o.Reason)
 	}
 }
@@ -257,14 +257,14 @@ func TestShardLostMidPhase(t *testing.T) {
 		}
 	})
 	for i, r := range runs[:2] {
-		if r.out == nil || r.out.Verdict != sched.Inconclusive || !strings.Contains(r.out.Reason, "shard 2 was lost") {
+		if r.out == nil || r.out.Verdict != judge.Inconclusive || !strings.Contains(r.out.Reason, "shard 2 was lost") {
 			t.Fatalf("shard %d: %+v %v", i, r.out, r.err)
 		}
 		// The phase in progress is in the outcome, inconclusive, its
 		// reason naming the lost shard (it was left out).
 		if len(r.out.Phases) != 2 {
 			t.Errorf("shard %d: %d phases judged, want 2", i, len(r.out.Phases))
-		} else if j := r.out.Phases[1]; j.Accepted || j.Verdict != sched.Inconclusive || !strings.Contains(j.Reason, "shard 2 was lost") {
+		} else if j := r.out.Phases[1]; j.Accepted || j.Verdict != judge.Inconclusive || !strings.Contains(j.Reason, "shard 2 was lost") {
 			t.Errorf("shard %d: phase 1 accepted %v, verdict %v %q; want inconclusive, shard 2 lost", i, j.Accepted, j.Verdict, j.Reason)
 		}
 		if r.took > 4*time.Second {
@@ -280,10 +280,10 @@ func TestShardSilentIsInconclusive(t *testing.T) {
 			f.onRun = func(n int) { time.Sleep(time.Second) }
 		}
 	})
-	if o := runs[0].out; o.Verdict != sched.Inconclusive || !strings.Contains(o.Reason, "shard 1 did not report phase 0 in time") {
+	if o := runs[0].out; o.Verdict != judge.Inconclusive || !strings.Contains(o.Reason, "shard 1 did not report phase 0 in time") {
 		t.Fatalf("coordinator: %v %q", o.Verdict, o.Reason)
 	}
-	if o := runs[1].out; o.Verdict != sched.Inconclusive || !strings.Contains(o.Reason, "did not report phase 0") {
+	if o := runs[1].out; o.Verdict != judge.Inconclusive || !strings.Contains(o.Reason, "did not report phase 0") {
 		t.Fatalf("shard 1: %v %q", o.Verdict, o.Reason)
 	}
 }
@@ -303,7 +303,7 @@ func TestShardLateJoinFailsClosed(t *testing.T) {
 		!strings.Contains(msg, "before its first attempt") {
 		t.Errorf("late shard: %q, want it too late before its first attempt, without a <nil> error", msg)
 	}
-	if o := runs[0].out; o.Verdict != sched.Inconclusive || !strings.Contains(o.Reason, "did not join") || runs[0].local.n != 0 {
+	if o := runs[0].out; o.Verdict != judge.Inconclusive || !strings.Contains(o.Reason, "did not join") || runs[0].local.n != 0 {
 		t.Fatalf("coordinator: %v %q, %d phases run", o.Verdict, o.Reason, runs[0].local.n)
 	}
 }
@@ -317,13 +317,13 @@ func TestShardLateStartFailsClosed(t *testing.T) {
 			c.stall = func(n int) { time.Sleep(250 * time.Millisecond) } // tolerance 200ms; the exchange deadline is at 325ms
 		}
 	})
-	if o := runs[1].out; o.Verdict != sched.Inconclusive || !strings.Contains(o.Reason, "shard 1 started phase 0") || !strings.Contains(o.Reason, "late") {
+	if o := runs[1].out; o.Verdict != judge.Inconclusive || !strings.Contains(o.Reason, "shard 1 started phase 0") || !strings.Contains(o.Reason, "late") {
 		t.Fatalf("late shard: %v %q", o.Verdict, o.Reason)
 	}
 	if runs[1].local.n != 0 {
 		t.Fatalf("the late shard sent load")
 	}
-	if o := runs[0].out; o.Verdict != sched.Inconclusive || !strings.Contains(o.Reason, "shard 1 stopped: shard 1 started phase 0") {
+	if o := runs[0].out; o.Verdict != judge.Inconclusive || !strings.Contains(o.Reason, "shard 1 stopped: shard 1 started phase 0") {
 		t.Fatalf("coordinator: %v %q", o.Verdict, o.Reason)
 	}
 }
@@ -333,7 +333,7 @@ func TestShardLateStartFailsClosed(t *testing.T) {
 // measurements they report.
 func TestShardThreadsAtCoordinator(t *testing.T) {
 	runs := runShards(t, 3, func(i int, c *Config, f *fakeLocal) { f.workers = i + 1 })
-	if runs[0].out == nil || runs[0].out.Verdict != sched.Done {
+	if runs[0].out == nil || runs[0].out.Verdict != judge.Done {
 		t.Fatalf("coordinator: %+v", runs[0].out)
 	}
 	for _, l := range runs[0].ph.Shards() {
@@ -349,27 +349,27 @@ func TestShardThreadsAtCoordinator(t *testing.T) {
 // on the merged shortfall and the reason names shard 2 alone; with that
 // shard on time the merge is accepted.
 func TestMergeNamesShardBehind(t *testing.T) {
-	acc, err := sched.ParseAccept("99")
+	acc, err := judge.ParseAccept("99")
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := sched.Plan{Mode: sched.Rate, Conns: 3, Phase: time.Second, Accept: acc, Addr: "test", RateDepth: 1}
-	box := func(lateMs float64) *sched.Measurement {
-		m := &sched.Measurement{Boxes: 1, Stats: metrics.NewPhase(), Active: time.Second, Elapsed: time.Second}
+	plan := judge.Plan{Mode: judge.Rate, Conns: 3, Phase: time.Second, Accept: acc, Addr: "test", RateDepth: 1}
+	box := func(lateMs float64) *judge.Measurement {
+		m := &judge.Measurement{Boxes: 1, Stats: metrics.NewPhase(), Active: time.Second, Elapsed: time.Second}
 		s := m.Stats
 		s.Scheduled, s.Written, s.Counts.Succeeded, s.Counts.Attempted = 100, 100, 100, 100
 		s.LateNs = uint64(lateMs * 1e6 * 100)
 		return m
 	}
-	m := Merge([]*sched.Measurement{box(0.1), box(0.2), box(31)})
+	m := Merge([]*judge.Measurement{box(0.1), box(0.2), box(31)})
 	if len(m.Behind) != 1 || m.Behind[0].Shard != 2 {
 		t.Fatalf("behind %+v, want shard 2", m.Behind)
 	}
-	j := sched.Judge(m, plan, 0, 300)
-	if j.Verdict != sched.Inconclusive || !strings.Contains(j.Reason, "target unfulfilled") || !strings.Contains(j.Reason, "behind on shard 2 (3.1 % short)") {
+	j := judge.Judge(m, plan, 0, 300)
+	if j.Verdict != judge.Inconclusive || !strings.Contains(j.Reason, "target unfulfilled") || !strings.Contains(j.Reason, "behind on shard 2 (3.1 % short)") {
 		t.Errorf("judged %+v", j)
 	}
-	if m := Merge([]*sched.Measurement{box(0.1), box(0.2), box(5)}); len(m.Behind) != 0 || !sched.Judge(m, plan, 0, 300).Accepted {
-		t.Errorf("on time: behind %+v, judged %+v", m.Behind, sched.Judge(m, plan, 0, 300))
+	if m := Merge([]*judge.Measurement{box(0.1), box(0.2), box(5)}); len(m.Behind) != 0 || !judge.Judge(m, plan, 0, 300).Accepted {
+		t.Errorf("on time: behind %+v, judged %+v", m.Behind, judge.Judge(m, plan, 0, 300))
 	}
 }

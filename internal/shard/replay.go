@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // Recorded is one shard report's phase as a merge reads it: its index,
@@ -12,7 +12,7 @@ import (
 type Recorded struct {
 	Index, Level, Depth int
 	Role                string
-	M                   *sched.Measurement
+	M                   *judge.Measurement
 }
 
 // Report is one shard's recorded phases and, for errors, how its run
@@ -39,16 +39,16 @@ func (r *Report) phase(n int) *Recorded {
 // averaged. A report that ends early, lacks a raw measurement or ran
 // another level than the ramp expects ends the replay inconclusive.
 // hooks get every judged phase.
-func Replay(plan sched.Plan, reports []Report, hooks sched.Hooks) *sched.Outcome {
-	return sched.NewRamp(&replay{reports: reports}, plan, hooks).Run(context.Background())
+func Replay(plan judge.Plan, reports []Report, hooks judge.Hooks) *judge.Outcome {
+	return judge.NewRamp(&replay{reports: reports}, plan, hooks).Run(context.Background())
 }
 
 // Unjudged is the merge of every shard's phase n and shard 0's record of
 // it, or nil when a shard did not run it or ran another level: what
 // shards without a coordinator ran past a replay's end.
-func Unjudged(reports []Report, n int) (*sched.Measurement, *Recorded) {
+func Unjudged(reports []Report, n int) (*judge.Measurement, *Recorded) {
 	var first *Recorded
-	ms := make([]*sched.Measurement, 0, len(reports))
+	ms := make([]*judge.Measurement, 0, len(reports))
 	for i := range reports {
 		ps := reports[i].phase(n)
 		if ps == nil || ps.M == nil || first != nil && ps.Level != first.Level {
@@ -62,17 +62,17 @@ func Unjudged(reports []Report, n int) (*sched.Measurement, *Recorded) {
 	return Merge(ms), first
 }
 
-// replay is a sched.Phaser over recorded shard reports: phase n is the merge of
+// replay is a judge.Phaser over recorded shard reports: phase n is the merge of
 // every shard's raw measurement of phase n.
 type replay struct {
 	reports []Report
 	n       int
 }
 
-func (rp *replay) RunPhase(_ context.Context, spec sched.PhaseSpec) (*sched.Measurement, error) {
+func (rp *replay) RunPhase(_ context.Context, spec judge.PhaseSpec) (*judge.Measurement, error) {
 	n := rp.n
 	rp.n++
-	ms := make([]*sched.Measurement, 0, len(rp.reports))
+	ms := make([]*judge.Measurement, 0, len(rp.reports))
 	for k := range rp.reports {
 		r := &rp.reports[k]
 		ps := r.phase(n)

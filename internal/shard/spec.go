@@ -2,7 +2,7 @@
 // shard I of N of the plan, its phases start at absolute boundaries shared
 // by every shard, and shard 0 coordinates: it merges every shard's phase
 // measurement, judges the merged phase with the same verdict code as a
-// single box (sched.Judge), and tells every shard to go on or stop.
+// single box (judge.Judge), and tells every shard to go on or stop.
 //
 // The Lockstep of this package stands in for the engine under sched's Ramp:
 // it runs the local engine's part of a phase, sends the measurement to the

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // The wire protocol: one TCP connection per shard to the coordinator
@@ -76,9 +76,9 @@ type message struct {
 	Phase     int                `json:"phase"`
 	Depth     int                `json:"depth,omitempty"`
 	Lateness  int64              `json:"lateness_ns,omitempty"`
-	M         *sched.Measurement `json:"measurement,omitempty"`
+	M         *judge.Measurement `json:"measurement,omitempty"`
 	Stop      bool               `json:"stop,omitempty"`
-	Verdict   sched.Verdict      `json:"verdict,omitempty"`
+	Verdict   judge.Verdict      `json:"verdict,omitempty"`
 	Reason    string             `json:"reason,omitempty"`
 }
 

@@ -1,4 +1,4 @@
-package sched
+package judge
 
 import (
 	"fmt"
@@ -121,7 +121,7 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 		}
 		return inconclusive(fmt.Sprintf("setup impossible: %s (dialing %s)", msg, plan.Addr))
 	case index == 0 && mistakeOf(m, n) != "":
-		return inconclusive(mistakeOf(m, n)) // internal/sched/mistake.go
+		return inconclusive(mistakeOf(m, n)) // mistake.go
 	case c.Failed[metrics.Protocol] > 0 || s.ProtocolUnattributed > 0:
 		return broken(fmt.Sprintf("invalid protocol data from the server: %d protocol faults (first: %s)",
 			c.Failed[metrics.Protocol]+s.ProtocolUnattributed, s.ProtocolReason))

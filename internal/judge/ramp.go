@@ -1,77 +1,14 @@
-package sched
+package judge
 
 import (
 	"context"
 	"time"
 )
 
-// MaxLevel bounds a level: requests per connection in the requests test
-// (each outstanding request has a ring slot per connection), concurrent
-// connections in the connections test. A run without --max that gets
-// there ends inconclusive instead of allocating without bound.
-const MaxLevel = 1 << 16
-
-// MaxOutstanding bounds the requests test's total level (connections ×
-// requests per connection): the rings hold one slot per outstanding
-// request.
-const MaxOutstanding = 1 << 22
-
-// MaxRate bounds the rate test's level (requests/s).
-const MaxRate = 10_000_000
-
-// Plan is a run's phase schedule and what its phases are judged against.
-type Plan struct {
-	Mode  Mode
-	Conns int // connections of the requests test (of the whole run, over every shard)
-	// Levels chooses each phase's level (a total).
-	Levels    Levels
-	Phase     time.Duration
-	Timeout   time.Duration // the request budget
-	Accept    Accept
-	Addr      string // the dialed address, named in setup failures
-	RateDepth int    // rate test: outstanding requests per connection at most
-	// MaxP99 and MaxP999, when set, reject a phase whose latency
-	// percentile exceeds them.
-	MaxP99, MaxP999 time.Duration
-	// Repeat runs each bisection probe this many times (a probe is
-	// accepted only if every repetition is).
-	Repeat int
-	// Budget, when set, bounds the time of the run's phases: no phase
-	// starts that could end past it. PhaseCost is the most a phase may
-	// take (admission and drain); with Slotted, phases run on absolute
-	// slots of PhaseCost (a sharded run), and the time spent is the
-	// number of phases × PhaseCost rather than a clock's reading.
-	Budget    time.Duration
-	PhaseCost time.Duration
-	Slotted   bool
-	// Unjudged runs every phase of a plan whose levels do not depend on
-	// verdicts (a linear ramp to its max) without judging it: a shard
-	// without a coordinator, whose phases a merge judges later. Only an
-	// interrupt stops it early.
-	Unjudged bool
-	// Names name the settings the reasons suggest changing (zero: the
-	// library's field names, LibraryNames).
-	Names Names
-}
-
 // Phaser runs one phase at a level and returns what it measured: the
 // engine, or anything that stands in for it (several load boxes).
 type Phaser interface {
 	RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, error)
-}
-
-// Judged is one finished phase with its judgement.
-type Judged struct {
-	Judgement
-	Index  int
-	Depth  int  // the most requests a connection held (requests test), the rate test's depth, or 1
-	Target int  // the level
-	Owners int  // the connections that carry it (of the whole run)
-	Role   Role // what the phase did in the choice of levels
-	Probe  bool // a bisection probe or its repetition
-	Run    *Measurement
-	// Evidence is what the phase says beside its verdict (evidence.go).
-	Evidence Evidence
 }
 
 // Hooks are called on the caller's goroutine between phases, never per
@@ -93,7 +30,7 @@ type Outcome struct {
 	Bracket Bracket
 	Phases  []*Judged
 	// CoolDowns are the waits before re-runs and bisection probes
-	// (cooldown.go).
+	// (internal/sched/cooldown.go).
 	CoolDowns []CoolDown
 }
 
@@ -211,7 +148,7 @@ func (r *Ramp) phase(ctx context.Context, level int, role Role) bool {
 }
 
 // coolDown waits, before the next phase, until the server answers as it
-// did when a level held (cooldown.go); a Phaser that cannot cool down
+// did when a level held (internal/sched/cooldown.go); a Phaser that cannot cool down
 // does not wait.
 func (r *Ramp) coolDown(ctx context.Context) {
 	cd, ok := r.ph.(CoolDowner)
@@ -229,4 +166,52 @@ const NotJudged = "not judged: the verdict is the merge's"
 
 func (r *Ramp) end(v Verdict, reason string) {
 	r.out.Verdict, r.out.Reason, r.done = v, reason, true
+}
+
+// PhaseSpec is one phase to run.
+type PhaseSpec struct {
+	// Level is the phase's level: concurrent requests over every
+	// connection of the run (the requests test), concurrent connections,
+	// or requests/s.
+	Level    int
+	Duration time.Duration // admission window
+	// FailFast ends the phase early when every connection owner failed
+	// its setup and no setup of the run ever succeeded (phase 0: nothing
+	// is listening), or when after MistakeAfter the phase so far is the
+	// user's mistake (mistake.go: every response the same refusal,
+	// or not a byte from the server); what is then outstanding is
+	// abandoned, not drained.
+	FailFast bool
+}
+
+// CoolDowner is a Phaser that can cool down (the engine; a sharded run's
+// phases run on fixed slots whose drain allowance is their pause).
+type CoolDowner interface {
+	CoolDown(ctx context.Context, within, most time.Duration) CoolDown
+}
+
+// CoolDown is one wait before a phase.
+type CoolDown struct {
+	Before   int           `json:"before_phase"` // the phase it preceded
+	Within   time.Duration `json:"within_ns"`    // the answer it waited for
+	Waited   time.Duration `json:"waited_ns"`
+	Requests uint64        `json:"requests"`
+	Setups   uint64        `json:"setups"`   // connections it set up (replacing ones a timeout retired)
+	Answered bool          `json:"answered"` // a request was answered within Within
+}
+
+// coolDownWithin is twice the lowest p50 of the accepted phases so far
+// (0: none accepted yet, no cool-down).
+func coolDownWithin(phases []*Judged) time.Duration {
+	var low time.Duration
+	for _, j := range phases {
+		if !j.Accepted || j.Run == nil || j.Run.Stats == nil || j.Run.Stats.Latency == nil || j.Run.Stats.Latency.TotalCount() == 0 {
+			continue
+		}
+		p50 := time.Duration(j.Run.Stats.Latency.ValueAtQuantile(50)) * time.Microsecond
+		if low == 0 || p50 < low {
+			low = p50
+		}
+	}
+	return 2 * low
 }

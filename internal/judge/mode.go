@@ -1,7 +1,6 @@
-package sched
+package judge
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/brk-bench/brk/internal/metrics"
@@ -67,16 +66,8 @@ type modeSpec struct {
 	// depth is the most requests a connection holds at level (rateDepth:
 	// the plan's RateDepth).
 	depth func(level, conns, rateDepth int) int
-	// share is worker i of n's part of a phase's level.
-	share func(level, i, n int) int
-	// inUse is how many of an engine's owners carry a phase at level.
-	inUse func(c *Config, level int) int
 	// bound is the highest level the engine supports over conns, named.
 	bound func(conns int) (int, string)
-	// policy is the admission policy of worker id.
-	policy func(cfg *Config, id int) admission
-	// check refuses an engine Config the mode cannot run ("" : none).
-	check func(c *Config) error
 }
 
 // modes is the table, filled in by init: its rules call Mode's methods,
@@ -95,38 +86,17 @@ func init() {
 				}
 				return (level + conns - 1) / conns
 			},
-			share: func(level, _, _ int) int { return level }, // connections are split at start
-			inUse: func(c *Config, level int) int { return min(max(level-c.ConnBase, 0), c.Conns) },
 			bound: func(conns int) (int, string) {
 				b := min(MaxOutstanding, conns*MaxLevel)
 				return b, fmt.Sprintf("%d outstanding requests (%d per connection)", b, MaxLevel)
 			},
-			policy: func(*Config, int) admission { return depthPolicy{} },
-			check:  func(*Config) error { return nil },
 		},
 		Connections: {
 			unit: "concurrent connections", noun: "connections",
 			levelConns: true, judgeSetups: true, unreached: unreachedConns, defaultSearchStart: 16,
 			owners: func(level, _ int) int { return level },
 			depth:  func(int, int, int) int { return 1 },
-			share: func(level, i, n int) int {
-				s := level / n
-				if i < level%n {
-					s++
-				}
-				return s
-			},
-			inUse: func(_ *Config, level int) int { return level }, // this engine's share already
-			bound: func(int) (int, string) { return MaxLevel, fmt.Sprintf("%d connections", MaxLevel) },
-			policy: func(cfg *Config, _ int) admission {
-				return &connsPolicy{perConn: uint32(cfg.PerConn), keepAlive: cfg.KeepAlive}
-			},
-			check: func(c *Config) error {
-				if c.PerConn < 1 && !c.KeepAlive {
-					return errors.New("sched: the connections test needs requests per connection")
-				}
-				return nil
-			},
+			bound:  func(int) (int, string) { return MaxLevel, fmt.Sprintf("%d connections", MaxLevel) },
 		},
 		Rate: {
 			unit: "requests/s", noun: "requests/s",
@@ -134,16 +104,7 @@ func init() {
 			unreached: func(*metrics.Phase, Plan, int) string { return "" },
 			owners:    func(_, conns int) int { return conns },
 			depth:     func(_, _, rateDepth int) int { return rateDepth },
-			share:     func(level, _, _ int) int { return level }, // each worker takes every n-th arrival of one schedule
-			inUse:     func(c *Config, _ int) int { return c.Conns },
 			bound:     func(int) (int, string) { return MaxRate, fmt.Sprintf("%d requests/s", MaxRate) },
-			policy:    func(cfg *Config, id int) admission { return newRatePolicy(cfg, id) },
-			check: func(c *Config) error {
-				if c.RateDepth < 1 {
-					return errors.New("sched: the rate test needs a depth per connection")
-				}
-				return nil
-			},
 		},
 	}
 }
@@ -220,14 +181,6 @@ func (m Mode) owners(level, conns int) int { return m.spec().owners(level, conns
 // fewer), 1 in the connections test, RateDepth in the rate test.
 func (p Plan) depth(level int) int { return p.Mode.spec().depth(level, p.Conns, p.RateDepth) }
 
-// share splits a phase's level across workers: worker i of n gets its
-// share (every worker gets the depth in the requests test, where the
-// connections are split at start, and the whole rate in the rate test,
-// where each worker takes every n-th arrival of one schedule).
-func (m Mode) share(level, i, n int) int { return m.spec().share(level, i, n) }
-
-func (m Mode) policy(cfg *Config, id int) admission { return m.spec().policy(cfg, id) }
-
 // DepthOf is what connection g (0-based, of conns) holds at level in the
 // requests test: ⌈level/conns⌉ on the first level mod conns connections,
 // ⌊level/conns⌋ on the others.
@@ -264,41 +217,4 @@ func (p Plan) levelText(level int) string {
 		return fmt.Sprintf("%d %s (%s)", level, p.Mode.Unit(), PerConnText(level, p.Conns))
 	}
 	return fmt.Sprintf("%d %s", level, p.Mode.Unit())
-}
-
-// admission is a test mode's admission policy, asked by the worker at a
-// phase's start, before each admitted request, after each response and
-// once per turn of its loop.
-type admission interface {
-	// start applies this worker's share of a phase's level: the depth
-	// per connection and the owners that take part.
-	start(w *worker, share int)
-	// inUse reports whether owner o takes part in the phase.
-	inUse(w *worker, o *owner) bool
-	// next reports whether o may take one more request now (within the
-	// depth and the session's capacity, which the worker checks), and
-	// whether it is the connection's last. at is the request's admission
-	// instant: its latency and its deadline start there. It is now, or
-	// in the rate test the request's scheduled instant, which may be
-	// earlier (backlog is latency).
-	next(w *worker, o *owner, now int64) (at int64, ok, last bool)
-	// answered decides what follows a response on o: it returns false
-	// when the connection was retired or now waits for the server's close.
-	answered(w *worker, o *owner, closing bool, now int64) bool
-	// pump is called once per turn of the worker's loop, before it
-	// waits, and at the end of admission: a policy driven by the clock
-	// admits what is due at now. It returns the instant it next needs a
-	// call (-1: none), which bounds the worker's poll timeout.
-	pump(w *worker, now int64) int64
-	// abort discards what the policy holds outside the owners' rings
-	// (an interrupted phase), counting it as abandoned.
-	abort(w *worker)
-	// clocked reports whether the policy admits on the clock: the worker
-	// then records the schedule (send lag, service time) and asks the OS
-	// for precise timers.
-	clocked() bool
-	// followsLimit reports whether a connection's stream limit below its
-	// depth is followed (limit.go): where the policy holds a depth the
-	// server's SETTINGS can cap.
-	followsLimit() bool
 }

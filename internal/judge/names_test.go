@@ -1,4 +1,4 @@
-package sched
+package judge
 
 import (
 	"crypto/tls"
@@ -46,7 +46,7 @@ func TestReasonNames(t *testing.T) {
 	ratePlan := Plan{Mode: Rate, Conns: 16, Levels: Levels{Start: 1000, Pace: 1000}, Phase: time.Second, Accept: p9999, RateDepth: 1}
 	cert := &x509.Certificate{DNSNames: []string{"localhost"}}
 	setup := func(err error) func(Names) string {
-		return func(n Names) string { return setupErrorText(err, n.Filled()) }
+		return func(n Names) string { return SetupErrorText(err, n.Filled()) }
 	}
 	for _, c := range []struct {
 		name        string

@@ -1,4 +1,9 @@
-package sched
+package judge
+
+import (
+	"crypto/x509"
+	"errors"
+)
 
 // Names are the names a reason (Judgement.Reason, Outcome.Reason, a
 // phase's setup error) gives the settings it suggests changing: "success
@@ -56,4 +61,22 @@ func (n Names) Filled() Names {
 		}
 	}
 	return n
+}
+
+// SetupErrorText is a failed setup's error as the reason says it; a
+// server certificate that did not verify says what to do next, its
+// settings named by n.
+func SetupErrorText(err error, n Names) string {
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &unknown):
+		return err.Error() + ": give the server's CA with " + n.CACert + ", or skip verification with " + n.Insecure
+	case errors.As(err, &host):
+		return err.Error() + ": use a name the certificate holds, or skip verification with " + n.Insecure
+	case errors.As(err, &invalid):
+		return err.Error() + ": if you trust this server, skip verification with " + n.Insecure
+	}
+	return err.Error()
 }

@@ -1,4 +1,4 @@
-package sched
+package judge
 
 import (
 	"crypto/tls"
@@ -24,12 +24,12 @@ func TestSetupErrorText(t *testing.T) {
 			"expired or is not yet valid: : if you trust this server, skip verification with Target.TLS.Insecure"},
 		{errors.New("connection refused"), "connection refused"},
 	} {
-		got := setupErrorText(c.err, LibraryNames())
+		got := SetupErrorText(c.err, LibraryNames())
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%v: %q, want it to hold %q", c.err, got, c.want)
 		}
 	}
-	if got := setupErrorText(errors.New("connection refused"), LibraryNames()); got != "connection refused" {
+	if got := SetupErrorText(errors.New("connection refused"), LibraryNames()); got != "connection refused" {
 		t.Errorf("a refusal: %q", got)
 	}
 }
