@@ -157,9 +157,9 @@ func baseline(b *enginerun.Idle) *Baseline {
 // the shard allowance, as the budget counts them.
 func enginePlan(p Plan, m Mode, acc judge.Accept, addr string) judge.Plan {
 	unit := m.PlanUnit(p.Conns)
-	l := judge.Levels{Start: p.Start * unit, Pace: p.Pace * unit, Max: p.Max * unit, Refine: p.Refine}
+	l := judge.Levels{Start: p.Start * unit, Max: p.Max * unit, Climb: judge.Linear{Pace: p.Pace * unit, Refine: p.Refine}}
 	if s := p.Search; s != nil {
-		l.Search, l.Growth, l.Resolution, l.ResolutionPct = true, s.Growth, s.Resolution, s.ResolutionPct
+		l.Climb = judge.Search{Growth: s.Growth, Resolution: s.Resolution, ResolutionPct: s.ResolutionPct}
 	}
 	sp := judge.Plan{
 		Mode: m, Conns: p.Conns, Levels: l, Phase: p.Phase, Timeout: p.Timeout, Accept: acc, Addr: addr,

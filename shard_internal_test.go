@@ -72,7 +72,7 @@ func (p *phasesOf) RunPhase(_ context.Context, spec judge.PhaseSpec) (*judge.Mea
 func TestMergedReportIsOneBox(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 3))
 	acc, _ := judge.ParseAccept("99.9")
-	splan := judge.Plan{Mode: judge.Requests, Conns: 6, Levels: judge.Levels{Start: 6, Pace: 6, Max: 30}, Phase: time.Second, Accept: acc, Addr: "127.0.0.1:1", MaxP999: time.Hour}
+	splan := judge.Plan{Mode: judge.Requests, Conns: 6, Levels: judge.Levels{Start: 6, Max: 30, Climb: judge.Linear{Pace: 6}}, Phase: time.Second, Accept: acc, Addr: "127.0.0.1:1", MaxP999: time.Hour}
 	var single phasesOf
 	shards := make([]phasesOf, 3)
 	for n := 0; n < 5; n++ {

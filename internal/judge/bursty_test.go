@@ -61,7 +61,7 @@ func simulateConns(p Plan, server func(index, level int) *Judged) (levels []int,
 func TestSearchUnderBurstySetups(t *testing.T) {
 	const lo, hi = 1150, 1500
 	p := connsPlan
-	p.Levels = Levels{Search: true, Start: 16, Growth: 2, ResolutionPct: 1}
+	p.Levels = Levels{Start: 16, Climb: Search{Growth: 2, ResolutionPct: 1}}
 	p.Repeat, p.Budget, p.PhaseCost = 3, 5*time.Minute, 11*time.Second
 	ends := map[Verdict]int{}
 	for seed := range 40 {

@@ -61,13 +61,13 @@ func capacityWith(capacity int, noise map[int][]outcome) func(int, int) outcome 
 	}
 }
 
-var confirmPlan = Plan{Mode: Requests, Conns: 8, Levels: Levels{Search: true, Start: 8, Growth: 2, Resolution: 1}, Phase: time.Second, Accept: p9999, Repeat: 3}
+var confirmPlan = Plan{Mode: Requests, Conns: 8, Levels: Levels{Start: 8, Climb: Search{Growth: 2, Resolution: 1}}, Phase: time.Second, Accept: p9999, Repeat: 3}
 
 // The confirmation rules, one row per branch. The model break is 32/33 in
 // every row but the last ones; each row's noise would have decided a
 // false break with one run per level.
 func TestConfirmRules(t *testing.T) {
-	linear := Plan{Mode: Requests, Conns: 8, Levels: Levels{Start: 8, Pace: 8}, Phase: time.Second, Accept: p9999, Repeat: 3}
+	linear := Plan{Mode: Requests, Conns: 8, Levels: Levels{Start: 8, Climb: Linear{Pace: 8}}, Phase: time.Second, Accept: p9999, Repeat: 3}
 	for _, c := range []struct {
 		name    string
 		plan    Plan

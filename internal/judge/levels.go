@@ -2,33 +2,29 @@ package judge
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// Levels is how a run chooses its phases' levels: a linear ramp (Start,
-// Start + Pace, …, optionally bisected after the break with Refine) or an
-// adaptive search (Search: Start, ×Growth per phase until the first
-// rejection, then bisection until the bracket is within the resolution).
-// Every level is a total: concurrent requests over all connections
-// (requests test), concurrent connections, or requests/s.
+// Levels is how a run chooses its phases' levels: the first level, the
+// cap, and the climb between them. Every level is a total: concurrent
+// requests over all connections (requests test), concurrent connections,
+// or requests/s.
 type Levels struct {
-	Search bool
-	Start  int // the first level
-	Pace   int // linear: added per phase
-	Max    int // the cap; 0 = none
-	// Refine bisects a linear ramp's bracket in single units after its
-	// first rejection (the search always bisects).
-	Refine bool
-	// Growth is the search's factor per phase (> 1).
-	Growth float64
-	// Resolution ends the bisection once the bracket (lowest rejected −
-	// highest accepted) is at most this total; when 0, ResolutionPct of
-	// the highest accepted level (at least 1) does.
-	Resolution    int
-	ResolutionPct float64
+	Start int // the first level
+	Max   int // the cap; 0 = none
+	// Climb is how the level rises while no phase broke and what follows
+	// the first break (climb.go): Linear (also a nil Climb) or Search.
+	Climb Climb
+}
+
+// climb is the plan's climb; a nil one is the linear ramp's.
+func (l Levels) climb() Climb {
+	if l.Climb == nil {
+		return Linear{}
+	}
+	return l.Climb
 }
 
 // Role is what a phase does in the run's choice of levels.
@@ -174,20 +170,7 @@ func (p Plan) boundText() string {
 
 // resolution is the bracket at which the bisection stops, for a highest
 // accepted level held.
-func (s *levelState) resolution(held int) int {
-	l := s.p.Levels
-	if !l.Search {
-		return 1
-	}
-	if l.Resolution > 0 {
-		return l.Resolution
-	}
-	pct := l.ResolutionPct
-	if pct <= 0 {
-		pct = 1
-	}
-	return max(1, int(math.Floor(float64(max(held, 0))*pct/100)))
-}
+func (s *levelState) resolution(held int) int { return s.p.Levels.climb().resolution(held) }
 
 // observe takes the next judged phase; it returns the run's end when the
 // phase ends it (an interrupt, or an inconclusive phase).
@@ -209,7 +192,7 @@ func (s *levelState) observe(j *Judged) *Next {
 		// break already bracketed stands, or the phase's verdict is the
 		// run's.
 		b := s.bracket()
-		if j.ClientBound && s.p.Levels.Search && b.Held >= 0 && level > b.Held && (b.Broke < 0 || level < b.Broke) {
+		if j.ClientBound && s.p.Levels.climb().belowClient() && b.Held >= 0 && level > b.Held && (b.Broke < 0 || level < b.Broke) {
 			if s.clientCap < 0 || level < s.clientCap {
 				s.clientCap, s.clientWhy = level, j.Reason
 			}
@@ -261,65 +244,39 @@ func (s *levelState) next() Next {
 }
 
 // move is the search's (or the ramp's) next phase from the bracket, or
-// its end, as if every level's verdict so far were final.
+// its end, as if every level's verdict so far were final: the climb's
+// once a level broke (bisection, or halving below a first level that
+// broke), else its next level up.
 func (s *levelState) move(b Bracket) Next {
-	p, l := s.p, s.p.Levels
-	end := func(v Verdict, reason string) Next {
-		return Next{End: true, Verdict: v, Reason: reason, Bracket: b}
-	}
+	c := s.p.Levels.climb()
 	if b.Broke >= 0 {
-		lo := max(b.Held, 0)
-		if b.Held < 0 && l.Search {
-			if b.Broke <= 1 {
-				return end(Broken, s.brokeReason(b))
-			}
-			return Next{Level: b.Broke / 2, Role: RoleDown, Bracket: b}
-		}
-		if b.Broke-lo <= s.resolution(b.Held) || !l.Search && (!l.Refine || b.Held < 0) {
-			return end(Broken, s.brokeReason(b))
-		}
-		hi := b.Broke
-		if c := s.clientCap; c > lo && c < hi { // the client's limit lies below the break
-			if c-lo <= s.resolution(b.Held) {
-				return end(Broken, s.brokeReason(b)+fmt.Sprintf("; %s stopped at %d: %s", s.searchWord(), c, s.clientWhy))
-			}
-			hi = c
-		}
-		return Next{Level: lo + (hi-lo)/2, Role: RoleBisect, Bracket: b}
+		return c.afterBreak(s, b)
 	}
-	if !l.Search {
-		level := l.Start
-		if b.Held >= 0 {
-			level = l.Start + ((b.Held-l.Start)/max(l.Pace, 1)+1)*l.Pace
-		}
-		if l.Max > 0 && level >= l.Max {
-			level = l.Max
-		}
-		if b.Held >= level && b.Held >= 0 { // the max accepted
-			return end(Done, s.doneReason(b))
-		}
-		if level > p.bound() {
-			return end(Inconclusive, fmt.Sprintf("the next level (%d %s) is beyond what brk supports (%s); give %s", level, p.Mode.Unit(), p.boundText(), p.Names.Filled().Max))
-		}
-		return Next{Level: level, Role: RoleRamp, Bracket: b}
+	return c.up(s, b)
+}
+
+// end is the run's end at bracket b.
+func (b Bracket) end(v Verdict, reason string) Next {
+	return Next{End: true, Verdict: v, Reason: reason, Bracket: b}
+}
+
+// bisect is the next phase between the bracket's ends: the bisection
+// below the break (or below the lowest level the client could not drive,
+// when that lies inside the bracket), or the end once the bracket is within
+// the climb's resolution.
+func (s *levelState) bisect(b Bracket) Next {
+	lo := max(b.Held, 0)
+	if b.Broke-lo <= s.resolution(b.Held) {
+		return b.end(Broken, s.brokeReason(b))
 	}
-	if b.Held < 0 {
-		return Next{Level: l.Start, Role: RoleGrow, Bracket: b}
-	}
-	if c := s.clientCap; c > b.Held {
-		if c-b.Held <= s.resolution(b.Held) {
-			return end(Inconclusive, fmt.Sprintf("%s — the lowest level the client could not drive: %d %s (%d held)", s.clientWhy, c, p.Mode.Unit(), b.Held))
+	hi := b.Broke
+	if c := s.clientCap; c > lo && c < hi { // the client's limit lies below the break
+		if c-lo <= s.resolution(b.Held) {
+			return b.end(Broken, s.brokeReason(b)+fmt.Sprintf("; %s stopped at %d: %s", s.searchWord(), c, s.clientWhy))
 		}
-		return Next{Level: b.Held + (c-b.Held)/2, Role: RoleBisect, Bracket: b}
+		hi = c
 	}
-	level := s.grow(b.Held)
-	if level <= b.Held { // growth stopped at the cap or the bound: it held
-		if m, why := s.maxLevel(b); m > 0 && b.Held >= m {
-			return end(Done, why)
-		}
-		return end(Inconclusive, fmt.Sprintf("held %d %s, brk's bound (%s): no break below it", b.Held, p.Mode.Unit(), p.boundText()))
-	}
-	return Next{Level: level, Role: RoleGrow, Bracket: b}
+	return Next{Level: lo + (hi-lo)/2, Role: RoleBisect, Bracket: b}
 }
 
 func (s *levelState) doneReason(b Bracket) string {
@@ -335,26 +292,7 @@ func (s *levelState) brokeReason(b Bracket) string {
 	return s.judged[b.BrokePhase].Reason
 }
 
-func (s *levelState) searchWord() string {
-	if s.p.Levels.Search {
-		return "search"
-	}
-	return "refinement"
-}
-
-// grow is the search's next level after level held: ×Growth (at least
-// one more), within the cap and the engine's bound.
-func (s *levelState) grow(level int) int {
-	l := s.p.Levels
-	next := int(math.Ceil(float64(level) * l.Growth))
-	if next <= level {
-		next = level + 1
-	}
-	if m, _ := s.maxLevel(s.bracket()); m > 0 {
-		next = min(next, m)
-	}
-	return min(next, s.p.bound())
-}
+func (s *levelState) searchWord() string { return s.p.Levels.climb().word() }
 
 // budgetEnd ends a run whose next phase (mv) could overrun the budget:
 // broken at the bracket found if a level was rejected and both ends are

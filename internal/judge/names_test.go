@@ -43,7 +43,7 @@ func TestReasonNames(t *testing.T) {
 		s.LateNs = s.Scheduled * uint64(20*time.Millisecond)
 		return m
 	}
-	ratePlan := Plan{Mode: Rate, Conns: 16, Levels: Levels{Start: 1000, Pace: 1000}, Phase: time.Second, Accept: p9999, RateDepth: 1}
+	ratePlan := Plan{Mode: Rate, Conns: 16, Levels: Levels{Start: 1000, Climb: Linear{Pace: 1000}}, Phase: time.Second, Accept: p9999, RateDepth: 1}
 	cert := &x509.Certificate{DNSNames: []string{"localhost"}}
 	setup := func(err error) func(Names) string {
 		return func(n Names) string { return SetupErrorText(err, n.Filled()) }
@@ -69,7 +69,7 @@ func TestReasonNames(t *testing.T) {
 		{"not a byte heard", judge(answering(nil, 0, 50, 0), reqPlan, 0, 4),
 			"or raise Plan.Timeout for a server that slow", "not a byte came back from the server on any connection — check the URL and the port, or raise --timeout for a server that slow", true},
 		{"the next level beyond the bound", func(n Names) string {
-			p := Plan{Mode: Rate, Conns: 4, Levels: Levels{Start: MaxRate + 1, Pace: 1}, Accept: p9999, Names: n}
+			p := Plan{Mode: Rate, Conns: 4, Levels: Levels{Start: MaxRate + 1, Climb: Linear{Pace: 1}}, Accept: p9999, Names: n}
 			return Decide(p, nil, 0).Reason
 		}, "; give Plan.Max", "the next level (10000001 requests/s) is beyond what brk supports (10000000 requests/s); give --max", true},
 		{"the stream limit's cap", func(n Names) string {

@@ -33,7 +33,7 @@ type nopHooks struct{ roles []Role }
 func (h *nopHooks) PhaseStarted(int, int, int, Role, Bracket, time.Duration) {}
 func (h *nopHooks) PhaseFinished(j *Judged)                                  { h.roles = append(h.roles, j.Role) }
 
-var linear = Plan{Mode: Requests, Conns: 4, Levels: Levels{Start: 4, Pace: 32}, Phase: time.Second, Accept: p9999}
+var linear = Plan{Mode: Requests, Conns: 4, Levels: Levels{Start: 4, Climb: Linear{Pace: 32}}, Phase: time.Second, Accept: p9999}
 
 // The linear ramp, refined, bisects the bracket in single units of the
 // level (a total, not a depth per connection).
@@ -58,7 +58,7 @@ func TestRefineBisectsToAdjacentLevels(t *testing.T) {
 			ph := &capacityPhaser{capacity: c.capacity, flaky: c.flaky, runs: map[int]int{}}
 			hooks := &nopHooks{}
 			plan := linear
-			plan.Levels.Refine, plan.Repeat = true, c.repeat
+			plan.Levels.Climb, plan.Repeat = Linear{Pace: 32, Refine: true}, c.repeat
 			out := NewRamp(ph, plan, hooks).Run(context.Background())
 			if !equalInts(ph.levels, c.wantLevels) {
 				t.Fatalf("phases at levels %v, want %v", ph.levels, c.wantLevels)
@@ -98,7 +98,7 @@ func TestNoRefineStopsAtFirstRejection(t *testing.T) {
 // An explicit max is tested between pace steps, and its acceptance ends
 // the run Done.
 func TestLinearMax(t *testing.T) {
-	plan := Plan{Mode: Rate, Conns: 1, Levels: Levels{Start: 2, Pace: 3, Max: 10}, Phase: time.Second, Accept: p9999}
+	plan := Plan{Mode: Rate, Conns: 1, Levels: Levels{Start: 2, Max: 10, Climb: Linear{Pace: 3}}, Phase: time.Second, Accept: p9999}
 	ph := &capacityPhaser{capacity: 100, runs: map[int]int{}}
 	out := NewRamp(ph, plan, &nopHooks{}).Run(context.Background())
 	if !equalInts(ph.levels, []int{2, 5, 8, 10}) || out.Verdict != Done || out.LastAccepted != 10 {
@@ -119,7 +119,7 @@ func search(p Plan, accepts func(level, run int) bool) ([]int, []Role, Next) {
 
 func below(capacity int) func(int, int) bool { return func(l, _ int) bool { return l <= capacity } }
 
-var searchPlan = Plan{Mode: Requests, Conns: 8, Levels: Levels{Search: true, Start: 8, Growth: 2, Resolution: 1}, Phase: time.Second, Accept: p9999}
+var searchPlan = Plan{Mode: Requests, Conns: 8, Levels: Levels{Start: 8, Climb: Search{Growth: 2, Resolution: 1}}, Phase: time.Second, Accept: p9999}
 
 // The search's moves, one table row per branch: growth, bisection, the
 // downward search, the cap, the engine's bound, repetitions, a percentage
@@ -128,11 +128,11 @@ func TestDecideSearch(t *testing.T) {
 	capped := searchPlan
 	capped.Levels.Max = 40
 	pct := searchPlan
-	pct.Levels.Resolution, pct.Levels.ResolutionPct = 0, 10
+	pct.Levels.Climb = Search{Growth: 2, ResolutionPct: 10}
 	rep := searchPlan
 	rep.Repeat = 3
 	grow3 := searchPlan
-	grow3.Levels.Growth = 1.5
+	grow3.Levels.Climb = Search{Growth: 1.5, Resolution: 1}
 	for _, c := range []struct {
 		name    string
 		plan    Plan
@@ -363,7 +363,7 @@ func TestSearchBelowTheClientsLimit(t *testing.T) {
 		}, []int{8, 16, 32, 64, 128, 96, 112, 104, 100, 98, 99}, Broken, 99, 128,
 			"rejected at 128; search stopped at 100: the client was saturated: workers 97 % busy"},
 		{"client-bound first level", searchPlan, client(1, 1<<30), []int{8}, Inconclusive, -1, -1, "the client was saturated: workers 97 % busy"},
-		{"a ramp ends at the client's limit", Plan{Mode: Requests, Conns: 8, Levels: Levels{Start: 8, Pace: 8}, Phase: time.Second, Accept: p9999}, client(20, 1<<30),
+		{"a ramp ends at the client's limit", Plan{Mode: Requests, Conns: 8, Levels: Levels{Start: 8, Climb: Linear{Pace: 8}}, Phase: time.Second, Accept: p9999}, client(20, 1<<30),
 			[]int{8, 16, 24}, Inconclusive, 16, -1, "the client was saturated: workers 97 % busy"},
 		{"another inconclusive phase ends the search", searchPlan, func(l int) Judgement {
 			if l >= 32 {

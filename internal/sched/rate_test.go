@@ -258,7 +258,7 @@ func TestJudgeRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := judge.Plan{Mode: judge.Rate, Conns: 16, Levels: judge.Levels{Start: 1000, Pace: 1000}, Phase: time.Second, Accept: acc, RateDepth: 1}
+	plan := judge.Plan{Mode: judge.Rate, Conns: 16, Levels: judge.Levels{Start: 1000, Climb: judge.Linear{Pace: 1000}}, Phase: time.Second, Accept: acc, RateDepth: 1}
 	phase := func(succeeded, timeouts uint64, meanLate time.Duration) *judge.Measurement {
 		s := metrics.NewPhase()
 		s.Counts.Succeeded = succeeded

@@ -63,7 +63,7 @@ func testPlan(t *testing.T, shards int) judge.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return judge.Plan{Mode: judge.Requests, Conns: shards, Levels: judge.Levels{Start: shards, Pace: shards, Max: 3 * shards}, Phase: 100 * time.Millisecond, Accept: acc, Addr: "test"}
+	return judge.Plan{Mode: judge.Requests, Conns: shards, Levels: judge.Levels{Start: shards, Max: 3 * shards, Climb: judge.Linear{Pace: shards}}, Phase: 100 * time.Millisecond, Accept: acc, Addr: "test"}
 }
 
 type nopHooks struct{}
