@@ -3,15 +3,16 @@
 // A run raises load phase by phase and judges every phase by outcomes: a
 // success is a complete, valid response with an accepted status within the
 // timeout. Run returns the verdict and every phase's stats; an Observer is
-// called between phases on the caller's goroutine, never per request (a
-// ProgressObserver also gets a live reading once a second), and a nil
-// Observer is fine. A bad Plan or Target is refused before any traffic
+// called between phases on the caller's goroutine, never per request, and
+// gets a live reading once a second from the engine's reporter goroutine;
+// a nil Observer is fine. A bad Plan or Target is refused before any traffic
 // with a *PlanError, which names the refused fields (Plan.Conns,
 // Target.URL, ...). Package brk/report presents a Result as text or HTML;
 // its JSON form is the report.
 //
 // The engine behind it (internal/sched) is a fixed set of OS-thread-locked
-// workers, each owning a readiness poller and many nonblocking sockets.
+// workers, each owning a readiness poller and many nonblocking sockets;
+// the verdicts are internal/judge's, pure functions of what it measured.
 package brk
 
 import (
@@ -218,13 +219,35 @@ type PhaseStart struct {
 	BudgetLeft time.Duration
 }
 
-// Observer is called on the caller's goroutine between phases. A nil
-// Observer is fine: the run is then observed by nothing.
+// Observer follows a run. WorkersStarted, PhaseStarted and PhaseFinished
+// are called on the caller's goroutine between phases. Progress is a live
+// reading of the running phase once a second, called from the engine's
+// reporter goroutine; it reads the workers' atomics only, so nothing on
+// the request path is locked for it. A nil Observer is fine: the run is
+// then observed by nothing. Embed NopObserver in an observer that wants
+// only some of the calls.
 type Observer interface {
 	WorkersStarted(threads int)
 	PhaseStarted(p PhaseStart)
 	PhaseFinished(s *PhaseStats)
+	Progress(p Progress)
 }
+
+// NopObserver observes nothing. Embedded in an observer, it answers the
+// calls that observer does not want.
+type NopObserver struct{}
+
+// WorkersStarted does nothing.
+func (NopObserver) WorkersStarted(int) {}
+
+// PhaseStarted does nothing.
+func (NopObserver) PhaseStarted(PhaseStart) {}
+
+// PhaseFinished does nothing.
+func (NopObserver) PhaseFinished(*PhaseStats) {}
+
+// Progress does nothing.
+func (NopObserver) Progress(Progress) {}
 
 // Result is a run's verdict and every phase's stats. Its JSON form is the
 // JSON report, schema 1 (docs/reports.md; schema/report-1.schema.json).

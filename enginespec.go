@@ -98,7 +98,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 		spec.Shard = shardConfig(p.Shard, &t, p, m, spec.Plan, res)
 	}
 	if obs == nil {
-		obs = nopObserver{}
+		obs = NopObserver{}
 	}
 	h := &hooks{obs: obs, res: res, plan: p, servers: metrics.NewProcessSampler(p.ServerPIDs)}
 	if pr.mix != nil {
@@ -214,12 +214,6 @@ func optional(v int) *int {
 	return &v
 }
 
-type nopObserver struct{}
-
-func (nopObserver) WorkersStarted(int)        {}
-func (nopObserver) PhaseStarted(PhaseStart)   {}
-func (nopObserver) PhaseFinished(*PhaseStats) {}
-
 // hooks adapts sched's phase hooks to the public Observer.
 type hooks struct {
 	obs  Observer
@@ -239,8 +233,8 @@ func (h *hooks) PhaseStarted(index, depth, level int, role judge.Role, b judge.B
 	h.servers.Start()
 	h.obs.PhaseStarted(PhaseStart{Index: index, Level: level, Target: level, Depth: depth, Role: role.String(),
 		Held: max(b.Held, 0), Broke: max(b.Broke, 0), BudgetLeft: left})
-	if po, ok := h.obs.(ProgressObserver); ok {
-		h.rep = startReporter(h.eng, po, index, level)
+	if _, nop := h.obs.(NopObserver); !nop {
+		h.rep = startReporter(h.eng, h.obs, index, level)
 	}
 }
 

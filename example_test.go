@@ -11,11 +11,9 @@ import (
 )
 
 // levels is an Observer that prints each phase's level and whether it was
-// accepted.
-type levels struct{}
+// accepted; NopObserver answers the calls it does not want.
+type levels struct{ brk.NopObserver }
 
-func (levels) WorkersStarted(threads int)    {}
-func (levels) PhaseStarted(p brk.PhaseStart) {}
 func (levels) PhaseFinished(s *brk.PhaseStats) {
 	fmt.Printf("level %d accepted %v\n", s.Level, s.Accepted)
 }

@@ -29,31 +29,28 @@ type Progress struct {
 	Latency [metrics.CoarseBuckets]uint64
 }
 
-// ProgressObserver is an Observer that also wants a live reading once a
-// second while a phase runs. Unlike the other callbacks, Progress is called
-// from a reporter goroutine, not the caller's; it reads the workers'
-// atomics only, so nothing on the request path is locked for it.
-type ProgressObserver interface {
-	Observer
-	Progresser
-}
+// ProgressObserver was an Observer that also wanted the live readings.
+//
+// Deprecated: every Observer has Progress now; use Observer.
+type ProgressObserver = Observer
 
-// Progresser receives a live reading once a second while a phase runs,
-// from the engine's reporter goroutine: what a ProgressObserver adds to an
-// Observer, and what brk bench's observer may add (bench.MatrixObserver).
+// Progresser receives a live reading once a second while a phase runs.
+//
+// Deprecated: Observer and bench.MatrixObserver have Progress; it was
+// what they could add.
 type Progresser interface {
 	Progress(p Progress)
 }
 
-// reporter samples the engine once a second for a ProgressObserver.
+// reporter samples the engine once a second for the Observer's Progress.
 type reporter struct {
 	eng  *sched.Engine
-	obs  ProgressObserver
+	obs  Observer
 	stop chan struct{}
 	done chan struct{}
 }
 
-func startReporter(eng *sched.Engine, obs ProgressObserver, phase, level int) *reporter {
+func startReporter(eng *sched.Engine, obs Observer, phase, level int) *reporter {
 	r := &reporter{eng: eng, obs: obs, stop: make(chan struct{}), done: make(chan struct{})}
 	go r.run(phase, level)
 	return r

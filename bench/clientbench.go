@@ -71,11 +71,12 @@ type Row struct {
 }
 
 // MatrixObserver follows a matrix run. RowStarted and RowFinished run on
-// the caller's goroutine; if the MatrixObserver is also a brk.Progresser,
-// it gets the engine's live readings.
+// the caller's goroutine; Progress is each row's live reading once a
+// second, from the engine's reporter goroutine (brk.Observer's Progress).
 type MatrixObserver interface {
 	RowStarted(index, total int, rep int, c Combo)
 	RowFinished(r *Row)
+	Progress(p brk.Progress)
 }
 
 // Order returns the combinations of repetition rep (1-based).
@@ -225,7 +226,7 @@ func Run(ctx context.Context, m Matrix, obs MatrixObserver) (rows []*Row, err er
 // rowObserver samples the responder at the phase's boundaries.
 type rowObserver struct {
 	child  *contract.Child
-	prog   brk.Progresser
+	obs    MatrixObserver // gets the live readings
 	s0, s1 contract.Sample
 	stats  *brk.PhaseStats
 	err    error
@@ -246,9 +247,11 @@ func (o *rowObserver) PhaseFinished(s *brk.PhaseStats) {
 	o.stats = s
 }
 
-type progressRowObserver struct{ *rowObserver }
-
-func (o progressRowObserver) Progress(p brk.Progress) { o.prog.Progress(p) }
+func (o *rowObserver) Progress(p brk.Progress) {
+	if o.obs != nil {
+		o.obs.Progress(p)
+	}
+}
 
 func (m Matrix) runRow(ctx context.Context, rep int, c Combo, child *contract.Child, obs MatrixObserver) (*Row, error) {
 	t := target(m.URL, c.Protocol)
@@ -274,13 +277,8 @@ func (m Matrix) runRow(ctx context.Context, rep int, c Combo, child *contract.Ch
 			return nil, fmt.Errorf("%s, %d connections, depth %d: the responder is gone: %w", c.Protocol, c.Connections, c.Depth, err)
 		}
 	}
-	ro := &rowObserver{child: child}
-	var bo brk.Observer = ro
-	if p, ok := obs.(brk.Progresser); ok {
-		ro.prog = p
-		bo = progressRowObserver{ro}
-	}
-	res, err := brk.Run(ctx, t, m.plan(c), bo)
+	ro := &rowObserver{child: child, obs: obs}
+	res, err := brk.Run(ctx, t, m.plan(c), ro)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,10 @@ func (x *Text) WorkersStarted(threads int) {
 // PhaseStarted writes nothing: a phase's block follows its end.
 func (x *Text) PhaseStarted(brk.PhaseStart) {}
 
+// Progress writes nothing: the text follows each phase's end (Live
+// writes the live line).
+func (x *Text) Progress(brk.Progress) {}
+
 // PhaseFinished writes the phase's line, or its block when Verbose.
 func (x *Text) PhaseFinished(s *brk.PhaseStats) {
 	if x.Verbose {
@@ -50,9 +54,9 @@ func (x *Text) PhaseFinished(s *brk.PhaseStats) {
 
 // Live is a Text that also keeps one live progress line on Out, rewritten
 // in place (carriage return) each time the engine takes its once-a-second
-// reading of the running phase, and cleared before a phase's text: it is
-// a brk.ProgressObserver. The CLI attaches it only when stderr is a
-// terminal; Width bounds the line (0: 100 columns).
+// reading of the running phase (its Progress), and cleared before a
+// phase's text. The CLI attaches it only when stderr is a terminal; Width
+// bounds the line (0: 100 columns).
 type Live struct {
 	*Text
 	Out   io.Writer

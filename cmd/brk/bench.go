@@ -58,11 +58,13 @@ func (c *benchCmd) matrix() (bench.Matrix, error) {
 }
 
 // benchObserver prints the human table on stderr and writes each CSV line
-// as its phase finishes.
+// as its phase finishes; with live, it keeps the progress line on stderr
+// while a phase runs.
 type benchObserver struct {
 	stderr io.Writer
 	csv    *bench.CSVWriter
 	csvErr error
+	live   bool
 }
 
 func (o *benchObserver) RowStarted(i, n, rep int, c bench.Combo) {
@@ -78,9 +80,11 @@ func (o *benchObserver) RowFinished(r *bench.Row) {
 	}
 }
 
-type progressBenchObserver struct{ *benchObserver }
-
-func (o progressBenchObserver) Progress(p brk.Progress) { report.WriteProgress(o.stderr, p) }
+func (o *benchObserver) Progress(p brk.Progress) {
+	if o.live {
+		report.WriteProgress(o.stderr, p)
+	}
+}
 
 func (c *benchCmd) Run(e *env) error {
 	m, err := c.matrix()
@@ -98,9 +102,8 @@ func (c *benchCmd) Run(e *env) error {
 		file, out = f, f
 	}
 	obs := &benchObserver{stderr: e.stderr, csv: bench.NewCSVWriter(out)}
-	var o bench.MatrixObserver = obs
 	if _, ok := terminal(e.stderr); ok && !c.Quiet {
-		o = progressBenchObserver{obs}
+		obs.live = true
 	}
 	responder := "built-in child (brk fixture --child)"
 	switch {
@@ -116,7 +119,7 @@ func (c *benchCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.stderr, "brk bench: %d phases of %v, protocols %s × connections %s × depths %s × %s; responder: %s\n",
 		phases, c.Phase, strings.Join(c.Protocols, ","), ints(c.Connections), ints(c.Depths), reps, responder)
-	rows, runErr := bench.Run(e.ctx, m, o)
+	rows, runErr := bench.Run(e.ctx, m, obs)
 	if obs.csvErr == nil {
 		obs.csvErr = obs.csv.WriteHeader() // a header even without rows
 	}

@@ -195,9 +195,6 @@ func (f *promFeed) observe(obs brk.Observer) brk.Observer {
 	if f.pusher != nil {
 		return &promObserver{inner: obs, f: f}
 	}
-	if po, ok := obs.(brk.ProgressObserver); ok {
-		return idProgressObserver{po, f}
-	}
 	return idObserver{obs, f}
 }
 
@@ -216,17 +213,6 @@ type idObserver struct {
 
 func (o idObserver) WorkersStarted(threads int) {
 	o.Observer.WorkersStarted(threads)
-	o.f.writeHeader()
-}
-
-// idProgressObserver is idObserver for an observer of live readings.
-type idProgressObserver struct {
-	brk.ProgressObserver
-	f *promFeed
-}
-
-func (o idProgressObserver) WorkersStarted(threads int) {
-	o.ProgressObserver.WorkersStarted(threads)
 	o.f.writeHeader()
 }
 
@@ -257,9 +243,7 @@ func (o *promObserver) PhaseStarted(p brk.PhaseStart) {
 }
 
 func (o *promObserver) Progress(g brk.Progress) {
-	if po, ok := o.inner.(brk.ProgressObserver); ok {
-		po.Progress(g)
-	}
+	o.inner.Progress(g)
 	f := o.f
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -130,21 +130,8 @@ func (o redactObserver) PhaseFinished(ps *brk.PhaseStats) {
 	o.Observer.PhaseFinished(ps)
 }
 
-// redactProgressObserver is redactObserver for an observer of live
-// readings (which carry no text).
-type redactProgressObserver struct {
-	redactObserver
-	po brk.ProgressObserver
-}
-
-func (o redactProgressObserver) Progress(g brk.Progress) { o.po.Progress(g) }
-
-// redacting wraps obs in a redactObserver, a progress observer if obs is
-// one.
+// redacting wraps obs in a redactObserver. The live readings pass as
+// they are: they carry no text.
 func redacting(sec *redact.Secrets, obs brk.Observer) brk.Observer {
-	ro := redactObserver{Observer: obs, sec: sec}
-	if po, ok := obs.(brk.ProgressObserver); ok {
-		return redactProgressObserver{ro, po}
-	}
-	return ro
+	return redactObserver{Observer: obs, sec: sec}
 }

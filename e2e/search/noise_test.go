@@ -33,12 +33,12 @@ import (
 
 // phaseClock records when each phase of a run started and finished.
 type phaseClock struct {
+	brk.NopObserver
 	mu     sync.Mutex
 	starts []time.Time
 	ends   []time.Time
 }
 
-func (c *phaseClock) WorkersStarted(int) {}
 func (c *phaseClock) PhaseStarted(brk.PhaseStart) {
 	c.mu.Lock()
 	c.starts = append(c.starts, time.Now())

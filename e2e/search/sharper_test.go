@@ -172,7 +172,7 @@ func TestABFindsEachSidesBreak(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), e2ekit.RunTimeout)
 		res, err := brk.RunAB(ctx, brk.ModeRequests,
 			brk.Target{URL: a.URL("/plain"), ExpectBody: []byte("ok")}, brk.Target{URL: b.URL("/plain"), ExpectBody: []byte("ok")},
-			plan, orderObserver{"A", &order}, orderObserver{"B", &order})
+			plan, orderObserver{side: "A", order: &order}, orderObserver{side: "B", order: &order})
 		cancel()
 		if err != nil {
 			t.Fatal(err)
@@ -203,15 +203,14 @@ func TestABFindsEachSidesBreak(t *testing.T) {
 }
 
 type orderObserver struct {
+	brk.NopObserver
 	side  string
 	order *[]string
 }
 
-func (o orderObserver) WorkersStarted(int) {}
 func (o orderObserver) PhaseStarted(p brk.PhaseStart) {
 	*o.order = append(*o.order, o.side+strconv.Itoa(p.Index))
 }
-func (o orderObserver) PhaseFinished(*brk.PhaseStats) {}
 
 // onlyTimeouts reports whether every failure of res is a timeout or an
 // abandoned follower of one.
