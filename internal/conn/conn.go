@@ -25,19 +25,36 @@ var ErrWouldBlock = errors.New("conn: operation would block")
 // ErrWouldBlock and writes until its output is taken or ErrWouldBlock.
 type Transport interface {
 	// Arm prepares for a readiness event: the socket may hold new data;
-	// after a hang-up (hup) it is read to the end.
+	// after a hang-up (hup) it is read to the end. A transport that keeps
+	// no state between events (Plain) needs it only for a hang-up: see
+	// ArmsEachEvent.
 	Arm(hup bool)
 	// Read returns decrypted or plain bytes, ErrWouldBlock when the
-	// socket is drained, and (0, nil) at the peer's orderly end.
+	// socket is drained, and (0, nil) at the peer's orderly end. It may
+	// return bytes with ErrWouldBlock: these, and the socket is drained
+	// (a short read), so that the reader need not ask again.
 	Read(b []byte) (int, error)
 	// Write takes what the socket takes now: ErrWouldBlock when it takes
 	// nothing. A buffering transport (TLS) takes all of b and keeps what
 	// the socket refused for Flush.
 	Write(b []byte) (int, error)
 	// Flush writes what the transport buffered; pending reports whether
-	// some waits for the next write readiness.
+	// some waits for the next write readiness. A transport that buffers
+	// nothing (Plain) needs no Flush: see Buffers.
 	Flush() (pending bool, err error)
 }
+
+// What a transport answers the same way on every connection, read once
+// when a connection's transport is chosen, so that the loop does not ask
+// it per event: a plain socket keeps no state between readiness events
+// and buffers nothing; TLS does both.
+
+// ArmsEachEvent reports whether t needs Arm on every readiness event,
+// not only after a hang-up.
+func ArmsEachEvent(t Transport) bool { _, plain := t.(*Plain); return !plain }
+
+// Buffers reports whether t keeps written bytes for Flush.
+func Buffers(t Transport) bool { _, plain := t.(*Plain); return !plain }
 
 // Raw moves an established connection's bytes without a system call per
 // read or write: an io_uring's receive completions and batched sends

@@ -5,13 +5,13 @@ package conn
 import "golang.org/x/sys/unix"
 
 // Plain is the Transport of a plain TCP connection. A short read means the
-// socket is drained: later reads in the same readiness event answer
-// ErrWouldBlock without a system call, until the next Arm. After a
-// hang-up it reads to the end.
+// socket is drained: Read returns its bytes with ErrWouldBlock, so that
+// the reader does not ask again in the same readiness event. After a
+// hang-up it reads to the end. It keeps no state between events but the
+// hang-up, and buffers nothing.
 type Plain struct {
 	socket
-	drained bool
-	hup     bool
+	hup bool
 }
 
 // Open points p at a new connection's descriptor.
@@ -21,26 +21,24 @@ func (p *Plain) Open(fd int) { *p = Plain{socket: socket{fd: fd}} }
 // io_uring's).
 func (p *Plain) OpenRaw(fd int, raw Raw) { *p = Plain{socket: socket{fd: fd, raw: raw}} }
 
-// Arm implements Transport.
+// Arm implements Transport: it keeps a hang-up.
 func (p *Plain) Arm(hup bool) {
-	p.drained = false
 	if hup {
 		p.hup = true
 	}
 }
 
-// Read reads from the socket; ErrWouldBlock when nothing is buffered.
+// Read reads from the socket; ErrWouldBlock when nothing is buffered, and
+// with the bytes of a short read.
 func (p *Plain) Read(b []byte) (int, error) {
-	if p.drained {
-		return 0, ErrWouldBlock
-	}
 	for {
 		n, err := p.read(b)
 		if err == nil {
 			if n > 0 && n < len(b) && !p.hup {
-				// A FIN or RST that came with the data is reported in this
-				// event (hup); one that comes later raises a new edge.
-				p.drained = true
+				// Drained. A FIN or RST that came with the data is
+				// reported in this event (hup); one that comes later
+				// raises a new edge.
+				return n, ErrWouldBlock
 			}
 			return n, nil
 		}
@@ -48,7 +46,6 @@ func (p *Plain) Read(b []byte) (int, error) {
 			continue
 		}
 		if err == unix.EAGAIN {
-			p.drained = true
 			return 0, ErrWouldBlock
 		}
 		return 0, err

@@ -44,7 +44,9 @@ type Session interface {
 	// request queued before it is written too. A request is written when
 	// the server has it: HTTP/1.1 once all its bytes are out; an HTTP/2
 	// stream once its HEADERS are (its body follows within the windows).
-	Wrote(n int) (upTo uint32, ok bool)
+	// more reports that Output may have more bytes now; when it is false,
+	// Output would return nil until the next Queue or Parse.
+	Wrote(n int) (upTo uint32, ok, more bool)
 	// Parse consumes response bytes and appends one Completion per
 	// finished response to done. An error is a protocol fault: the
 	// connection cannot be trusted any more; ErrClosedIdle is the server's

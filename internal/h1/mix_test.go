@@ -48,7 +48,7 @@ func drainMix(s *Session, k int) (string, []int) {
 			b = b[:k]
 		}
 		out.Write(b)
-		if upTo, ok := s.Wrote(len(b)); ok {
+		if upTo, ok, _ := s.Wrote(len(b)); ok {
 			done = append(done, int(upTo))
 		}
 	}
@@ -186,7 +186,7 @@ func BenchmarkSessionMixCycle(b *testing.B) {
 		}
 		s.Queue(tok, int(tok)%16, false)
 		tok++
-		if _, ok := s.Wrote(len(s.Output())); !ok {
+		if _, ok, _ := s.Wrote(len(s.Output())); !ok {
 			b.Fatal("not written")
 		}
 	}

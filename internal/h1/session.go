@@ -230,8 +230,8 @@ func (s *Session) Output() []byte {
 }
 
 // Wrote consumes n bytes of Output and reports the last request it
-// completed.
-func (s *Session) Wrote(n int) (upTo uint32, ok bool) {
+// completed, and whether requests are still queued.
+func (s *Session) Wrote(n int) (upTo uint32, ok, more bool) {
 	for n > 0 && s.wr != s.end {
 		tok, t := s.at(s.wr)
 		k := s.size(s.wr, t) - s.partial
@@ -247,7 +247,7 @@ func (s *Session) Wrote(n int) (upTo uint32, ok bool) {
 		upTo, ok = tok, true
 		s.wr++
 	}
-	return upTo, ok
+	return upTo, ok, s.wr != s.end
 }
 
 // Parse consumes response bytes up to the end of one response and appends

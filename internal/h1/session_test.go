@@ -36,7 +36,7 @@ func drain(s *Session, k int) (string, []int) {
 			b = b[:k]
 		}
 		out.Write(b)
-		upTo, ok := s.Wrote(len(b))
+		upTo, ok, _ := s.Wrote(len(b))
 		if !ok {
 			done = append(done, -1)
 		} else {
@@ -78,7 +78,7 @@ func TestSessionResetForgetsQueueAndPartial(t *testing.T) {
 	s := NewSession(testTemplate(t))
 	s.Queue(0, 0, false)
 	s.Queue(1, 0, false)
-	if _, ok := s.Wrote(5); ok {
+	if _, ok, _ := s.Wrote(5); ok {
 		t.Fatal("5 bytes completed a request")
 	}
 	s.Parse([]byte("HTTP/1.1 200 OK\r\nContent-Le"), nil)
@@ -176,7 +176,7 @@ func TestSessionEarlyResponse(t *testing.T) {
 	s := NewSession(tpl)
 	s.Queue(4, 0, false)
 	s.Queue(5, 0, false)
-	if upTo, ok := s.Wrote(len(tpl.Request())); !ok || upTo != 4 {
+	if upTo, ok, _ := s.Wrote(len(tpl.Request())); !ok || upTo != 4 {
 		t.Fatalf("first request: %v %v", upTo, ok)
 	}
 	s.Wrote(100) // the second is half written
@@ -240,7 +240,7 @@ func TestSessionLargeBodyFromOneCopy(t *testing.T) {
 				sawBody = true // the slice is the caller's body itself
 			}
 			out.Write(b)
-			if upTo, ok := s.Wrote(len(b)); ok {
+			if upTo, ok, _ := s.Wrote(len(b)); ok {
 				last = append(last, int(upTo))
 			}
 		}

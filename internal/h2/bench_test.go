@@ -51,7 +51,7 @@ func BenchmarkSessionCycle(b *testing.B) {
 				}
 				s.Queue(tok, 0, false)
 				tok++
-				if _, ok := s.Wrote(len(s.Output())); !ok {
+				if _, ok, _ := s.Wrote(len(s.Output())); !ok {
 					b.Fatal("request not written")
 				}
 			}

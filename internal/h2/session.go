@@ -136,14 +136,15 @@ func (s *Session) Output() []byte {
 	return s.w.b[s.off:]
 }
 
-// Wrote consumes n bytes of Output.
-func (s *Session) Wrote(n int) (upTo uint32, ok bool) {
+// Wrote consumes n bytes of Output. There may be more while bytes of
+// the output are left, requests wait to be opened, or bodies to be sent.
+func (s *Session) Wrote(n int) (upTo uint32, ok, more bool) {
 	s.off += n
 	for s.mh < len(s.marks) && s.marks[s.mh].end <= s.off {
 		upTo, ok = s.marks[s.mh].tok, true
 		s.mh++
 	}
-	return upTo, ok
+	return upTo, ok, s.off < len(s.w.b) || s.ph != s.pt || len(s.ups) > 0
 }
 
 // EOF: the peer closed. Streams still open are the worker's to count.

@@ -59,7 +59,7 @@ func open(t testing.TB, tm *Template, n int) *Session {
 	if !bytes.HasPrefix(out, []byte(http2.ClientPreface)) {
 		t.Fatalf("output does not start with the preface")
 	}
-	if upTo, ok := s.Wrote(len(out)); n > 0 && (!ok || upTo != uint32(n-1)) {
+	if upTo, ok, _ := s.Wrote(len(out)); n > 0 && (!ok || upTo != uint32(n-1)) {
 		t.Fatalf("wrote up to %d %v, want %d", upTo, ok, n-1)
 	}
 	return s
@@ -350,7 +350,7 @@ func TestUploadWithinWindows(t *testing.T) {
 	f.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 10})
 	s.Parse(f.Bytes(), nil)
 	out := s.Output()
-	if upTo, ok := s.Wrote(len(out)); !ok || upTo != 1 {
+	if upTo, ok, _ := s.Wrote(len(out)); !ok || upTo != 1 {
 		t.Fatalf("written up to %d %v: want both requests written with their HEADERS", upTo, ok)
 	}
 	if got := dataBytes(out[len(s.t.preface):]); got[1] != 10 || got[3] != 10 {
@@ -362,7 +362,7 @@ func TestUploadWithinWindows(t *testing.T) {
 		f.fr.WriteWindowUpdate(id, inc)
 		s.Parse(f.Bytes(), nil)
 		out := s.Output()
-		_, ok := s.Wrote(len(out))
+		_, ok, _ := s.Wrote(len(out))
 		if got := dataBytes(out); !reflect.DeepEqual(got, want) || ok {
 			t.Fatalf("WINDOW_UPDATE(%d, %d): body bytes %v, new requests written %v; want %v and none", id, inc, got, ok, want)
 		}
@@ -388,7 +388,7 @@ func TestUploadSharesWindows(t *testing.T) {
 	f.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0})
 	s.Parse(f.Bytes(), nil)
 	out := s.Output()
-	if upTo, ok := s.Wrote(len(out)); !ok || upTo != 2 || s.open != 3 {
+	if upTo, ok, _ := s.Wrote(len(out)); !ok || upTo != 2 || s.open != 3 {
 		t.Fatalf("written up to %d %v, %d open: want 3 streams open and written with windows shut", upTo, ok, s.open)
 	}
 	if got := dataBytes(out[len(s.t.preface):]); len(got) != 0 || len(s.ups) != 3 {

@@ -33,11 +33,11 @@ func (w *worker) awaitClose(o *owner, now int64) {
 func (w *worker) readClosing(o *owner, now int64) {
 	n, err := o.tr.Read(w.rbuf)
 	switch {
-	case err == conn.ErrWouldBlock:
-	case err != nil || n == 0:
-		w.retireConn(o, now, false)
-	default:
+	case n > 0: // with or without the news that the socket is drained
 		w.protocolFault(o, now, "unsolicited_response")
+	case err == conn.ErrWouldBlock:
+	default: // the end, or an error
+		w.retireConn(o, now, false)
 	}
 }
 
@@ -246,7 +246,7 @@ func (w *worker) closeFd(o *owner, reset bool) {
 		conn.Close(o.fd)
 	}
 	o.fd = -1
-	o.tr = nil
+	o.tr, o.armEach, o.buffers, o.inPlace = nil, false, false, false
 }
 
 // proved records the setup time of a TLS connection that was not refused

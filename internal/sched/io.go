@@ -44,13 +44,15 @@ func (w *worker) event(ev *poller.Event) {
 		} else {
 			o.plain.Open(o.fd)
 		}
-		o.tr = o.plain
+		o.useTransport(o.plain)
 		w.opened(o, now)
 	}
 	if o.tr == nil {
 		return // a TLS handshake owns the socket until its result is back
 	}
-	o.tr.Arm(ev.Hup)
+	if o.armEach || ev.Hup {
+		o.tr.Arm(ev.Hup)
+	}
 	if o.state == stClosing {
 		if ev.Readable {
 			w.readClosing(o, now)
@@ -72,15 +74,24 @@ func (w *worker) event(ev *poller.Event) {
 	w.flush(o, now)
 }
 
+// useTransport makes t o's connection's transport and reads what it
+// answers the same on every connection.
+func (o *owner) useTransport(t conn.Transport) {
+	o.tr = t
+	o.armEach, o.buffers = conn.ArmsEachEvent(t), conn.Buffers(t)
+	o.inPlace = t == conn.Transport(o.plain) && o.plain.InPlace()
+}
+
 // readAll reads until the transport would block. It returns false when
 // the connection was retired. Bytes an io_uring received are parsed in the
 // buffer they landed in (Plain.Chunk); others are read into the worker's.
+// A read may bring bytes and the news that the socket is drained (a short
+// read): they are parsed, and the loop ends without asking again.
 func (w *worker) readAll(o *owner, now int64) bool {
-	inPlace := o.tr == conn.Transport(o.plain) && o.plain.InPlace()
 	for {
 		var b []byte
 		var err error
-		if inPlace {
+		if o.inPlace {
 			b, err = o.plain.Chunk()
 		} else {
 			var n int
@@ -88,10 +99,11 @@ func (w *worker) readAll(o *owner, now int64) bool {
 			b = w.rbuf[:n]
 		}
 		n := len(b)
-		if err == conn.ErrWouldBlock {
+		drained := err == conn.ErrWouldBlock
+		if drained && n == 0 {
 			return true
 		}
-		if err != nil {
+		if err != nil && !drained {
 			if o.fresh && conn.IsRemoteAlert(err) {
 				w.setupRejected(o, now, err)
 			} else {
@@ -115,6 +127,9 @@ func (w *worker) readAll(o *owner, now int64) bool {
 		o.silent = false
 		if !w.consume(o, b, w.now()) {
 			return false
+		}
+		if drained {
+			return true
 		}
 	}
 }
@@ -178,14 +193,17 @@ func (w *worker) flush(o *owner, now int64) {
 	if o.blocked {
 		return
 	}
-	for {
+	for more := true; more; {
 		out := o.sess.Output()
 		if len(out) == 0 {
 			break
 		}
 		n, err := o.tr.Write(out)
 		if n > 0 {
-			if upTo, ok := o.sess.Wrote(n); ok {
+			var upTo uint32
+			var ok bool
+			upTo, ok, more = o.sess.Wrote(n)
+			if ok {
 				w.wrote(o, upTo, now)
 			}
 		}
@@ -197,6 +215,9 @@ func (w *worker) flush(o *owner, now int64) {
 			w.writeFailed(o, now, err)
 			return
 		}
+	}
+	if !o.buffers {
+		return
 	}
 	pending, err := o.tr.Flush()
 	if err != nil {

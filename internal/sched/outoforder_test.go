@@ -59,7 +59,7 @@ func (s *lineSession) Queue(tok uint32, _ int, last bool) {
 
 func (s *lineSession) Output() []byte { return s.out }
 
-func (s *lineSession) Wrote(n int) (uint32, bool) {
+func (s *lineSession) Wrote(n int) (uint32, bool, bool) {
 	s.out = s.out[:copy(s.out, s.out[n:])]
 	var upTo uint32
 	ok := false
@@ -70,7 +70,7 @@ func (s *lineSession) Wrote(n int) (uint32, bool) {
 	for i := range s.ends {
 		s.ends[i] -= n
 	}
-	return upTo, ok
+	return upTo, ok, len(s.out) > 0
 }
 
 func (s *lineSession) Parse(b []byte, done []Completion) (int, []Completion, error) {

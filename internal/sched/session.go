@@ -44,7 +44,12 @@ func (o *owner) ready() bool { return o.streams == nil || o.streams.Ready() }
 
 // sessionDrained reports that the session ended o's connection though the
 // server did not close it.
-func (o *owner) sessionDrained() bool { return o.streams != nil && o.streams.Drained() }
+func (o *owner) sessionDrained() bool {
+	if o.streams == nil { // a pipeline: only the server's close ends it
+		return false
+	}
+	return o.streams.Drained()
+}
 
 // farewell is what to write before o's connection is closed for a
 // protocol fault (nil: nothing).

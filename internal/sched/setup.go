@@ -159,7 +159,7 @@ func (w *worker) handshakeDone(r hsResult) {
 	if raw := w.p.Raw(o.fd); raw != nil {
 		r.t.UseRaw(raw)
 	}
-	o.tr = r.t
+	o.useTransport(r.t)
 	if r.t.Info.Resumed {
 		w.rec.Setups.Resumed++
 	}

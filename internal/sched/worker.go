@@ -26,20 +26,25 @@ const (
 // and replaces it when it closes. Its ring holds the admitted requests in
 // admission order, which is also their deadline order (ring.go).
 type owner struct {
-	idx     int32
-	state   uint8
-	fd      int
-	tr      conn.Transport // the connection's transport, chosen at setup
-	plain   *conn.Plain    // this owner's plain transport, reused per connection
-	tlsCfg  *tls.Config    // this owner's TLS config: its own session cache (one returning visitor)
-	gen     uint32         // connection generation, to match handshake results
-	sess    Session
-	streams Streams // sess, when it is multiplexed (session.go)
-	ring    []slot
-	mask    uint32
-	head    uint32 // oldest unresolved request (tail when none)
-	tail    uint32 // next token
-	wpos    uint32 // next request the session reports written on this connection
+	idx   int32
+	state uint8
+	fd    int
+	tr    conn.Transport // the connection's transport, chosen at setup (useTransport)
+	plain *conn.Plain    // this owner's plain transport, reused per connection
+	// What tr answers the same on every connection, read once at setup:
+	// whether it needs Arm on every event (conn.ArmsEachEvent), keeps
+	// written bytes for Flush (conn.Buffers), and hands received bytes
+	// out in place (conn.Plain.InPlace).
+	armEach, buffers, inPlace bool
+	tlsCfg                    *tls.Config // this owner's TLS config: its own session cache (one returning visitor)
+	gen                       uint32      // connection generation, to match handshake results
+	sess                      Session
+	streams                   Streams // sess, when it is multiplexed (session.go)
+	ring                      []slot
+	mask                      uint32
+	head                      uint32 // oldest unresolved request (tail when none)
+	tail                      uint32 // next token
+	wpos                      uint32 // next request the session reports written on this connection
 	// unresolved counts requests in [head, tail) not yet resolved;
 	// inflight those of them written and awaiting a response.
 	unresolved uint32
