@@ -100,7 +100,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	if obs == nil {
 		obs = NopObserver{}
 	}
-	h := &hooks{obs: obs, res: res, plan: p, servers: metrics.NewProcessSampler(p.ServerPIDs)}
+	h := &engineObserver{obs: obs, res: res, plan: p, servers: metrics.NewProcessSampler(p.ServerPIDs)}
 	if pr.mix != nil {
 		h.mix = pr.mix.describe()
 	}
@@ -214,8 +214,9 @@ func optional(v int) *int {
 	return &v
 }
 
-// hooks adapts sched's phase hooks to the public Observer.
-type hooks struct {
+// engineObserver turns what the engine's run tells (enginerun.Observer)
+// into what the public Observer is told.
+type engineObserver struct {
 	obs  Observer
 	res  *Result
 	plan Plan
@@ -227,9 +228,9 @@ type hooks struct {
 	mix     []TargetStats   // a request mix's targets, named (mix_run.go)
 }
 
-func (h *hooks) WorkersStarted(threads int) { h.obs.WorkersStarted(threads) }
+func (h *engineObserver) WorkersStarted(threads int) { h.obs.WorkersStarted(threads) }
 
-func (h *hooks) PhaseStarted(index, depth, level int, role judge.Role, b judge.Bracket, left time.Duration) {
+func (h *engineObserver) PhaseStarted(index, depth, level int, role judge.Role, b judge.Bracket, left time.Duration) {
 	h.servers.Start()
 	h.obs.PhaseStarted(PhaseStart{Index: index, Level: level, Target: level, Depth: depth, Role: role.String(),
 		Held: max(b.Held, 0), Broke: max(b.Broke, 0), BudgetLeft: left})
@@ -238,7 +239,7 @@ func (h *hooks) PhaseStarted(index, depth, level int, role judge.Role, b judge.B
 	}
 }
 
-func (h *hooks) PhaseFinished(j *judge.Judged) {
+func (h *engineObserver) PhaseFinished(j *judge.Judged) {
 	if h.rep != nil {
 		h.rep.halt()
 		h.rep = nil

@@ -353,7 +353,7 @@ func MergeReportsNamed(reports []*Result, labels []string, names Names) (*Result
 	for k, r := range ordered {
 		recs[k] = shardReport(r)
 	}
-	rh := &replayHooks{res: res}
+	rh := &replayObserver{res: res}
 	out := (&running{res: res}).finishOutcome(shard.Replay(splan, recs, rh))
 	// Shards without a coordinator ran every phase of the plan: those past
 	// the merged run's end are reported, merged, as run but not judged.
@@ -405,10 +405,12 @@ func shardReport(r *Result) shard.Report {
 	return rep
 }
 
-type replayHooks struct{ res *Result }
+// replayObserver keeps each phase a merge's replay judged as the
+// Result's phase.
+type replayObserver struct{ res *Result }
 
-func (h *replayHooks) PhaseStarted(int, int, int, judge.Role, judge.Bracket, time.Duration) {}
-func (h *replayHooks) PhaseFinished(j *judge.Judged) {
+func (h *replayObserver) PhaseStarted(int, int, int, judge.Role, judge.Bracket, time.Duration) {}
+func (h *replayObserver) PhaseFinished(j *judge.Judged) {
 	h.res.Phases = append(h.res.Phases, phaseStats(j))
 }
 

@@ -91,7 +91,7 @@ func TestMergedReportIsOneBox(t *testing.T) {
 	res := base
 	res.Threads = 6
 	res.Phases = []*PhaseStats{}
-	ramp := judge.NewRamp(&single, splan, &replayHooks{res: &res})
+	ramp := judge.NewRamp(&single, splan, &replayObserver{res: &res})
 	for !ramp.Done() {
 		ramp.Step(context.Background())
 	}

@@ -40,10 +40,10 @@ type Spec struct {
 	Shard *shard.Config
 }
 
-// Hooks is what a run tells its caller: sched's phase hooks, and the
-// workers' start.
-type Hooks interface {
-	judge.Hooks
+// Observer is what a run tells its caller: the ramp's phases
+// (judge.Observer), and the workers' start.
+type Observer interface {
+	judge.Observer
 	WorkersStarted(threads int)
 }
 
@@ -78,10 +78,10 @@ type Ended struct {
 }
 
 // Open starts the run of spec. It returns a nil *Run with how the run
-// ended when it ended before its first phase. hooks' WorkersStarted is
-// called once the workers run; the ramp calls its phase hooks. hooks may
+// ended when it ended before its first phase. obs's WorkersStarted is
+// called once the workers run; the ramp tells it of each phase. obs may
 // use the Run's engine once Open returns.
-func Open(ctx context.Context, spec Spec, hooks Hooks) (*Run, *Ended) {
+func Open(ctx context.Context, spec Spec, obs Observer) (*Run, *Ended) {
 	inconclusive := func(reason string) (*Run, *Ended) {
 		return nil, &Ended{Verdict: judge.Inconclusive, Reason: reason}
 	}
@@ -105,7 +105,7 @@ func Open(ctx context.Context, spec Spec, hooks Hooks) (*Run, *Ended) {
 		}
 		return inconclusive("client could not start its workers: " + err.Error())
 	}
-	hooks.WorkersStarted(cfg.Threads)
+	obs.WorkersStarted(cfg.Threads)
 	r := &Run{Eng: eng, Plan: spec.Plan}
 	r.Plan.Addr = addrs[0].String()
 	if spec.Baseline > 0 {
@@ -130,7 +130,7 @@ func Open(ctx context.Context, spec Spec, hooks Hooks) (*Run, *Ended) {
 		}
 		r.Shard, ph = sp, sp
 	}
-	r.Ramp = judge.NewRamp(ph, r.Plan, hooks)
+	r.Ramp = judge.NewRamp(ph, r.Plan, obs)
 	return r, nil
 }
 

@@ -11,9 +11,11 @@ type Phaser interface {
 	RunPhase(ctx context.Context, spec PhaseSpec) (*Measurement, error)
 }
 
-// Hooks are called on the caller's goroutine between phases, never per
-// request.
-type Hooks interface {
+// Observer is told of each phase's start and end, on the caller's
+// goroutine between phases, never per request. The engine's run adds the
+// workers' start to it (enginerun.Observer), and the brk package turns it
+// into its public Observer.
+type Observer interface {
 	// PhaseStarted: the bracket so far, and at most how much of the
 	// budget is left (0: no budget).
 	PhaseStarted(index, depth, level int, role Role, b Bracket, left time.Duration)
@@ -47,21 +49,21 @@ func (r *Ramp) Run(ctx context.Context) *Outcome {
 // Ramp is a run's phases one step at a time, so that two ramps can take
 // turns (an A/B run). Each step asks Decide for the next level.
 type Ramp struct {
-	ph    Phaser
-	plan  Plan
-	hooks Hooks
-	out   *Outcome
-	done  bool // the outcome is final
-	t0    time.Time
+	ph   Phaser
+	plan Plan
+	obs  Observer
+	out  *Outcome
+	done bool // the outcome is final
+	t0   time.Time
 }
 
 // NewRamp prepares a run of plan on ph.
-func NewRamp(ph Phaser, plan Plan, hooks Hooks) *Ramp {
+func NewRamp(ph Phaser, plan Plan, obs Observer) *Ramp {
 	if plan.Repeat < 1 {
 		plan.Repeat = 1
 	}
 	b := Bracket{Held: -1, Broke: -1, HeldPhase: -1, BrokePhase: -1}
-	return &Ramp{ph: ph, plan: plan, hooks: hooks, out: &Outcome{Verdict: Done, LastAccepted: -1, FirstRejected: -1, Bracket: b}}
+	return &Ramp{ph: ph, plan: plan, obs: obs, out: &Outcome{Verdict: Done, LastAccepted: -1, FirstRejected: -1, Bracket: b}}
 }
 
 // Done reports whether the run has ended.
@@ -129,7 +131,7 @@ func (r *Ramp) phase(ctx context.Context, level int, role Role) bool {
 	if plan.Budget > 0 {
 		left = max(plan.Budget-r.spent(), 0)
 	}
-	r.hooks.PhaseStarted(n, per, level, role, r.out.Bracket, left)
+	r.obs.PhaseStarted(n, per, level, role, r.out.Bracket, left)
 	m, err := r.ph.RunPhase(ctx, PhaseSpec{Level: level, Duration: plan.Phase, FailFast: n == 0})
 	if err != nil {
 		r.end(Inconclusive, err.Error())
@@ -143,7 +145,7 @@ func (r *Ramp) phase(ctx context.Context, level int, role Role) bool {
 		Owners: plan.Mode.owners(level, plan.Conns), Role: role, Probe: role.Probe(), Run: m,
 		Evidence: Examine(m, plan, jg)}
 	r.out.Phases = append(r.out.Phases, j)
-	r.hooks.PhaseFinished(j)
+	r.obs.PhaseFinished(j)
 	return true
 }
 

@@ -28,10 +28,10 @@ func (c *capacityPhaser) RunPhase(_ context.Context, spec PhaseSpec) (*Measureme
 	return measured(900, 100, 0, okSetups, 4), nil
 }
 
-type nopHooks struct{ roles []Role }
+type nopObserver struct{ roles []Role }
 
-func (h *nopHooks) PhaseStarted(int, int, int, Role, Bracket, time.Duration) {}
-func (h *nopHooks) PhaseFinished(j *Judged)                                  { h.roles = append(h.roles, j.Role) }
+func (h *nopObserver) PhaseStarted(int, int, int, Role, Bracket, time.Duration) {}
+func (h *nopObserver) PhaseFinished(j *Judged)                                  { h.roles = append(h.roles, j.Role) }
 
 var linear = Plan{Mode: Requests, Conns: 4, Levels: Levels{Start: 4, Climb: Linear{Pace: 32}}, Phase: time.Second, Accept: p9999}
 
@@ -56,7 +56,7 @@ func TestRefineBisectsToAdjacentLevels(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ph := &capacityPhaser{capacity: c.capacity, flaky: c.flaky, runs: map[int]int{}}
-			hooks := &nopHooks{}
+			hooks := &nopObserver{}
 			plan := linear
 			plan.Levels.Climb, plan.Repeat = Linear{Pace: 32, Refine: true}, c.repeat
 			out := NewRamp(ph, plan, hooks).Run(context.Background())
@@ -89,7 +89,7 @@ func TestRefineBisectsToAdjacentLevels(t *testing.T) {
 
 func TestNoRefineStopsAtFirstRejection(t *testing.T) {
 	ph := &capacityPhaser{capacity: 52, runs: map[int]int{}}
-	out := NewRamp(ph, linear, &nopHooks{}).Run(context.Background())
+	out := NewRamp(ph, linear, &nopObserver{}).Run(context.Background())
 	if !equalInts(ph.levels, []int{4, 36, 68}) || out.LastAccepted != 36 || out.FirstRejected != 68 || out.Bracket.BrokePhase != 2 || out.Bracket.HeldPhase != 1 {
 		t.Fatalf("levels %v outcome %+v", ph.levels, out)
 	}
@@ -100,7 +100,7 @@ func TestNoRefineStopsAtFirstRejection(t *testing.T) {
 func TestLinearMax(t *testing.T) {
 	plan := Plan{Mode: Rate, Conns: 1, Levels: Levels{Start: 2, Max: 10, Climb: Linear{Pace: 3}}, Phase: time.Second, Accept: p9999}
 	ph := &capacityPhaser{capacity: 100, runs: map[int]int{}}
-	out := NewRamp(ph, plan, &nopHooks{}).Run(context.Background())
+	out := NewRamp(ph, plan, &nopObserver{}).Run(context.Background())
 	if !equalInts(ph.levels, []int{2, 5, 8, 10}) || out.Verdict != Done || out.LastAccepted != 10 {
 		t.Fatalf("levels %v outcome %+v", ph.levels, out)
 	}
@@ -250,7 +250,7 @@ func TestDecideBudget(t *testing.T) {
 	}
 	// Slotted: the Ramp counts 27 phases × 11 s = 297 s; a 28th would end at 308 s.
 	p.Slotted = true
-	r := NewRamp(&capacityPhaser{capacity: 1 << 30, runs: map[int]int{}}, p, &nopHooks{})
+	r := NewRamp(&capacityPhaser{capacity: 1 << 30, runs: map[int]int{}}, p, &nopObserver{})
 	r.out.Phases = make([]*Judged, 27)
 	if got := r.spent(); got != 297*time.Second {
 		t.Fatalf("slotted spent %s", got)

@@ -166,7 +166,7 @@ func TestFreeShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ph.Close()
-	out := judge.NewRamp(ph, plan, nopHooks{}).Run(context.Background())
+	out := judge.NewRamp(ph, plan, nopObserver{}).Run(context.Background())
 	if out.Verdict != judge.Done || len(out.Phases) != 3 {
 		t.Fatalf("free shard: %v %q after %d phases", out.Verdict, out.Reason, len(out.Phases))
 	}
@@ -184,7 +184,7 @@ func TestFreeShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer late.Close()
-	if out := judge.NewRamp(late, plan, nopHooks{}).Run(context.Background()); out.Verdict != judge.Inconclusive || !strings.Contains(out.Reason, "shard 1 started phase 0") {
+	if out := judge.NewRamp(late, plan, nopObserver{}).Run(context.Background()); out.Verdict != judge.Inconclusive || !strings.Contains(out.Reason, "shard 1 started phase 0") {
 		t.Errorf("late free shard: %v %q", out.Verdict, out.Reason)
 	}
 	cfg.StartAt = time.Time{}

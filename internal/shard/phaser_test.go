@@ -66,10 +66,10 @@ func testPlan(t *testing.T, shards int) judge.Plan {
 	return judge.Plan{Mode: judge.Requests, Conns: shards, Levels: judge.Levels{Start: shards, Max: 3 * shards, Climb: judge.Linear{Pace: shards}}, Phase: 100 * time.Millisecond, Accept: acc, Addr: "test"}
 }
 
-type nopHooks struct{}
+type nopObserver struct{}
 
-func (nopHooks) PhaseStarted(int, int, int, judge.Role, judge.Bracket, time.Duration) {}
-func (nopHooks) PhaseFinished(*judge.Judged)                                          {}
+func (nopObserver) PhaseStarted(int, int, int, judge.Role, judge.Bracket, time.Duration) {}
+func (nopObserver) PhaseFinished(*judge.Judged)                                          {}
 
 type shardRun struct {
 	out   *judge.Outcome
@@ -104,7 +104,7 @@ func runShards(t *testing.T, n int, mod func(i int, c *Config, f *fakeLocal)) []
 		}
 		r.ph = ph
 		defer ph.Close()
-		r.out = judge.NewRamp(ph, plan, nopHooks{}).Run(context.Background())
+		r.out = judge.NewRamp(ph, plan, nopObserver{}).Run(context.Background())
 		r.took = time.Since(t0)
 	}
 	cfg0 := base
@@ -125,7 +125,7 @@ func runShards(t *testing.T, n int, mod func(i int, c *Config, f *fakeLocal)) []
 		defer ph0.Close()
 		t0 := time.Now()
 		runs[0].ph = ph0
-		runs[0].out = judge.NewRamp(ph0, plan, nopHooks{}).Run(context.Background())
+		runs[0].out = judge.NewRamp(ph0, plan, nopObserver{}).Run(context.Background())
 		runs[0].took = time.Since(t0)
 	}()
 	for i := 1; i < n; i++ {

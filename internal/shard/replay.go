@@ -38,9 +38,9 @@ func (r *Report) phase(n int) *Recorded {
 // single box, so that the verdict and levels are recomputed, never
 // averaged. A report that ends early, lacks a raw measurement or ran
 // another level than the ramp expects ends the replay inconclusive.
-// hooks get every judged phase.
-func Replay(plan judge.Plan, reports []Report, hooks judge.Hooks) *judge.Outcome {
-	return judge.NewRamp(&replay{reports: reports}, plan, hooks).Run(context.Background())
+// obs is told of every judged phase.
+func Replay(plan judge.Plan, reports []Report, obs judge.Observer) *judge.Outcome {
+	return judge.NewRamp(&replay{reports: reports}, plan, obs).Run(context.Background())
 }
 
 // Unjudged is the merge of every shard's phase n and shard 0's record of
