@@ -9,20 +9,8 @@ old=$1 new=$2
 rounds=${3:-3}
 secs=${4:-5}
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'kill $(cat $work/nginx.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
-port=$(( 20000 + RANDOM % 20000 ))
-cat > "$work/nginx.conf" <<CONF
-$( [ "$(id -u)" = 0 ] && echo "user root;" )
-worker_processes 1; daemon on; pid $work/nginx.pid; error_log $work/error.log;
-events { worker_connections 4096; }
-http { access_log off; client_body_temp_path $work/cb; proxy_temp_path $work/p;
-  fastcgi_temp_path $work/f; uwsgi_temp_path $work/u; scgi_temp_path $work/s;
-  server { listen 127.0.0.1:$port; location / { return 200 "ok"; } } }
-CONF
-taskset -c 0 nginx -p "$work" -c "$work/nginx.conf"
-sleep 0.5
-url="http://127.0.0.1:$port/"
+. scripts/nginx.sh
+start_nginx
 
 measure() {
   local name=$1; shift

@@ -11,19 +11,8 @@ brk=$(realpath "$1")
 rounds=${2:-5}
 secs=${3:-5}
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'kill $(cat $work/nginx.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
-port=$(( 20000 + RANDOM % 20000 ))
-cat > "$work/nginx.conf" <<CONF
-$( [ "$(id -u)" = 0 ] && echo "user root;" )
-worker_processes 1; daemon on; pid $work/nginx.pid; error_log $work/error.log;
-events { worker_connections 4096; }
-http { access_log off; keepalive_requests 100000000; client_body_temp_path $work/cb; proxy_temp_path $work/p;
-  fastcgi_temp_path $work/f; uwsgi_temp_path $work/u; scgi_temp_path $work/s;
-  server { listen 127.0.0.1:$port; location / { return 200 "ok"; } } }
-CONF
-taskset -c 0 nginx -p "$work" -c "$work/nginx.conf"
-sleep 0.5
+. scripts/nginx.sh
+start_nginx 4096 100000000
 base="http://127.0.0.1:$port"
 : > "$work/targets.txt"
 for i in $(seq 0 15); do

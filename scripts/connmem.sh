@@ -12,20 +12,8 @@ shift || true
 counts=("$@")
 [ ${#counts[@]} -gt 0 ] || counts=(1000 5000 15000)
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'kill $(cat $work/nginx.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
-port=$(( 20000 + RANDOM % 20000 ))
-cat > "$work/nginx.conf" <<CONF
-$( [ "$(id -u)" = 0 ] && echo "user root;" )
-worker_processes 1; daemon on; pid $work/nginx.pid; error_log $work/error.log;
-worker_rlimit_nofile 40000;
-events { worker_connections 40000; }
-http { access_log off; keepalive_requests 1000000; client_body_temp_path $work/cb; proxy_temp_path $work/p;
-  fastcgi_temp_path $work/f; uwsgi_temp_path $work/u; scgi_temp_path $work/s;
-  server { listen 127.0.0.1:$port backlog=65535; location / { return 200 "ok"; } } }
-CONF
-taskset -c 0 nginx -p "$work" -c "$work/nginx.conf"
-sleep 0.5
+. scripts/nginx.sh
+start_nginx 40000 1000000 65535
 go build -o "$work/brk" ./cmd/brk
 for round in $(seq 1 "$rounds"); do
   for n in "${counts[@]}"; do

@@ -16,22 +16,9 @@ pace=${3:-10000}
 max=${4:-100000}
 cd "$(dirname "$0")/.."
 vegeta=${VEGETA:-$(go env GOPATH)/bin/vegeta}
-work=$(mktemp -d)
-trap 'kill $(cat $work/nginx.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
-port=$(( 20000 + RANDOM % 20000 ))
-cat > "$work/nginx.conf" <<CONF
-$( [ "$(id -u)" = 0 ] && echo "user root;" )
-worker_processes 1; daemon on; pid $work/nginx.pid; error_log $work/error.log;
-events { worker_connections 4096; }
-http { access_log off; client_body_temp_path $work/cb; proxy_temp_path $work/p;
-  fastcgi_temp_path $work/f; uwsgi_temp_path $work/u; scgi_temp_path $work/s;
-  keepalive_requests 1000000;
-  server { listen 127.0.0.1:$port; location / { return 200 "ok"; } } }
-CONF
-taskset -c 0 nginx -p "$work" -c "$work/nginx.conf"
-sleep 0.5
+. scripts/nginx.sh
+start_nginx 4096 1000000
 go build -o "$work/brk" ./cmd/brk
-url="http://127.0.0.1:$port/"
 
 echo "sweep: brk rate --start $start --pace $pace --max $max --phase 2s --conn 64 --threads 1 (CPU 1)"
 taskset -c 1 "$work/brk" rate "$url" --start "$start" --pace "$pace" --max "$max" --phase 2s --conn 64 \
