@@ -38,21 +38,21 @@ const sendLimit = 256 << 10
 // The provided buffers: at most bufCount of bufSize bytes each per worker,
 // bufInitial handed to the kernel at first, twice as many each time a
 // receive finds none left. A buffer's memory is first touched when the
-// kernel fills it, so a worker of 64 connections keeps 1 MiB of them. What
-// they hold is what the kernel received and the worker has not read yet,
-// which epoll leaves in the sockets: at 15,000 connections 4,096 of them
-// (16 MiB) were all in use, where 1,024 held the same throughput (a
-// receive that finds none ends, the bytes wait in the socket, and it is
-// armed again) and 256 lost 60 % of it (docs/measured.md). A received
-// chunk is at most bufSize bytes, so its length and its buffer's id fit
-// one uint32 (rxQueue).
+// kernel fills it. What they hold is what the kernel received and the
+// worker has not read yet, which epoll leaves in the sockets. Where the
+// kernel fills a buffer in pieces (Linux 6.12), receives share buffers:
+// at 15,000 connections of 150-byte responses 128 buffers (512 KiB) held
+// them, where one receive per buffer took all 1,024 (4 MiB); 256 of those
+// lost 60 % of the throughput (a receive that finds none ends, the bytes
+// wait in the socket, and it is armed again; docs/measured.md). A chunk
+// is at most bufSize bytes, so its place fits rxChunk's 16 bits.
 const (
 	bufCount   = 1024
-	bufInitial = 256
+	bufInitial = 16
 	bufSize    = 4096
 )
 
-// A chunk's length must fit rx's 16 bits.
+// A chunk's offset and length must fit rxChunk's 16 bits.
 const _ uint16 = bufSize
 
 // Send buffers: a connection holds one only while it has bytes queued or
@@ -89,16 +89,23 @@ type ringPoller struct {
 	limbo   map[uint64]*[]byte // sends in flight of closed connections
 	spares  []*[]byte          // send buffers not in use
 	rxFree  []*rxQueue         // receive queues not in use
-	publish bool               // buffers were given back
 }
 
 // rxQueue is a connection's received chunks not yet read through, in
-// order: each a provided buffer's id<<16 | its length.
+// order.
 type rxQueue struct {
-	chunks []uint32
+	chunks []rxChunk
 	head   int32 // the first chunk not read through
 	off    int32 // bytes of chunks[head] already read
 	held   bool  // chunks[head-1] is out, in place (Chunk)
+}
+
+// rxChunk is one receive's bytes: n bytes at off in provided buffer id.
+type rxChunk struct{ id, off, n uint16 }
+
+// bytes is the chunk's bytes in its buffer.
+func (x rxChunk) bytes(b *uring.BufRing) []byte {
+	return b.Buf(x.id)[x.off : x.off+x.n]
 }
 
 // ringConn is one descriptor's state on the ring. It is the Raw of its
@@ -194,8 +201,7 @@ func (c *ringConn) reset() {
 			q.head--
 		}
 		for _, x := range q.chunks[q.head:] {
-			c.p.bufs.Recycle(uint16(x >> 16))
-			c.p.publish = true
+			c.p.bufs.Release(x.id)
 		}
 		c.p.putRx(q)
 		c.rx = nil
@@ -240,7 +246,7 @@ func (rp *ringPoller) getRx() *rxQueue {
 		rp.rxFree = rp.rxFree[:n-1]
 		return q
 	}
-	return &rxQueue{chunks: make([]uint32, 0, 4)}
+	return &rxQueue{chunks: make([]rxChunk, 0, 4)}
 }
 
 // putRx takes back a receive queue whose buffers were given back.
@@ -297,13 +303,12 @@ func (c *ringConn) Read(b []byte) (int, error) {
 	n := 0
 	if q := c.release(); q != nil {
 		for int(q.head) < len(q.chunks) && n < len(b) {
-			id, size := uint16(q.chunks[q.head]>>16), int32(q.chunks[q.head]&0xffff)
-			k := copy(b[n:], c.p.bufs.Buf(id)[q.off:size])
+			x := q.chunks[q.head]
+			k := copy(b[n:], x.bytes(c.p.bufs)[q.off:])
 			n += k
 			q.off += int32(k)
-			if q.off == size {
-				c.p.bufs.Recycle(id)
-				c.p.publish = true
+			if q.off == int32(x.n) {
+				c.p.bufs.Release(x.id)
 				q.head, q.off = q.head+1, 0
 			}
 		}
@@ -320,8 +325,7 @@ func (c *ringConn) Read(b []byte) (int, error) {
 // buffer goes back to the kernel then); the errors are Read's.
 func (c *ringConn) Chunk() ([]byte, error) {
 	if q := c.release(); q != nil {
-		x := q.chunks[q.head]
-		b := c.p.bufs.Buf(uint16(x >> 16))[q.off : x&0xffff]
+		b := q.chunks[q.head].bytes(c.p.bufs)[q.off:]
 		q.head, q.off, q.held = q.head+1, 0, true
 		return b, nil
 	}
@@ -337,8 +341,7 @@ func (c *ringConn) release() *rxQueue {
 	}
 	if q.held {
 		q.held = false
-		c.p.bufs.Recycle(uint16(q.chunks[q.head-1] >> 16))
-		c.p.publish = true
+		c.p.bufs.Release(q.chunks[q.head-1].id)
 	}
 	if int(q.head) == len(q.chunks) {
 		c.p.putRx(q)
@@ -426,10 +429,7 @@ func (rp *ringPoller) wait(events []Event, timeoutNs int64) (int, error) {
 		}
 	}
 	rp.rearm = rp.rearm[:0]
-	if rp.publish {
-		rp.publish = false
-		rp.bufs.Publish()
-	}
+	rp.bufs.Publish()
 	var wait uint32 = 1
 	if rp.r.Peek() != nil || len(rp.touched) > 0 || timeoutNs == 0 {
 		wait = 0
@@ -475,11 +475,17 @@ func (rp *ringPoller) complete(cqe *uring.CQE) {
 			uring.PrepPoll(rp.sqe(), rp.wakefd, unix.POLLIN, true, userData(kindWake, 0, rp.wakefd))
 		}
 	case kindRecv:
-		if !current {
-			if cqe.Flags&uring.CQEBuffer != 0 {
-				rp.bufs.Recycle(cqe.BufferID())
-				rp.publish = true
+		// The bytes' place in their buffer is recorded whether they are
+		// kept or not: the next receive into it lands after them.
+		var x rxChunk
+		if cqe.Flags&uring.CQEBuffer != 0 {
+			x.id, x.n = cqe.BufferID(), uint16(max(cqe.Res, 0))
+			x.off = uint16(rp.bufs.Received(x.id, int(x.n), cqe.Flags&uring.CQEBufMore != 0))
+			if !current || cqe.Res <= 0 {
+				rp.bufs.Release(x.id)
 			}
+		}
+		if !current {
 			return
 		}
 		more := cqe.Flags&uring.CQEMore != 0
@@ -488,7 +494,7 @@ func (rp *ringPoller) complete(cqe *uring.CQE) {
 			if c.rx == nil {
 				c.rx = rp.getRx()
 			}
-			c.rx.chunks = append(c.rx.chunks, uint32(cqe.BufferID())<<16|uint32(res))
+			c.rx.chunks = append(c.rx.chunks, x)
 			rp.mark(c, true, false, false)
 		case res == 0:
 			c.eof = true

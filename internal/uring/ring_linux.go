@@ -31,6 +31,7 @@ const (
 	offSQEs   = 0x10000000
 
 	registerPbufRing   = 22
+	pbufRingInc        = 1 << 1 // IOU_PBUF_RING_INC
 	unregisterPbufRing = 23
 
 	// Opcodes.
@@ -51,6 +52,7 @@ const (
 	// CQE flags.
 	CQEBuffer    = 1 << 0 // the completion carries a provided buffer's id
 	CQEMore      = 1 << 1 // a multishot request stays armed
+	CQEBufMore   = 1 << 4 // the kernel goes on filling the buffer (incremental)
 	cqeBufferSft = 16
 )
 

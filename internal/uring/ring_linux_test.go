@@ -4,6 +4,7 @@ package uring
 
 import (
 	"bytes"
+	"errors"
 	"runtime"
 	"testing"
 	"time"
@@ -15,11 +16,13 @@ import (
 // the test's thread, locked to it for the test.
 func ring(t *testing.T, n, size int) (*Ring, *BufRing) {
 	t.Helper()
-	return ringGiving(t, n, size, n)
+	return ringGiving(t, n, size, n, pbufRingInc)
 }
 
-// ringGiving is ring with only the first initial buffers handed over.
-func ringGiving(t *testing.T, n, size, initial int) (*Ring, *BufRing) {
+// ringGiving is ring with only the first initial buffers handed over and
+// the buffer group registered with flags (pbufRingInc: filled in pieces,
+// where the kernel can; 0: one receive per buffer).
+func ringGiving(t *testing.T, n, size, initial int, flags uint16) (*Ring, *BufRing) {
 	t.Helper()
 	runtime.LockOSThread()
 	t.Cleanup(runtime.UnlockOSThread)
@@ -30,7 +33,11 @@ func ringGiving(t *testing.T, n, size, initial int) (*Ring, *BufRing) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBufRing(r, 1, n, size, initial)
+	b, err := newBufRing(r, 1, n, size, initial, flags)
+	if errors.Is(err, unix.EINVAL) && flags != 0 {
+		r.Close()
+		t.Skipf("buffers filled in pieces: %v (Linux 6.12 has them)", err)
+	}
 	if err != nil {
 		r.Close()
 		t.Fatal(err)
@@ -44,6 +51,23 @@ func ringGiving(t *testing.T, n, size, initial int) (*Ring, *BufRing) {
 		}
 	})
 	return r, b
+}
+
+// modes runs f with buffers filled in pieces and with one receive per
+// buffer.
+func modes(t *testing.T, f func(t *testing.T, flags uint16)) {
+	for _, m := range []struct {
+		name  string
+		flags uint16
+	}{{"incremental", pbufRingInc}, {"whole", 0}} {
+		t.Run(m.name, func(t *testing.T) { f(t, m.flags) })
+	}
+}
+
+// received records completion c's bytes with b and returns them.
+func received(b *BufRing, c CQE) []byte {
+	off := b.Received(c.BufferID(), int(c.Res), c.Flags&CQEBufMore != 0)
+	return b.Buf(c.BufferID())[off : off+int(c.Res)]
 }
 
 // pair is a connected pair of nonblocking stream sockets.
@@ -80,8 +104,10 @@ func reap(t *testing.T, r *Ring, want int) []CQE {
 // A multishot receive completes once per chunk, each in a provided
 // buffer that holds its bytes, and stays armed (CQEMore); a send through
 // the ring arrives whole; the peer's close ends the receive with 0.
-func TestRecvMultishotAndSend(t *testing.T) {
-	r, b := ring(t, 8, 64)
+func TestRecvMultishotAndSend(t *testing.T) { modes(t, testRecvMultishotAndSend) }
+
+func testRecvMultishotAndSend(t *testing.T, flags uint16) {
+	r, b := ringGiving(t, 8, 64, 8, flags)
 	a, z := pair(t)
 	PrepRecvMultishot(r.SQE(), a, b.Group(), 7)
 	if err := r.Submit(); err != nil {
@@ -95,10 +121,10 @@ func TestRecvMultishotAndSend(t *testing.T) {
 		if c.UserData != 7 || c.Res != int32(len(msg)) || c.Flags&CQEBuffer == 0 || c.Flags&CQEMore == 0 {
 			t.Fatalf("chunk %d: completion %+v, want user data 7, %d bytes in a buffer, still armed", i, c, len(msg))
 		}
-		if got := b.Buf(c.BufferID())[:c.Res]; string(got) != msg {
+		if got := received(b, c); string(got) != msg {
 			t.Fatalf("chunk %d: buffer %d holds %q, want %q", i, c.BufferID(), got, msg)
 		}
-		b.Recycle(c.BufferID())
+		b.Release(c.BufferID())
 		b.Publish()
 	}
 	out := bytes.Repeat([]byte("x"), 1000)
@@ -120,8 +146,10 @@ func TestRecvMultishotAndSend(t *testing.T) {
 // when the group runs out of buffers the multishot receive ends with
 // -ENOBUFS (no CQEMore) and, re-armed after buffers are recycled, goes on
 // with the bytes the socket kept.
-func TestRecvSplitAndOutOfBuffers(t *testing.T) {
-	r, b := ring(t, 2, 16)
+func TestRecvSplitAndOutOfBuffers(t *testing.T) { modes(t, testRecvSplitAndOutOfBuffers) }
+
+func testRecvSplitAndOutOfBuffers(t *testing.T, flags uint16) {
+	r, b := ringGiving(t, 2, 16, 2, flags)
 	a, z := pair(t)
 	msg := bytes.Repeat([]byte("0123456789abcdef"), 4) // 64 bytes: four buffers' worth, two buffers
 	if _, err := unix.Write(z, msg); err != nil {
@@ -138,8 +166,8 @@ func TestRecvSplitAndOutOfBuffers(t *testing.T) {
 		for _, c := range reap(t, r, 1) {
 			switch {
 			case c.Res > 0:
-				got = append(got, b.Buf(c.BufferID())[:c.Res]...)
-				b.Recycle(c.BufferID())
+				got = append(got, received(b, c)...)
+				b.Release(c.BufferID())
 			case c.Res == -int32(unix.ENOBUFS):
 				if c.Flags&CQEMore != 0 {
 					t.Fatalf("-ENOBUFS with CQEMore: %+v", c)
@@ -161,8 +189,10 @@ func TestRecvSplitAndOutOfBuffers(t *testing.T) {
 // A ring that handed the kernel 2 of its 8 buffers runs out after 2
 // chunks; Provide hands over the next ones (ids 2 and 3, never touched
 // before), and a receive armed again goes on in them.
-func TestProvideMore(t *testing.T) {
-	r, b := ringGiving(t, 8, 16, 2)
+func TestProvideMore(t *testing.T) { modes(t, testProvideMore) }
+
+func testProvideMore(t *testing.T, flags uint16) {
+	r, b := ringGiving(t, 8, 16, 2, flags)
 	a, z := pair(t)
 	PrepRecvMultishot(r.SQE(), a, b.Group(), 5)
 	if _, err := unix.Write(z, bytes.Repeat([]byte("x"), 48)); err != nil {
@@ -191,6 +221,88 @@ func TestProvideMore(t *testing.T) {
 	}
 	if k := b.Provide(100); k != 4 || b.Given() != 8 {
 		t.Fatalf("Provide(100) handed over %d, given %d; want the 4 left, 8", k, b.Given())
+	}
+}
+
+// Filled in pieces, a buffer takes the receives of two connections one
+// after the other: each completion's bytes are where Received says, the
+// kernel keeps the buffer (CQEBufMore) while it has room, and it goes back
+// only once it is full and every receive in it was released; the next
+// receive then lands in the other buffer.
+func TestIncrementalShares(t *testing.T) {
+	r, b := ringGiving(t, 2, 16, 2, pbufRingInc)
+	if !b.Incremental() {
+		t.Fatal("registered with pbufRingInc, not Incremental")
+	}
+	a1, z1 := pair(t)
+	a2, z2 := pair(t)
+	PrepRecvMultishot(r.SQE(), a1, b.Group(), 1)
+	PrepRecvMultishot(r.SQE(), a2, b.Group(), 2)
+	if err := r.Submit(); err != nil {
+		t.Fatal(err)
+	}
+	var cs []CQE
+	for i, m := range []struct {
+		fd  int
+		msg string
+	}{{z1, "abcde"}, {z2, "fghij"}, {z1, "klmnop"}} { // 16 bytes: buffer 0, full
+		if _, err := unix.Write(m.fd, []byte(m.msg)); err != nil {
+			t.Fatal(err)
+		}
+		c := reap(t, r, 1)[0]
+		if got := string(received(b, c)); got != m.msg || c.BufferID() != 0 {
+			t.Fatalf("receive %d: %q in buffer %d, want %q in buffer 0", i, got, c.BufferID(), m.msg)
+		}
+		if full := i == 2; (c.Flags&CQEBufMore == 0) != full {
+			t.Fatalf("receive %d: flags %#x; want CQEBufMore while the buffer has room", i, c.Flags)
+		}
+		cs = append(cs, c)
+	}
+	if got := string(b.Buf(0)); got != "abcdefghijklmnop" {
+		t.Fatalf("buffer 0 holds %q, want the three receives in order", got)
+	}
+	for _, c := range cs {
+		if b.tail != 2 {
+			t.Fatalf("buffer 0 went back to the kernel with a receive still held (tail %d)", b.tail)
+		}
+		b.Release(c.BufferID())
+	}
+	if b.tail != 3 {
+		t.Fatalf("buffer 0 full and released: tail %d, want 3 (given back)", b.tail)
+	}
+	b.Publish()
+	if _, err := unix.Write(z2, []byte("q")); err != nil {
+		t.Fatal(err)
+	}
+	if c := reap(t, r, 1)[0]; c.BufferID() != 1 || string(received(b, c)) != "q" {
+		t.Fatalf("after buffer 0 filled: %+v, want buffer 1", c)
+	}
+}
+
+// A buffer the kernel filled in one receive goes back at that receive's
+// release; a buffer filled in pieces whose receives were all released
+// stays the kernel's, not handed over twice, until it is full.
+func TestReleaseGivesBack(t *testing.T) {
+	_, whole := ringGiving(t, 4, 16, 4, 0)
+	whole.Received(0, 5, false)
+	whole.Release(0)
+	if whole.tail != 5 {
+		t.Fatalf("one receive per buffer: tail %d after the release, want 5", whole.tail)
+	}
+	_, inc := ringGiving(t, 4, 16, 4, pbufRingInc)
+	inc.Received(0, 5, true)
+	inc.Release(0)
+	inc.Received(0, 0, false) // a receive of no bytes leaves the buffer as it was
+	inc.Release(0)
+	if inc.tail != 4 {
+		t.Fatalf("in pieces: tail %d with the buffer still filling, want 4", inc.tail)
+	}
+	if off := inc.Received(0, 11, false); off != 5 {
+		t.Fatalf("second receive at %d, want 5", off)
+	}
+	inc.Release(0)
+	if inc.tail != 5 {
+		t.Fatalf("in pieces: tail %d once full and released, want 5", inc.tail)
 	}
 }
 
