@@ -8,7 +8,7 @@ import (
 
 	"github.com/brk-bench/brk/internal/enginerun"
 	"github.com/brk-bench/brk/internal/judge"
-	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/machine"
 	"github.com/brk-bench/brk/internal/sched"
 	"github.com/brk-bench/brk/internal/shard"
 )
@@ -53,7 +53,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	}
 	threads := p.Threads
 	if threads == 0 {
-		threads = metrics.UsableCPUs()
+		threads = machine.UsableCPUs()
 	}
 	threads = min(threads, rulesOf(m).firstConns(p)) // never more threads than phase 0's connections
 	engConns, connBase := p.Conns, 0
@@ -100,7 +100,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running
 	if obs == nil {
 		obs = NopObserver{}
 	}
-	h := &engineObserver{obs: obs, res: res, plan: p, servers: metrics.NewProcessSampler(p.ServerPIDs)}
+	h := &engineObserver{obs: obs, res: res, plan: p, servers: machine.NewProcessSampler(p.ServerPIDs)}
 	if pr.mix != nil {
 		h.mix = pr.mix.describe()
 	}
@@ -223,7 +223,7 @@ type engineObserver struct {
 	eng  *sched.Engine
 	rep  *reporter
 
-	servers *metrics.ProcessSampler
+	servers *machine.ProcessSampler
 	shard   *shard.Lockstep // a sharded run: each phase keeps this box's raw measurement
 	mix     []TargetStats   // a request mix's targets, named (mix_run.go)
 }

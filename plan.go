@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/internal/judge"
-	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/machine"
 	"github.com/brk-bench/brk/internal/shard"
 )
 
@@ -300,7 +300,7 @@ func validateSharper(p Plan) error {
 	case p.Repeat < 0:
 		return refuse("%s must be at least 1", fRepeat)
 	}
-	if err := metrics.CheckProcesses(p.ServerPIDs); err != nil {
+	if err := machine.CheckProcesses(p.ServerPIDs); err != nil {
 		return refuse("%s %v", fServerPIDs, err)
 	}
 	return nil

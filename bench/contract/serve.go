@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/machine"
 )
 
 // Started is a responder that already accepts connections, as a StartFunc
@@ -116,7 +116,7 @@ func Serve(in io.Reader, out io.Writer, start StartFunc) error {
 
 // sample reads the process's CPU time.
 func sample() Sample {
-	c := metrics.ReadProcessCPU()
+	c := machine.ReadProcessCPU()
 	return Sample{UserUs: c.User.Microseconds(), SystemUs: c.System.Microseconds()}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/brk-bench/brk/internal/conn"
 	"github.com/brk-bench/brk/internal/judge"
+	"github.com/brk-bench/brk/internal/machine"
 	"github.com/brk-bench/brk/internal/metrics"
 	"github.com/brk-bench/brk/internal/sched"
 	"github.com/brk-bench/brk/internal/shard"
@@ -160,15 +161,15 @@ func stepping(r *Run) bool { return r != nil && !r.Ramp.Done() }
 
 // observeIdle watches the machine for d with no traffic.
 func observeIdle(ctx context.Context, d time.Duration) *Idle {
-	m0, c0, t0 := metrics.ReadMachineCPU(), metrics.ReadProcessCPU(), time.Now()
+	m0, c0, t0 := machine.ReadMachineCPU(), machine.ReadProcessCPU(), time.Now()
 	t := time.NewTimer(d)
 	select {
 	case <-t.C:
 	case <-ctx.Done():
 		t.Stop()
 	}
-	b := &Idle{Duration: time.Since(t0), Client: metrics.ReadProcessCPU().Sub(c0)}
-	if pct, ok := metrics.ReadMachineCPU().BusyPct(m0); ok {
+	b := &Idle{Duration: time.Since(t0), Client: machine.ReadProcessCPU().Sub(c0)}
+	if pct, ok := machine.ReadMachineCPU().BusyPct(m0); ok {
 		b.MachinePct = &pct
 	}
 	return b

@@ -9,9 +9,9 @@
 // The files hold one job each: recorder.go the Recorder and the Live
 // counters, phase.go the mergeable Phase, wire.go its JSON and histogram
 // encoding, distribution.go the percentile distribution, timeline.go the
-// per-span timeline, cpu*.go and rusage*.go the client's CPU, process*.go
-// other processes' CPU and memory (/proc/PID/stat), cgroup*.go the CPUs
-// the process may use.
+// per-span timeline, cpu.go the client's CPU time and othercpu.go the
+// box's other load as a phase read them. It holds counts only: what reads
+// the box (/proc, getrusage, the cgroup) is internal/machine.
 package metrics
 
 import "github.com/HdrHistogram/hdrhistogram-go"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/brk-bench/brk/internal/conn"
 	"github.com/brk-bench/brk/internal/judge"
+	"github.com/brk-bench/brk/internal/machine"
 	"github.com/brk-bench/brk/internal/metrics"
 )
 
@@ -22,7 +23,7 @@ type Engine struct {
 	recs    []*metrics.Recorder // recorders handed back to workers at the next start
 	phase   uint32
 	closed  bool
-	other   *metrics.OtherLoad // the box's other load, read during each phase
+	other   *machine.OtherLoad // the box's other load, read during each phase
 }
 
 // Start validates cfg and starts cfg.Threads workers, each on its own
@@ -37,7 +38,7 @@ func Start(cfg Config) (*Engine, error) {
 		epoch:   time.Now(),
 		reports: make(chan report, cfg.Threads*2),
 		recs:    make([]*metrics.Recorder, cfg.Threads),
-		other:   metrics.NewOtherLoad(serverPIDs(cfg)),
+		other:   machine.NewOtherLoad(serverPIDs(cfg)),
 	}
 	e.workers = make([]*worker, cfg.Threads)
 	base := cfg.ConnBase
@@ -126,7 +127,7 @@ func (e *Engine) RunPhase(ctx context.Context, spec judge.PhaseSpec) (*judge.Mea
 		return nil, errEngineClosed
 	}
 	m := &judge.Measurement{Boxes: 1}
-	cpu0 := metrics.ReadProcessCPU()
+	cpu0 := machine.ReadProcessCPU()
 	threads0 := e.threadCPU()
 	start := time.Now()
 	// The live counters never reset: the base is read before any worker
@@ -146,7 +147,7 @@ func (e *Engine) RunPhase(ctx context.Context, spec judge.PhaseSpec) (*judge.Mea
 	}
 	m.Stats = e.drain(ctx, m)
 	m.Elapsed = time.Since(start)
-	m.CPU = metrics.ReadProcessCPU().Sub(cpu0)
+	m.CPU = machine.ReadProcessCPU().Sub(cpu0)
 	m.WorkerBusy, m.WorkerBusyOK = busyShare(threads0, e.threadCPU(), m.Elapsed)
 	if m.ClientError == "" {
 		m.ClientError = m.Stats.ClientError
@@ -166,7 +167,7 @@ func (e *Engine) RunPhase(ctx context.Context, spec judge.PhaseSpec) (*judge.Mea
 func serverPIDs(cfg Config) []int {
 	pids := append([]int(nil), cfg.ServerPIDs...)
 	if port, ok := cfg.Addr.Loopback(); ok {
-		pids = append(pids, metrics.LoopbackServers(port)...)
+		pids = append(pids, machine.LoopbackServers(port)...)
 	}
 	return pids
 }
@@ -219,7 +220,7 @@ func (e *Engine) send(w *worker, c command) {
 // machineWindow reads machine CPU over the loaded window: from the moment
 // every connection has reached its target once to the end of admission.
 type machineWindow struct {
-	start  metrics.MachineCPU
+	start  machine.MachineCPU
 	loaded bool
 }
 
@@ -227,7 +228,7 @@ func (mw *machineWindow) finish() (float64, bool) {
 	if !mw.loaded {
 		return 0, false
 	}
-	return metrics.ReadMachineCPU().BusyPct(mw.start)
+	return machine.ReadMachineCPU().BusyPct(mw.start)
 }
 
 // admission waits out the admission window: the duration, an interrupt, a
@@ -240,7 +241,7 @@ func (e *Engine) admission(ctx context.Context, spec judge.PhaseSpec, m *judge.M
 	judgeAt := start.Add(MistakeAfter + e.cfg.Timeout)
 	if e.cfg.Mode.Clocked() {
 		// The schedule loads the machine from its first instant.
-		mw.loaded, mw.start = true, metrics.ReadMachineCPU()
+		mw.loaded, mw.start = true, machine.ReadMachineCPU()
 	}
 	timer := time.NewTimer(spec.Duration)
 	defer timer.Stop()
@@ -268,7 +269,7 @@ func (e *Engine) admission(ctx context.Context, spec judge.PhaseSpec, m *judge.M
 			now := e.Snapshot()
 			if !mw.loaded && now.Reached-live0.Reached >= uint64(owners) {
 				mw.loaded = true
-				mw.start = metrics.ReadMachineCPU()
+				mw.start = machine.ReadMachineCPU()
 			}
 			// None succeeded: none in the run so far, for setups made
 			// before phase 0 (Connect, the rate test) are counted in it.
@@ -325,7 +326,7 @@ func (e *Engine) drain(ctx context.Context, m *judge.Measurement) *metrics.Phase
 
 // busyShare is the worker threads' mean share of wall time spent running
 // or waiting for a CPU between two readings.
-func busyShare(t0, t1 []metrics.ThreadCPU, wall time.Duration) (float64, bool) {
+func busyShare(t0, t1 []machine.ThreadCPU, wall time.Duration) (float64, bool) {
 	if len(t0) == 0 || wall <= 0 {
 		return 0, false
 	}
@@ -408,10 +409,10 @@ func (e *Engine) fatal() string {
 	return ""
 }
 
-func (e *Engine) threadCPU() []metrics.ThreadCPU {
-	out := make([]metrics.ThreadCPU, len(e.workers))
+func (e *Engine) threadCPU() []machine.ThreadCPU {
+	out := make([]machine.ThreadCPU, len(e.workers))
 	for i, w := range e.workers {
-		out[i] = metrics.ReadThreadCPU(int(w.tid.Load()))
+		out[i] = machine.ReadThreadCPU(int(w.tid.Load()))
 	}
 	return out
 }

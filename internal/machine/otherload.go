@@ -1,46 +1,20 @@
-package metrics
+package machine
 
 import (
 	"strconv"
 	"time"
+
+	"github.com/brk-bench/brk/internal/metrics"
 )
 
 // The box's other load: the CPU that processes other than brk and the
 // server used while a phase ran, and what the hypervisor took for other
 // machines (steal), read in windows of OtherWindow. A box is
-// busy in a window when that CPU exceeded BusyCores; the search re-runs a
+// busy in a window when that CPU exceeded metrics.BusyCores; the search re-runs a
 // phase judged on a busy box (docs/search.md).
 
 // OtherWindow is the width of one reading of the box's other load.
 const OtherWindow = 100 * time.Millisecond
-
-// BusyCores is the CPU (in cores) that other processes must exceed in a
-// window for the box to be busy in it.
-const BusyCores = 0.25
-
-// OtherCPU is a phase's reading of the box's other load.
-type OtherCPU struct {
-	// MeanCores is the mean CPU (cores) other processes used, steal
-	// included.
-	MeanCores float64 `json:"mean_cores"`
-	// StealCores is the part of MeanCores the hypervisor gave to other
-	// machines (/proc/stat's steal): no process of this box used it.
-	StealCores float64 `json:"steal_cores"`
-	// PeakCores is the most they used in one window.
-	PeakCores float64 `json:"peak_cores"`
-	// Busy of Windows were above BusyCores.
-	Busy    int  `json:"busy_windows"`
-	Windows int  `json:"windows"`
-	OK      bool `json:"ok"` // false where the machine's CPU cannot be read
-}
-
-// BusyShare is the share of the windows in which the box was busy.
-func (o OtherCPU) BusyShare() float64 {
-	if o.Windows == 0 {
-		return 0
-	}
-	return float64(o.Busy) / float64(o.Windows)
-}
 
 // OtherLoad samples the box's other load: the machine's busy CPU less
 // this process's and the server processes'.
@@ -48,7 +22,7 @@ type OtherLoad struct {
 	stat    procFile
 	servers []procFile
 	last    otherReading
-	acc     OtherCPU
+	acc     metrics.OtherCPU
 	sum     float64
 	steal   float64 // the windows' steal, summed
 }
@@ -95,7 +69,7 @@ func (o *OtherLoad) read() otherReading {
 
 // Start begins a phase's reading.
 func (o *OtherLoad) Start() {
-	o.acc, o.sum, o.steal = OtherCPU{}, 0, 0
+	o.acc, o.sum, o.steal = metrics.OtherCPU{}, 0, 0
 	o.last = o.read()
 }
 
@@ -130,13 +104,13 @@ func (o *OtherLoad) window(a, b otherReading) {
 	o.sum += other
 	o.steal += steal
 	o.acc.PeakCores = max(o.acc.PeakCores, other)
-	if other > BusyCores {
+	if other > metrics.BusyCores {
 		o.acc.Busy++
 	}
 }
 
 // Finish ends the phase's reading.
-func (o *OtherLoad) Finish() OtherCPU {
+func (o *OtherLoad) Finish() metrics.OtherCPU {
 	o.Sample()
 	out := o.acc
 	out.OK = out.Windows > 0

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package metrics
+package machine
 
 // LoopbackServers finds nothing outside Linux.
 func LoopbackServers(port int) []int { return nil }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package metrics
+package machine
 
 // ReadMachineCPU is unavailable outside Linux.
 func ReadMachineCPU() MachineCPU { return MachineCPU{} }
