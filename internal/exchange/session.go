@@ -19,14 +19,18 @@ var ErrClosedIdle = errors.New("the server closed an idle connection")
 // Session is one connection's protocol as sched's worker drives it. The worker
 // owns the socket, admission, deadlines and outcomes; the session owns the
 // framing: it encodes the requests the worker admits, says how far the
-// socket took them, parses responses and names the request each answers.
+// socket took them, and parses responses. The worker's ring is the one
+// record of a request: a pipeline's responses answer its requests in the
+// order they were queued, and a multiplexed session names the request
+// each answers.
 // A protocol package exports a type that satisfies this (h1.Session,
 // h2.Session). Every run is a request mix of one target or more: a
 // session holds one template per target, each encoded once.
 //
 // A request is identified by its token, given at Queue: the worker's ring
 // position, increasing in admission order. Requests are written in the
-// order they were queued; responses may complete in any order.
+// order they were queued; a multiplexed session's responses may complete
+// in any order, and carry the token (a pipeline keeps none).
 type Session interface {
 	// Reset begins a new connection: nothing queued, nothing in flight.
 	Reset()
@@ -39,14 +43,15 @@ type Session interface {
 	// protocol itself has to send (acknowledgements, window updates,
 	// cancellations) even when no request is pending. nil when none.
 	Output() []byte
-	// Wrote consumes n bytes of Output. When it completed the writing of
-	// requests, ok is true and upTo is the token of the last one: every
-	// request queued before it is written too. A request is written when
-	// the server has it: HTTP/1.1 once all its bytes are out; an HTTP/2
-	// stream once its HEADERS are (its body follows within the windows).
-	// more reports that Output may have more bytes now; when it is false,
-	// Output would return nil until the next Queue or Parse.
-	Wrote(n int) (upTo uint32, ok, more bool)
+	// Wrote consumes n bytes of Output and reports how many queued
+	// requests they completed the writing of, the oldest first (a request
+	// the session dropped unwritten, a cancelled stream, is not one). A
+	// request is written when the server has it: HTTP/1.1 once all its
+	// bytes are out; an HTTP/2 stream once its HEADERS are (its body
+	// follows within the windows). more reports that Output may have more
+	// bytes now; when it is false, Output would return nil until the next
+	// Queue or Parse.
+	Wrote(n int) (written int, more bool)
 	// Parse consumes response bytes and appends one Completion per
 	// finished response to done. An error is a protocol fault: the
 	// connection cannot be trusted any more; ErrClosedIdle is the server's
@@ -127,9 +132,12 @@ type Counters struct {
 	LowestMaxStreams int64
 }
 
-// Completion is one finished response: the request it answers and its
-// outcome.
+// Completion is one finished response: its outcome, and for a
+// multiplexed session the request it answers.
 type Completion struct {
+	// Token is the request a multiplexed session's response answers. A
+	// pipeline's answers its oldest unanswered request, which the worker
+	// knows: it reads no token there.
 	Token  uint32
 	Status int
 	BodyOK bool // the body met the expectation (or none was set)

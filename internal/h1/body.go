@@ -23,7 +23,8 @@ func (p *Parser) body(seg []byte) {
 }
 
 // Sample returns the first bytes (at most SampleMax) of a complete body
-// that failed the check, nil otherwise. It is valid until Reset.
+// that failed the check, nil otherwise. Its bytes stay until a later body
+// fails its check (Reset keeps them).
 func (p *Parser) Sample() []byte {
 	switch {
 	case !p.check || p.BodyOK():

@@ -131,7 +131,10 @@ func (p *Parser) SetExpectBody(b []byte, check bool) {
 // Reset begins a new response. head tells that the request was HEAD, so the
 // response has no body whatever its headers say (RFC 9112 §6.3 item 1).
 func (p *Parser) Reset(head bool) {
-	*p = Parser{expect: p.expect, check: p.check, head: head}
+	// The sample's bytes stay: a completion hands them out until the
+	// next Parse (Session.complete), and only a body that fails its
+	// check writes them again.
+	*p = Parser{expect: p.expect, check: p.check, head: head, sample: p.sample}
 }
 
 // Started reports whether any byte of the current response was consumed,

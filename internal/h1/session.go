@@ -60,10 +60,12 @@ type Session struct {
 	ts []*Template
 	p  Parser
 
-	// The unanswered requests in queue order, by ring position: [ans, wr)
-	// are completely written, [wr, end) are queued; last marks the
-	// request at end-1 as the closing one.
-	toks         []uint32
+	// The unanswered requests in queue order, by position since Reset:
+	// [ans, wr) are completely written, [wr, end) are queued; last marks
+	// the request at end-1 as the closing one. tgs holds each one's
+	// target (a ring by position): what writing it and parsing its
+	// response need. The requests themselves are the worker's to record
+	// (exchange.Session): responses answer them in order.
 	tgs          []uint8
 	ans, wr, end uint32
 	last         bool
@@ -71,8 +73,6 @@ type Session struct {
 	stray        bool // the response being parsed answers no request
 
 	buf []byte // coalesced output of requests of different targets
-
-	sample [SampleMax]byte // the last failed body's first bytes
 }
 
 // outBuf bounds the bytes one Output coalesces.
@@ -90,7 +90,7 @@ func NewSession(ts ...*Template) *Session {
 	if len(ts) == 0 || len(ts) > MaxTargets {
 		panic(fmt.Sprintf("h1: a session needs 1..%d templates, not %d", MaxTargets, len(ts)))
 	}
-	s := &Session{ts: ts, toks: make([]uint32, 8), tgs: make([]uint8, 8)}
+	s := &Session{ts: ts, tgs: make([]uint8, 8)}
 	s.Reset()
 	return s
 }
@@ -103,27 +103,27 @@ func (s *Session) Reset() {
 
 // Queue appends one request of target i; last makes it the closing
 // request, a connection's final one: the caller queues nothing after it.
-func (s *Session) Queue(token uint32, i int, last bool) {
-	if int(s.end-s.ans) == len(s.toks) {
+// The token is the worker's: a pipeline's responses answer its requests
+// in the order they were queued, so the session keeps none.
+func (s *Session) Queue(_ uint32, i int, last bool) {
+	if int(s.end-s.ans) == len(s.tgs) {
 		s.grow()
 	}
 	if s.ans == s.end && !s.stray {
 		s.expectFor(i) // the next response answers this request
 	}
-	k := s.end & uint32(len(s.toks)-1)
-	s.toks[k], s.tgs[k] = token, uint8(i)
+	s.tgs[s.end&uint32(len(s.tgs)-1)] = uint8(i)
 	s.end++
 	s.last = last
 }
 
 func (s *Session) grow() {
-	n := 2 * len(s.toks)
-	toks, tgs := make([]uint32, n), make([]uint8, n)
+	n := 2 * len(s.tgs)
+	tgs := make([]uint8, n)
 	for k := s.ans; k != s.end; k++ {
-		toks[k&uint32(n-1)] = s.toks[k&uint32(len(s.toks)-1)]
 		tgs[k&uint32(n-1)] = s.tgs[k&uint32(len(s.tgs)-1)]
 	}
-	s.toks, s.tgs = toks, tgs
+	s.tgs = tgs
 }
 
 // expectFor sets the parser up for a response to target i.
@@ -133,10 +133,8 @@ func (s *Session) expectFor(i int) {
 	s.p.Reset(t.isHead)
 }
 
-func (s *Session) at(k uint32) (tok uint32, t *Template) {
-	k &= uint32(len(s.toks) - 1)
-	return s.toks[k], s.ts[s.tgs[k]]
-}
+// at is the template of the request at position k.
+func (s *Session) at(k uint32) *Template { return s.ts[s.tgs[k&uint32(len(s.tgs)-1)]] }
 
 // closing reports whether the request at ring position k is the closing
 // one.
@@ -201,7 +199,7 @@ func (s *Session) Output() []byte {
 	if s.wr == s.end {
 		return nil
 	}
-	_, t := s.at(s.wr)
+	t := s.at(s.wr)
 	if !t.segmented {
 		if n := s.run(t); n > 0 {
 			if next := s.wr + n; next == s.end || n == uint32(len(t.repeated)/t.size) || s.closing(next) {
@@ -213,13 +211,13 @@ func (s *Session) Output() []byte {
 	if s.wr+1 == s.end || t.segmented || s.closing(s.wr) {
 		return first
 	}
-	_, nt := s.at(s.wr + 1)
+	nt := s.at(s.wr + 1)
 	if nt.segmented || len(first)+s.size(s.wr+1, nt) > outBuf {
 		return first
 	}
 	b := append(s.buf[:0], first...)
 	for k := s.wr + 1; k != s.end; k++ {
-		_, t := s.at(k)
+		t := s.at(k)
 		if t.segmented || len(b)+s.size(k, t) > outBuf {
 			break
 		}
@@ -229,12 +227,11 @@ func (s *Session) Output() []byte {
 	return b
 }
 
-// Wrote consumes n bytes of Output and reports the last request it
+// Wrote consumes n bytes of Output and reports how many requests they
 // completed, and whether requests are still queued.
-func (s *Session) Wrote(n int) (upTo uint32, ok, more bool) {
+func (s *Session) Wrote(n int) (written int, more bool) {
 	for n > 0 && s.wr != s.end {
-		tok, t := s.at(s.wr)
-		k := s.size(s.wr, t) - s.partial
+		k := s.size(s.wr, s.at(s.wr)) - s.partial
 		if n < k {
 			s.partial += n
 			break
@@ -244,10 +241,10 @@ func (s *Session) Wrote(n int) (upTo uint32, ok, more bool) {
 		if s.closing(s.wr) {
 			s.last = false
 		}
-		upTo, ok = tok, true
+		written++
 		s.wr++
 	}
-	return upTo, ok, s.wr != s.end
+	return written, s.wr != s.end
 }
 
 // Parse consumes response bytes up to the end of one response and appends
@@ -274,10 +271,9 @@ func (s *Session) Parse(b []byte, done []exchange.Completion) (int, []exchange.C
 
 // complete answers the oldest unanswered request with the parsed response.
 func (s *Session) complete(done []exchange.Completion, closing bool) []exchange.Completion {
-	tok, _ := s.at(s.ans)
-	c := exchange.Completion{Token: tok, Status: s.p.Status(), BodyOK: s.p.BodyOK(), Closing: closing}
+	c := exchange.Completion{Status: s.p.Status(), BodyOK: s.p.BodyOK(), Closing: closing}
 	if !c.BodyOK {
-		c.Sample = s.sample[:copy(s.sample[:], s.p.Sample())]
+		c.Sample = s.p.Sample() // the parser's bytes, kept until a body fails again
 	}
 	if s.ans == s.wr {
 		// An early response to a request still being written: stop

@@ -138,13 +138,13 @@ func (s *Session) Output() []byte {
 
 // Wrote consumes n bytes of Output. There may be more while bytes of
 // the output are left, requests wait to be opened, or bodies to be sent.
-func (s *Session) Wrote(n int) (upTo uint32, ok, more bool) {
+func (s *Session) Wrote(n int) (written int, more bool) {
 	s.off += n
-	for s.mh < len(s.marks) && s.marks[s.mh].end <= s.off {
-		upTo, ok = s.marks[s.mh].tok, true
+	for s.mh < len(s.marks) && s.marks[s.mh] <= s.off {
+		written++
 		s.mh++
 	}
-	return upTo, ok, s.off < len(s.w.b) || s.ph != s.pt || len(s.ups) > 0
+	return written, s.off < len(s.w.b) || s.ph != s.pt || len(s.ups) > 0
 }
 
 // EOF: the peer closed. Streams still open are the worker's to count.

@@ -4,22 +4,15 @@ import (
 	"golang.org/x/net/http2"
 )
 
-// writer is the output: out[off:] is unwritten; marks are requests
-// ending in it.
+// writer is the output: out[off:] is unwritten; marks are where the
+// requests in it end, in order: one is written once its mark is.
 type writer struct {
 	w      sink
 	off    int
-	marks  []mark
+	marks  []int
 	mh     int
 	wfr    *http2.Framer // writes control frames into w
 	sentHB bool          // the first request's header block was sent
-}
-
-// mark says that the request of token tok is completely in the output
-// once end bytes are written.
-type mark struct {
-	end int
-	tok uint32
 }
 
 // sink collects written frames.
@@ -60,7 +53,7 @@ func (s *Session) fill() {
 			flags |= flEndStream
 		}
 		s.headers(id, flags, block)
-		s.marks = append(s.marks, mark{end: len(s.w.b), tok: tok})
+		s.marks = append(s.marks, len(s.w.b))
 		if t.body != nil {
 			st.upWin = s.peerWin
 			s.ups = append(s.ups, id)

@@ -200,11 +200,10 @@ func (w *worker) flush(o *owner, now int64) {
 		}
 		n, err := o.tr.Write(out)
 		if n > 0 {
-			var upTo uint32
-			var ok bool
-			upTo, ok, more = o.sess.Wrote(n)
-			if ok {
-				w.wrote(o, upTo, now)
+			var written int
+			written, more = o.sess.Wrote(n)
+			if written > 0 {
+				w.wrote(o, written, now)
 			}
 		}
 		if err == conn.ErrWouldBlock {

@@ -33,9 +33,8 @@ import (
 
 type lineSession struct {
 	out       []byte
-	ends      []int    // offsets in out where a queued request's line ends
-	toks      []uint32 // their tokens
-	in        []byte   // a partial response line
+	ends      []int  // offsets in out where a queued request's line ends
+	in        []byte // a partial response line
 	cancelled map[uint32]bool
 	capacity  int
 	last      uint32 // highest token completed so far
@@ -47,30 +46,28 @@ func newLineSession(capacity int, outOfOrder *atomic.Int64) *lineSession {
 }
 
 func (s *lineSession) Reset() {
-	s.out, s.ends, s.toks, s.in = s.out[:0], s.ends[:0], s.toks[:0], s.in[:0]
+	s.out, s.ends, s.in = s.out[:0], s.ends[:0], s.in[:0]
 	clear(s.cancelled)
 }
 
 func (s *lineSession) Queue(tok uint32, _ int, last bool) {
 	s.out = fmt.Appendf(s.out, "REQ %d\n", tok)
 	s.ends = append(s.ends, len(s.out))
-	s.toks = append(s.toks, tok)
 }
 
 func (s *lineSession) Output() []byte { return s.out }
 
-func (s *lineSession) Wrote(n int) (uint32, bool, bool) {
+func (s *lineSession) Wrote(n int) (int, bool) {
 	s.out = s.out[:copy(s.out, s.out[n:])]
-	var upTo uint32
-	ok := false
+	written := 0
 	for len(s.ends) > 0 && s.ends[0] <= n {
-		upTo, ok = s.toks[0], true
-		s.ends, s.toks = s.ends[1:], s.toks[1:]
+		written++
+		s.ends = s.ends[1:]
 	}
 	for i := range s.ends {
 		s.ends[i] -= n
 	}
-	return upTo, ok, len(s.out) > 0
+	return written, len(s.out) > 0
 }
 
 func (s *lineSession) Parse(b []byte, done []Completion) (int, []Completion, error) {

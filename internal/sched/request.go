@@ -40,6 +40,22 @@ const (
 
 func (o *owner) slot(tok uint32) *slot { return &o.ring[tok&o.mask] }
 
+// queuedThrough is how many requests of o from the next to write on its
+// connection through tok are still queued (unwritten).
+func (o *owner) queuedThrough(tok uint32) int {
+	k := o.wpos
+	if int32(o.head-k) > 0 {
+		k = o.head
+	}
+	n := 0
+	for ; int32(tok-k) >= 0; k++ {
+		if o.slot(k).state == slotQueued {
+			n++
+		}
+	}
+	return n
+}
+
 // holds reports whether tok is an unresolved request of o.
 func (o *owner) holds(tok uint32) bool {
 	return tok-o.head < o.tail-o.head && o.slot(tok).state != slotDone
@@ -89,25 +105,28 @@ func (w *worker) push(o *owner) *slot {
 	return s
 }
 
-// wrote records requests completely written, up to token upTo.
-func (w *worker) wrote(o *owner, upTo uint32, now int64) {
+// wrote records that the session completely wrote its next n queued
+// requests on o's connection.
+func (w *worker) wrote(o *owner, n int, now int64) {
 	w.integrate(now)
-	w.markWritten(o, upTo, now)
+	w.markWritten(o, n, now)
 	w.updateTarget(o, now)
 }
 
-// markWritten records that the session has written every request up to
-// token upTo on o's connection.
-func (w *worker) markWritten(o *owner, upTo uint32, now int64) {
+// markWritten records that the session has written its next n queued
+// requests on o's connection: they are written in the order they were
+// queued, so they are the next n slots still queued from wpos on.
+func (w *worker) markWritten(o *owner, n int, now int64) {
 	k := o.wpos
 	if int32(o.head-k) > 0 {
 		k = o.head
 	}
-	for ; int32(upTo-k) >= 0; k++ {
+	for ; n > 0 && k != o.tail; k++ {
 		s := o.slot(k)
 		if s.state != slotQueued {
 			continue
 		}
+		n--
 		s.state = slotWritten
 		s.idle = o.inflight == 0
 		if s.idle {
@@ -124,21 +143,27 @@ func (w *worker) markWritten(o *owner, upTo uint32, now int64) {
 			w.rec.Wrote(now - s.admit)
 		}
 	}
-	o.wpos = upTo + 1
+	o.wpos = k
 }
 
-// complete resolves the request a response answers with its outcome. It
-// returns false when the connection was retired.
+// complete resolves the request a response answers with its outcome: a
+// multiplexed session's names it; a pipeline's answers the oldest
+// unresolved, the ring's head. It returns false when the connection was
+// retired.
 func (w *worker) complete(o *owner, c *Completion, now int64) bool {
-	if !o.holds(c.Token) {
+	tok := o.head
+	if o.streams != nil {
+		tok = c.Token
+	}
+	if !o.holds(tok) {
 		w.protocolFault(o, now, "response to an unknown request")
 		return false
 	}
-	s := o.slot(c.Token)
+	s := o.slot(tok)
 	if c.Reset {
 		// The server reset this request alone: no response.
 		w.integrate(now)
-		w.resolve(o, c.Token)
+		w.resolve(o, tok)
 		w.failSlot(s, metrics.Transport)
 		w.updateTarget(o, now)
 		w.admit(o, now)
@@ -147,8 +172,8 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 	if s.state == slotQueued {
 		// An early response to a request still being written (a server
 		// refusing an upload): the server has it, so it counts as
-		// written from now.
-		w.wrote(o, c.Token, now)
+		// written from now, with every request queued before it.
+		w.wrote(o, o.queuedThrough(tok), now)
 	}
 	if c.Status == 408 && w.crossedClose(o, s, c, now) {
 		return false
@@ -160,7 +185,7 @@ func (w *worker) complete(o *owner, c *Completion, now int64) bool {
 		w.rec.BodySample(c.Sample)
 	}
 	w.integrate(now)
-	w.resolve(o, c.Token)
+	w.resolve(o, tok)
 	o.reused = true
 	w.updateTarget(o, now)
 	if !w.pol.answered(w, o, c.Closing, now) {
