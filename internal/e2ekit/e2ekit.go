@@ -174,17 +174,50 @@ func BuildBrk(t *testing.T, cmdDir string) string {
 
 // SkipOnNoise skips the test when res ended inconclusive because the box
 // could not carry the test (the suite run with other work on both cores):
-// the box busy in most phases, or the client behind its schedule. brk
-// said it could not tell, as it should; there is nothing to check.
+// the box busy in most phases, the client behind its schedule, or the
+// first level never held rejected only weakly (judged on a busy box and
+// within one response of the SLA, the judge's rule). brk said it could not
+// tell, as it should; there is nothing to check.
 func SkipOnNoise(t *testing.T, res *brk.Result) {
 	t.Helper()
 	if res.Verdict != brk.VerdictInconclusive {
 		return
 	}
 	busy := BusyPhases(res)
-	if 2*busy > len(res.Phases) || strings.Contains(res.Reason, "the client fell behind its arrival schedule") {
+	if 2*busy > len(res.Phases) || strings.Contains(res.Reason, "the client fell behind its arrival schedule") || WeakBoundary(res) {
 		t.Skipf("inconclusive on a loaded box (busy in %d of %d phases): %s", busy, len(res.Phases), res.Reason)
 	}
+}
+
+// WeakBoundary reports whether every rejection of the lowest level that
+// res rejected more often than it held was weak (brk.Evidence.Weak:
+// judged on a busy box, within one response of the SLA).
+func WeakBoundary(res *brk.Result) bool {
+	held, rejected := map[int]int{}, map[int]int{}
+	for _, p := range res.Phases {
+		switch {
+		case p.Interrupted || p.NotJudged:
+		case p.Accepted:
+			held[p.Level]++
+		default:
+			rejected[p.Level]++
+		}
+	}
+	low := -1
+	for level, n := range rejected {
+		if n > held[level] && (low < 0 || level < low) {
+			low = level
+		}
+	}
+	if low < 0 {
+		return false
+	}
+	for _, p := range res.Phases {
+		if p.Level == low && !p.Accepted && !p.Interrupted && !p.NotJudged && (p.Evidence == nil || !p.Evidence.Weak()) {
+			return false
+		}
+	}
+	return true
 }
 
 // BusyPhases counts res's phases judged on a busy box.
