@@ -74,8 +74,8 @@ func TestUringMeasuresAlike(t *testing.T) {
 			// The in-process server drips a byte every 200 µs (14 ms a
 			// response). In a loaded suite run its responses took 77 ms
 			// (p50) on epoll's turn and none ended within a 1 s timeout
-			// on the ring's (3 such failures on record, none alone or
-			// beside two busy processes in 25 runs). The case compares
+			// on the ring's (3 such failures on record; none in 6 runs
+			// alone and 25 beside two or four busy processes). The case compares
 			// how the backends parse a dripped response, not the server's
 			// pace under load.
 			p.Timeout = 10 * time.Second
