@@ -128,9 +128,19 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 				t.Errorf("phase %d at %d: the first target by failure share is %d (%s, %.2f %% failed), want the slow one", broke.Index, broke.Level,
 					byShare[0].Index, byShare[0].URL, 100*slowShare)
 			}
-			for _, x := range byShare[1:] {
-				if f := report.TargetFailureShare(&x); f > slowShare/4 {
-					t.Errorf("phase %d: fast target %s failed %.2f %%, the slow one %.2f %%: not the slow one alone", broke.Index, x.URL, 100*f, 100*slowShare)
+			// A stall (most of the phase's failures in one span) or a busy
+			// box times every target out at once: the phase then says
+			// nothing about which target broke first. (In one loaded
+			// suite run the fast targets failed 17–26 % at 14, where the
+			// model has them hold to about 34; the failure now prints
+			// the run's phases and their evidence.)
+			if e := broke.Evidence; e != nil && (e.Stall != nil || e.Busy) {
+				t.Logf("phase %d at %d: judged with a stall or on a busy box (%+v): the targets' shares are not compared", broke.Index, broke.Level, *e)
+			} else {
+				for _, x := range byShare[1:] {
+					if f := report.TargetFailureShare(&x); f > slowShare/4 {
+						t.Errorf("phase %d: fast target %s failed %.2f %%, the slow one %.2f %%: not the slow one alone\n%s", broke.Index, x.URL, 100*f, 100*slowShare, describe(r))
+					}
 				}
 			}
 			if broke.Targets[slowIndex].Counts.Timeout == 0 {
