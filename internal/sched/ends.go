@@ -233,7 +233,7 @@ func (w *worker) closeFd(o *owner, reset bool) {
 	if o.fd < len(w.byFd) {
 		w.byFd[o.fd] = 0
 	}
-	if o.limCounting {
+	if o.lim != nil && o.lim.counting {
 		w.limitEnd(o, w.now())
 	}
 	if o.fresh {

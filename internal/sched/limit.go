@@ -8,56 +8,71 @@ import "github.com/brk-bench/brk/internal/judge"
 // connection (StreamLimitShare); a limit below the level only briefly,
 // or reached once before it was lowered, does not hide it.
 
+// streamLimit is what an owner of a multiplexed session follows of its
+// connection's stream limit in a phase (a pipeline's owner has none).
+type streamLimit struct {
+	counting bool
+	known    bool
+	since    int64
+	belowAt  int64
+	belowNs  int64
+	lowest   int64
+	cur      int64 // the limit in force since at (-1: none set)
+	at       int64
+	spans    limitSpans
+}
+
 // limitStart begins o's connection's time in the phase: it is open and
 // the phase admits.
 func (w *worker) limitStart(o *owner, now int64) {
-	if !w.pol.followsLimit() || !w.admitting || o.state != stOpen || o.counters() == nil {
+	l := o.lim
+	if l == nil || !w.pol.followsLimit() || !w.admitting || o.state != stOpen || o.counters() == nil {
 		return
 	}
-	o.limCounting, o.limSince, o.limBelowAt, o.limBelowNs, o.limKnown = true, now, -1, 0, false
-	o.limSpans = limitSpans{}
-	o.limCur, o.limAt = o.counters().MaxStreams, now
+	*l = streamLimit{counting: true, since: now, belowAt: -1, cur: o.counters().MaxStreams, at: now}
 	w.limitCheck(o, now)
 }
 
 // limitCheck follows the limit in force on o's connection: the session's
 // Counters().MaxStreams, which its SETTINGS change.
 func (w *worker) limitCheck(o *owner, now int64) {
-	if !o.limCounting {
+	l := o.lim
+	if l == nil || !l.counting {
 		return
 	}
 	m := o.counters().MaxStreams
-	if m != o.limCur {
-		o.limSpans.add(o.limCur, now-o.limAt)
-		o.limCur, o.limAt = m, now
+	if m != l.cur {
+		l.spans.add(l.cur, now-l.at)
+		l.cur, l.at = m, now
 	}
 	below := m >= 0 && m < int64(o.depth)
 	switch {
-	case below && o.limBelowAt < 0:
-		o.limBelowAt = now
-	case !below && o.limBelowAt >= 0:
-		o.limBelowNs += now - o.limBelowAt
-		o.limBelowAt = -1
+	case below && l.belowAt < 0:
+		l.belowAt = now
+	case !below && l.belowAt >= 0:
+		l.belowNs += now - l.belowAt
+		l.belowAt = -1
 	}
-	if below && (!o.limKnown || m < o.limLowest) {
-		o.limLowest, o.limKnown = m, true
+	if below && (!l.known || m < l.lowest) {
+		l.lowest, l.known = m, true
 	}
 }
 
 // limitEnd ends o's connection's time in the phase (the connection or the
 // admission ended) and adds it to the phase's recorder.
 func (w *worker) limitEnd(o *owner, now int64) {
-	if !o.limCounting {
+	l := o.lim
+	if l == nil || !l.counting {
 		return
 	}
-	o.limCounting = false
-	if o.limBelowAt >= 0 {
-		o.limBelowNs += now - o.limBelowAt
-		o.limBelowAt = -1
+	l.counting = false
+	if l.belowAt >= 0 {
+		l.belowNs += now - l.belowAt
+		l.belowAt = -1
 	}
-	w.rec.StreamLimit.Conn(o.limBelowNs, now-o.limSince, o.limLowest)
-	o.limSpans.add(o.limCur, now-o.limAt)
-	if f := o.limSpans.floor(now-o.limSince, judge.MaxLimitShare); f >= 0 {
+	w.rec.StreamLimit.Conn(l.belowNs, now-l.since, l.lowest)
+	l.spans.add(l.cur, now-l.at)
+	if f := l.spans.floor(now-l.since, judge.MaxLimitShare); f >= 0 {
 		w.rec.StreamLimit.ConnFloor(f)
 	}
 }

@@ -59,16 +59,9 @@ type owner struct {
 	reached   uint32 // phase number+1 in which the target was first reached
 	retire    bool   // queued for reconnect after the current event batch
 
-	// The peer's stream limit on this connection in this phase (limit.go).
-	limCounting bool
-	limKnown    bool
-	limSince    int64
-	limBelowAt  int64
-	limBelowNs  int64
-	limLowest   int64
-	limCur      int64 // the limit in force since limAt (-1: none set)
-	limAt       int64
-	limSpans    limitSpans
+	// The peer's stream limit on this connection in this phase (limit.go;
+	// nil for a pipeline, which has none).
+	lim *streamLimit
 
 	fresh       bool  // established, and nothing read from it yet
 	reused      bool  // a response completed on this connection
@@ -212,6 +205,9 @@ func (w *worker) initOwner(i int) {
 	o.fd = -1
 	o.sess = w.cfg.NewSession()
 	o.streams, _ = o.sess.(Streams)
+	if o.streams != nil {
+		o.lim = new(streamLimit)
+	}
 	o.plain = new(conn.Plain)
 	o.ring = make([]slot, 1)
 	if w.cfg.TLS != nil {
