@@ -182,7 +182,12 @@ func newWorker(id int, cfg *Config, epoch time.Time, base, owners int, reports c
 	for i := range w.owners {
 		w.initOwner(i)
 	}
-	w.hs = make(chan hsResult, max(owners, 1024))
+	if cfg.TLS != nil {
+		// Room for every owner's handshake at once: a handshake's
+		// goroutine never waits to report. Without TLS there are none
+		// (nil: never received from, hsInFlight stays 0).
+		w.hs = make(chan hsResult, max(owners, 1024))
+	}
 	w.rec = w.newRecorder()
 	w.wheel = NewWheel(owners, 12, 0)
 	w.fireFn = w.fire
