@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // The default text: one line per phase and a summary sentence. The full
@@ -169,7 +170,7 @@ func Held(r *brk.Result) string {
 			} else {
 				fmt.Fprintf(&b, "; resolution %d", res)
 			}
-			fmt.Fprintf(&b, "; %s in %s", plural(len(r.Phases), "phase"), shortDuration(phasesTime(r)))
+			fmt.Fprintf(&b, "; %s in %s", plural(len(r.Phases), "phase"), judge.ShortDuration(phasesTime(r)))
 		}
 	case brk.VerdictDone:
 		if r.Plan.Start > 0 && r.Plan.Start == r.Plan.Max && len(r.Phases) == 1 {

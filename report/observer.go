@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // Text is a brk.Observer that writes a run's human text to W as it runs:
@@ -114,7 +115,7 @@ func ProgressLine(g brk.Progress, test brk.Mode, phase time.Duration, at brk.Pha
 		fmt.Fprintf(&b, "  broke at %d", at.Broke)
 	}
 	if at.BudgetLeft > 0 {
-		fmt.Fprintf(&b, "  ≤ %s left", shortDuration(max(at.BudgetLeft-g.Elapsed, 0).Round(time.Second)))
+		fmt.Fprintf(&b, "  ≤ %s left", judge.ShortDuration(max(at.BudgetLeft-g.Elapsed, 0).Round(time.Second)))
 	}
 	fmt.Fprintf(&b, "  in flight %.0f", g.MeanOutstanding)
 	failed := uint64(0)

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/judge"
 )
 
 // WriteHeader writes the run's conditions before the first phase, the
@@ -70,7 +70,7 @@ func writeSearchHeader(w io.Writer, test brk.Mode, p brk.Plan, threads int, prot
 		fmt.Fprintf(w, ", up to %d", p.Max*unit)
 	}
 	if p.Budget > 0 {
-		fmt.Fprintf(w, "; at most %s", shortDuration(p.Budget))
+		fmt.Fprintf(w, "; at most %s", judge.ShortDuration(p.Budget))
 	}
 	fmt.Fprintln(w)
 	over := wordsOf(test).searchOver(p)
@@ -105,18 +105,6 @@ func perConnection(p brk.Plan) string {
 		return "each connection kept alive, carrying requests one at a time until its phase's admission ends"
 	}
 	return plural(max(p.Requests, 1), "request") + " per connection"
-}
-
-// shortDuration is d as a flag spells it: "5m", "1m30s", "2.5s".
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // acceptText is a Plan's Accept (defaults filled in) as a percentage's

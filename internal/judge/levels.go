@@ -302,7 +302,7 @@ func (s *levelState) searchWord() string { return s.p.Levels.climb().word() }
 // interval says so; inconclusive with the unconfirmed pair otherwise.
 func (s *levelState) budgetEnd(mv Next) Next {
 	b := mv.Bracket
-	budget := fmtDuration(s.p.Budget)
+	budget := ShortDuration(s.p.Budget)
 	if b.Broke >= 0 {
 		reason := fmt.Sprintf("%s; the budget of %s ended the %s at a bracket of %d–%d (resolution %d not reached)",
 			s.brokeReason(b), budget, s.searchWord(), max(b.Held, 0), b.Broke, s.resolution(b.Held))
@@ -323,8 +323,9 @@ func (s *levelState) budgetEnd(mv Next) Next {
 	return Next{End: true, Verdict: Inconclusive, Bracket: b, Reason: reason}
 }
 
-// fmtDuration is d as the flags spell it ("5m0s" → "5m").
-func fmtDuration(d time.Duration) string {
+// ShortDuration is d as a flag spells it: "5m", "1m30s", "2.5s" (not
+// time.Duration's "5m0s"). The report writes durations the same way.
+func ShortDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")
