@@ -122,10 +122,11 @@ type Ring struct {
 	ts  unix.Timespec
 }
 
-// New sets up a ring of entries submission slots (a power of two) and
-// four times as many completion slots, for the calling thread alone.
-func New(entries uint32) (*Ring, error) {
-	p := params{flags: setupSingleIssuer | setupDeferTaskrun | setupSubmitAll | setupCQSize, cqEntries: 4 * entries}
+// New sets up a ring of entries submission slots and cqEntries completion
+// slots (powers of two, cqEntries at least entries), for the calling
+// thread alone.
+func New(entries, cqEntries uint32) (*Ring, error) {
+	p := params{flags: setupSingleIssuer | setupDeferTaskrun | setupSubmitAll | setupCQSize, cqEntries: cqEntries}
 	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
 	if errno != 0 {
 		return nil, os.NewSyscallError("io_uring_setup", errno)
@@ -195,7 +196,7 @@ func (r *Ring) SQE() *SQE {
 }
 
 // Pending is how many entries wait to be submitted.
-func (r *Ring) Pending() uint32 { return r.tail - *r.sqTail }
+func (r *Ring) Pending() uint32 { return r.tail - atomic.LoadUint32(r.sqHead) }
 
 // Submit hands the kernel what SQE gave out and returns at once.
 func (r *Ring) Submit() error { return r.Enter(0, -1) }
@@ -205,7 +206,9 @@ func (r *Ring) Submit() error { return r.Enter(0, -1) }
 // timeout or a signal is not an error. The ring runs its deferred work
 // here: a completion is only seen after an Enter.
 func (r *Ring) Enter(wait uint32, timeoutNs int64) error {
-	submit := r.tail - *r.sqTail
+	// Every entry the kernel has not taken, not only those given out since
+	// the last Enter: one that refused them (EBUSY) takes them now.
+	submit := r.tail - atomic.LoadUint32(r.sqHead)
 	atomic.StoreUint32(r.sqTail, r.tail)
 	flags := uintptr(enterGetEvents)
 	var arg, argSz uintptr
@@ -283,7 +286,7 @@ func Available() error {
 		// A ring has one issuer, the thread that set it up.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		r, err := New(8)
+		r, err := New(8, 32)
 		if err != nil {
 			probeErr = err
 			return

@@ -29,7 +29,7 @@ func ringGiving(t *testing.T, n, size, initial int, flags uint16) (*Ring, *BufRi
 	if err := Available(); err != nil {
 		t.Skipf("io_uring: %v", err)
 	}
-	r, err := New(64)
+	r, err := New(64, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
