@@ -24,6 +24,9 @@ var ErrWouldBlock = errors.New("conn: operation would block")
 // socket. A worker calls Arm for every readiness event, then reads until
 // ErrWouldBlock and writes until its output is taken or ErrWouldBlock.
 type Transport interface {
+	// Traits is what the transport answers the same way on every
+	// connection, read once when a connection's transport is chosen.
+	Traits() Traits
 	// Arm prepares for a readiness event: the socket may hold new data;
 	// after a hang-up (hup) it is read to the end. A transport that keeps
 	// no state between events (Plain) needs it only for a hang-up: see
@@ -44,17 +47,23 @@ type Transport interface {
 	Flush() (pending bool, err error)
 }
 
-// What a transport answers the same way on every connection, read once
-// when a connection's transport is chosen, so that the loop does not ask
-// it per event: a plain socket keeps no state between readiness events
-// and buffers nothing; TLS does both.
+// Traits is what a transport answers the same way on every connection,
+// so that the loop does not ask it per event: a plain socket keeps no
+// state between readiness events and buffers nothing; TLS does both; an
+// io_uring's plain transport (internal/poller) hands received bytes out
+// in place.
+type Traits struct {
+	ArmsEachEvent bool // it needs Arm on every readiness event, not only after a hang-up
+	Buffers       bool // it keeps written bytes for Flush
+	InPlace       bool // it is a Chunker
+}
 
-// ArmsEachEvent reports whether t needs Arm on every readiness event,
-// not only after a hang-up.
-func ArmsEachEvent(t Transport) bool { _, plain := t.(*Plain); return !plain }
-
-// Buffers reports whether t keeps written bytes for Flush.
-func Buffers(t Transport) bool { _, plain := t.(*Plain); return !plain }
+// Chunker is a Transport that hands received bytes out in place: Chunk is
+// Read without the copy, the next bytes received in the buffer they landed
+// in, valid until the next Chunk or Read or the close.
+type Chunker interface {
+	Chunk() ([]byte, error)
+}
 
 // Raw moves an established connection's bytes without a system call per
 // read or write: an io_uring's receive completions and batched sends

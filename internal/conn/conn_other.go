@@ -45,8 +45,8 @@ type Plain struct{}
 // Open does nothing.
 func (p *Plain) Open(fd int) {}
 
-// OpenRaw does nothing.
-func (p *Plain) OpenRaw(fd int, raw Raw) {}
+// Traits implements Transport.
+func (p *Plain) Traits() Traits { return Traits{} }
 
 // Arm does nothing.
 func (p *Plain) Arm(hup bool) {}
@@ -56,12 +56,6 @@ func (p *Plain) Read(b []byte) (int, error) { return 0, ErrUnsupported }
 
 // Write reports ErrUnsupported.
 func (p *Plain) Write(b []byte) (int, error) { return 0, ErrUnsupported }
-
-// InPlace reports false.
-func (p *Plain) InPlace() bool { return false }
-
-// Chunk reports ErrUnsupported.
-func (p *Plain) Chunk() ([]byte, error) { return nil, ErrUnsupported }
 
 // Flush reports ErrUnsupported.
 func (p *Plain) Flush() (bool, error) { return false, ErrUnsupported }
@@ -103,6 +97,9 @@ func Handshake(fd int, cfg *tls.Config, deadline time.Time) (*TLS, error) {
 
 // ErrHandshakeTimeout is a handshake that did not finish by its deadline.
 var ErrHandshakeTimeout = errors.New("TLS handshake timed out")
+
+// Traits implements Transport.
+func (t *TLS) Traits() Traits { return Traits{ArmsEachEvent: true, Buffers: true} }
 
 // Arm does nothing.
 func (t *TLS) Arm(hup bool) {}

@@ -10,16 +10,15 @@ import "golang.org/x/sys/unix"
 // hang-up it reads to the end. It keeps no state between events but the
 // hang-up, and buffers nothing.
 type Plain struct {
-	socket
+	fd  int
 	hup bool
 }
 
 // Open points p at a new connection's descriptor.
-func (p *Plain) Open(fd int) { *p = Plain{socket: socket{fd: fd}} }
+func (p *Plain) Open(fd int) { *p = Plain{fd: fd} }
 
-// OpenRaw points p at a new connection whose bytes raw moves (an
-// io_uring's).
-func (p *Plain) OpenRaw(fd int, raw Raw) { *p = Plain{socket: socket{fd: fd, raw: raw}} }
+// Traits implements Transport.
+func (p *Plain) Traits() Traits { return Traits{} }
 
 // Arm implements Transport: it keeps a hang-up.
 func (p *Plain) Arm(hup bool) {
@@ -32,7 +31,7 @@ func (p *Plain) Arm(hup bool) {
 // with the bytes of a short read.
 func (p *Plain) Read(b []byte) (int, error) {
 	for {
-		n, err := p.read(b)
+		n, err := rawRead(p.fd, b)
 		if err == nil {
 			if n > 0 && n < len(b) && !p.hup {
 				// Drained. A FIN or RST that came with the data is
@@ -52,28 +51,10 @@ func (p *Plain) Read(b []byte) (int, error) {
 	}
 }
 
-// InPlace reports whether Chunk hands out received bytes in place: the
-// connection's bytes come through a Raw.
-func (p *Plain) InPlace() bool { return p.raw != nil }
-
-// Chunk returns the next received bytes in the buffer they landed in
-// (where InPlace), valid until the next Chunk or Read or the close: Read's
-// answers without its copy.
-func (p *Plain) Chunk() ([]byte, error) {
-	b, err := p.raw.Chunk()
-	switch err {
-	case nil:
-		return b, nil
-	case unix.EAGAIN:
-		return nil, ErrWouldBlock
-	}
-	return nil, err
-}
-
 // Write writes to the socket; ErrWouldBlock when the send buffer is full.
 func (p *Plain) Write(b []byte) (int, error) {
 	for {
-		n, err := p.write(b)
+		n, err := rawWrite(p.fd, b)
 		if err == nil {
 			return n, nil
 		}

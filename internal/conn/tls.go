@@ -226,6 +226,10 @@ func IsPlainAnswer(err error) bool {
 // ErrHandshakeTimeout is a handshake that did not finish by its deadline.
 var ErrHandshakeTimeout = errors.New("TLS handshake timed out")
 
+// Traits implements Transport: TLS keeps state between readiness events
+// and buffers what the socket did not take.
+func (t *TLS) Traits() Traits { return Traits{ArmsEachEvent: true, Buffers: true} }
+
 // UseRaw moves the established connection's records through raw (an
 // io_uring's) instead of system calls on its descriptor.
 func (t *TLS) UseRaw(raw Raw) { t.s.raw = raw }

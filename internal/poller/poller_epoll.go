@@ -148,13 +148,23 @@ func (p *Poller) Close() error {
 func (p *Poller) Uring() bool { return p.ring != nil }
 
 // Raw returns the ring's byte mover for fd's established connection and
-// arms its receive (conn.Plain.OpenRaw, conn.TLS.UseRaw); nil on epoll,
-// whose transports make their own system calls.
+// arms its receive (conn.TLS.UseRaw); nil on epoll, whose transports make
+// their own system calls.
 func (p *Poller) Raw(fd int) conn.Raw {
 	if p.ring == nil {
 		return nil
 	}
 	return p.ring.raw(fd)
+}
+
+// Transport returns the ring's transport for fd's established plain
+// connection and arms its receive; nil on epoll, where a conn.Plain makes
+// the system calls.
+func (p *Poller) Transport(fd int) conn.Transport {
+	if p.ring == nil {
+		return nil
+	}
+	return p.ring.transport(fd)
 }
 
 // Forget ends what the poller does on fd; call it before closing fd (a

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/brk-bench/brk/internal/conn"
 	"github.com/brk-bench/brk/internal/uring"
 )
 
@@ -55,14 +56,28 @@ const (
 // A chunk's offset and length must fit rxChunk's 16 bits.
 const _ uint16 = bufSize
 
-// Send buffers: a connection holds one only while it has bytes queued or
-// in flight, taken from and given back to its poller's spares (so there
-// are as many as connections sending at once, not as connections). One
-// that grew past spareMax (a large body) goes to the collector.
+// Send state: a connection holds a txState only while it has bytes queued
+// or in flight, taken from and given back to its poller's spares (so there
+// are as many as connections sending at once, not as connections). A
+// buffer that grew past spareMax (a large body) goes to the collector.
 const (
-	spareCap = 512
+	spareCap = 256
 	spareMax = 1 << 20
 )
+
+// The ring's queues: sqEntries submissions (a turn that queues more
+// submits them as the queue fills), cqEntries completions (at 15,000
+// connections a turn completes about one receive and one send each; the
+// kernel keeps an overflow, FEAT_NODROP). Both are mapped and touched at
+// set-up, per worker: 4,096 submissions took 256 KiB.
+const (
+	sqEntries = 1024
+	cqEntries = 16384
+)
+
+// Connections' state is kept in blocks of connBlock, by descriptor: no
+// allocation per connection, and no pointer per descriptor.
+const connBlock = 64
 
 // Completion kinds, in a completion's user data (kind<<56 | gen<<32 | fd).
 const (
@@ -82,13 +97,21 @@ type ringPoller struct {
 	r       *uring.Ring
 	bufs    *uring.BufRing
 	wakefd  int
-	conns   []*ringConn        // by descriptor
-	touched []*ringConn        // connections with events this turn
-	sends   []*ringConn        // connections with bytes to send this turn
-	rearm   []*ringConn        // receives to arm again (out of buffers)
-	limbo   map[uint64]*[]byte // sends in flight of closed connections
-	spares  []*[]byte          // send buffers not in use
-	rxFree  []*rxQueue         // receive queues not in use
+	conns   []*[connBlock]ringConn // by descriptor: conns[fd/connBlock][fd%connBlock]
+	touched []*ringConn            // connections with events this turn
+	sends   []*ringConn            // connections with bytes to send this turn
+	rearm   []*ringConn            // receives to arm again (out of buffers)
+	limbo   map[uint64]*txState    // sends in flight of closed connections
+	txFree  []*txState             // send states not in use
+	rxFree  []*rxQueue             // receive queues not in use
+}
+
+// txState is a connection's bytes to send: out queued for the next send,
+// fly the send in flight, of which the kernel took flyOff bytes. The two
+// buffers swap when a send completes.
+type txState struct {
+	out, fly []byte
+	flyOff   int
 }
 
 // rxQueue is a connection's received chunks not yet read through, in
@@ -108,29 +131,29 @@ func (x rxChunk) bytes(b *uring.BufRing) []byte {
 	return b.Buf(x.id)[x.off : x.off+x.n]
 }
 
-// ringConn is one descriptor's state on the ring. It is the Raw of its
-// connection's transport (conn.Raw). It is kept to 64 bytes: a worker holds
-// one per connection (15,000 connections on a worker is a case measured in
+// ringConn is one descriptor's state on the ring. It is the Raw of a TLS
+// connection's transport (conn.Raw), and a plain connection's transport
+// itself (ringTransport). It is kept to 48 bytes: a worker holds one per
+// descriptor (15,000 connections on a worker is a case measured in
 // docs/measured.md), and a connection holds its receive queue and send
-// buffers, taken from the poller's spares, only while it has bytes in them.
+// state, taken from the poller's spares, only while it has bytes in them.
 type ringConn struct {
-	p      *ringPoller
-	rx     *rxQueue // received chunks not read through (nil when none)
-	out    *[]byte  // queued for the next send (nil when none)
-	fly    *[]byte  // the send in flight (nil when none)
-	fd     int32
-	gen    uint32
-	flyOff int32  // bytes of fly the kernel took
-	rerr   uint16 // a receive's errno, after rx
-	werr   uint16 // a send's errno
-	ev     Event
-	open   bool // a connection is on this descriptor
-	eof    bool // the peer's end is queued after rx
-	armed  bool // a receive is in flight
-	poll   bool // the connect's poll is in flight
-	waitW  bool // a write was blocked: raise writable when the send completes
-	queued bool // in sends
-	listed bool // in touched
+	p    *ringPoller
+	rx   *rxQueue // received chunks not read through (nil when none)
+	tx   *txState // bytes queued or in flight (nil when none)
+	fd   int32
+	gen  uint32
+	rerr uint16 // a receive's errno, after rx
+	werr uint16 // a send's errno
+	// The event to report this turn (with listed).
+	readable, writable, hup bool
+	open                    bool // a connection is on this descriptor
+	eof                     bool // the peer's end is queued after rx
+	armed                   bool // a receive is in flight
+	poll                    bool // the connect's poll is in flight
+	waitW                   bool // a write was blocked: raise writable when the send completes
+	queued                  bool // in sends
+	listed                  bool // in touched
 }
 
 // NewUring creates a poller whose connections move their bytes through an
@@ -140,7 +163,7 @@ func NewUring() (*Poller, error) {
 	if err := uring.Available(); err != nil {
 		return nil, err
 	}
-	r, err := uring.New(4096)
+	r, err := uring.New(sqEntries, cqEntries)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +178,7 @@ func NewUring() (*Poller, error) {
 		r.Close()
 		return nil, os.NewSyscallError("eventfd", err)
 	}
-	rp := &ringPoller{r: r, bufs: bufs, wakefd: wfd, limbo: map[uint64]*[]byte{}}
+	rp := &ringPoller{r: r, bufs: bufs, wakefd: wfd, limbo: map[uint64]*txState{}}
 	uring.PrepPoll(rp.sqe(), wfd, unix.POLLIN, true, userData(kindWake, 0, wfd))
 	return &Poller{epfd: -1, wakefd: -1, ring: rp}, nil
 }
@@ -171,16 +194,29 @@ func (rp *ringPoller) sqe() *uring.SQE {
 	}
 }
 
+// conn returns fd's state, made on first use.
 func (rp *ringPoller) conn(fd int) *ringConn {
-	for fd >= len(rp.conns) {
-		rp.conns = append(rp.conns, make([]*ringConn, len(rp.conns)+64)...)
+	i := fd / connBlock
+	for i >= len(rp.conns) {
+		rp.conns = append(rp.conns, make([]*[connBlock]ringConn, len(rp.conns)+1)...)
 	}
-	c := rp.conns[fd]
-	if c == nil {
-		c = &ringConn{p: rp, fd: int32(fd)}
-		rp.conns[fd] = c
+	b := rp.conns[i]
+	if b == nil {
+		b = new([connBlock]ringConn)
+		for k := range b {
+			b[k].p, b[k].fd = rp, int32(i*connBlock+k)
+		}
+		rp.conns[i] = b
 	}
-	return c
+	return &b[fd%connBlock]
+}
+
+// lookup returns fd's state, nil when fd never had a connection.
+func (rp *ringPoller) lookup(fd int) *ringConn {
+	if i := fd / connBlock; fd >= 0 && i < len(rp.conns) && rp.conns[i] != nil {
+		return &rp.conns[i][fd%connBlock]
+	}
+	return nil
 }
 
 // add starts a connection on fd: its connect's completion is a writable
@@ -206,37 +242,43 @@ func (c *ringConn) reset() {
 		c.p.putRx(q)
 		c.rx = nil
 	}
-	if c.fly != nil {
-		// The kernel may still read it: keep it alive until its completion.
-		c.p.limbo[userData(kindSend, c.gen-1, int(c.fd))] = c.fly
-		c.fly = nil
-	}
-	if c.out != nil {
-		c.p.putSpare(c.out)
-		c.out = nil
+	if t := c.tx; t != nil {
+		c.tx = nil
+		if len(t.fly) > 0 {
+			// The kernel may still read it: keep it alive until its
+			// completion.
+			c.p.limbo[userData(kindSend, c.gen-1, int(c.fd))] = t
+		} else {
+			c.p.putTx(t)
+		}
 	}
 	// An event still to be reported was the connection's before.
-	c.ev = Event{Fd: c.fd}
-	c.eof, c.rerr, c.armed, c.poll, c.flyOff, c.werr, c.waitW = false, 0, false, false, 0, 0, false
+	c.readable, c.writable, c.hup = false, false, false
+	c.eof, c.rerr, c.armed, c.poll, c.werr, c.waitW = false, 0, false, false, 0, false
 }
 
-// spare returns an empty send buffer.
-func (rp *ringPoller) spare() *[]byte {
-	if n := len(rp.spares); n > 0 {
-		b := rp.spares[n-1]
-		rp.spares = rp.spares[:n-1]
-		return b
+// getTx returns an empty send state.
+func (rp *ringPoller) getTx() *txState {
+	if n := len(rp.txFree); n > 0 {
+		t := rp.txFree[n-1]
+		rp.txFree = rp.txFree[:n-1]
+		return t
 	}
-	b := make([]byte, 0, spareCap)
-	return &b
+	return &txState{out: make([]byte, 0, spareCap)}
 }
 
-// putSpare takes back a send buffer the kernel is done with.
-func (rp *ringPoller) putSpare(b *[]byte) {
-	if cap(*b) <= spareMax {
-		*b = (*b)[:0]
-		rp.spares = append(rp.spares, b)
+// putTx takes back a send state the kernel is done with.
+func (rp *ringPoller) putTx(t *txState) {
+	t.out, t.fly, t.flyOff = spare(t.out), spare(t.fly), 0
+	rp.txFree = append(rp.txFree, t)
+}
+
+// spare returns b emptied for reuse, or nil when it grew past spareMax.
+func spare(b []byte) []byte {
+	if cap(b) > spareMax {
+		return nil
 	}
+	return b[:0]
 }
 
 // getRx returns an empty receive queue.
@@ -265,21 +307,72 @@ func (rp *ringPoller) raw(fd int) *ringConn {
 	return c
 }
 
+// ringTransport is a ringConn as a plain connection's transport
+// (conn.Transport): what conn.Plain is to a socket, with the ring's queues
+// in place of system calls. It keeps no state of its own, buffers nothing
+// the loop must flush (the poller sends what Write took at the end of the
+// turn), and hands received bytes out in place (conn.Chunker).
+type ringTransport ringConn
+
+// transport arms fd's receive and returns its transport.
+func (rp *ringPoller) transport(fd int) *ringTransport { return (*ringTransport)(rp.raw(fd)) }
+
+// Traits implements conn.Transport.
+func (t *ringTransport) Traits() conn.Traits { return conn.Traits{InPlace: true} }
+
+// Arm implements conn.Transport: the ring reports the peer's end after the
+// bytes before it, so there is nothing to keep.
+func (t *ringTransport) Arm(hup bool) {}
+
+// Read implements conn.Transport: with the bytes, conn.ErrWouldBlock when
+// they were all that was received (the connection is drained).
+func (t *ringTransport) Read(b []byte) (int, error) {
+	c := (*ringConn)(t)
+	n, err := c.Read(b)
+	if n > 0 && c.rx == nil && c.rerr == 0 && !c.eof {
+		return n, conn.ErrWouldBlock
+	}
+	return n, wouldBlock(err)
+}
+
+// Chunk implements conn.Chunker: Read without the copy.
+func (t *ringTransport) Chunk() ([]byte, error) {
+	b, err := (*ringConn)(t).Chunk()
+	return b, wouldBlock(err)
+}
+
+// Write implements conn.Transport.
+func (t *ringTransport) Write(b []byte) (int, error) {
+	n, err := (*ringConn)(t).Write(b)
+	return n, wouldBlock(err)
+}
+
+// Flush implements conn.Transport: nothing is left for the loop to flush.
+func (t *ringTransport) Flush() (bool, error) { return false, nil }
+
+// wouldBlock is err with unix.EAGAIN as a transport says it.
+func wouldBlock(err error) error {
+	if err == unix.EAGAIN {
+		return conn.ErrWouldBlock
+	}
+	return err
+}
+
 // forget ends what the ring does on fd before the descriptor is closed.
 func (rp *ringPoller) forget(fd int) {
-	if fd >= len(rp.conns) || rp.conns[fd] == nil || !rp.conns[fd].open {
+	c := rp.lookup(fd)
+	if c == nil || !c.open {
 		return
 	}
-	c := rp.conns[fd]
 	c.open = false
-	if c.out != nil && len(*c.out) > 0 && c.fly == nil && c.werr == 0 {
+	if t := c.tx; t != nil && len(t.out) > 0 && len(t.fly) == 0 && c.werr == 0 {
 		// What Write took goes out before the close, as it would have on
 		// epoll, where a write is in the socket when it returns: an
 		// HTTP/2 GOAWAY before a reset, a request the engine counted as
 		// written. Best effort, like a nonblocking write: a full socket
 		// keeps the rest. Behind a send still in flight it would overtake
 		// it, so there it is dropped.
-		unix.Write(fd, *c.out)
+		unix.Write(fd, t.out)
 	}
 	// Each request in flight is cancelled by its user data (a request
 	// holds the socket open), submitted at once, so that the caller's
@@ -288,7 +381,7 @@ func (rp *ringPoller) forget(fd int) {
 	for _, k := range [...]struct {
 		on   bool
 		kind int
-	}{{c.armed, kindRecv}, {c.fly != nil, kindSend}, {c.poll, kindPoll}} {
+	}{{c.armed, kindRecv}, {c.tx != nil && len(c.tx.fly) > 0, kindSend}, {c.poll, kindPoll}} {
 		if k.on {
 			uring.PrepCancel(rp.sqe(), userData(k.kind, c.gen, fd), userData(kindCancel, 0, fd))
 		}
@@ -371,22 +464,17 @@ func (c *ringConn) Write(b []byte) (int, error) {
 	if c.werr != 0 {
 		return 0, unix.Errno(c.werr)
 	}
-	queued := 0
-	if c.out != nil {
-		queued += len(*c.out)
+	t := c.tx
+	if t == nil {
+		t = c.p.getTx()
+		c.tx = t
 	}
-	if c.fly != nil {
-		queued += len(*c.fly) - int(c.flyOff)
-	}
-	if queued >= sendLimit {
+	if len(t.out)+len(t.fly)-t.flyOff >= sendLimit {
 		c.waitW = true
 		return 0, unix.EAGAIN
 	}
-	if c.out == nil {
-		c.out = c.p.spare()
-	}
-	*c.out = append(*c.out, b...)
-	if !c.queued && c.fly == nil {
+	t.out = append(t.out, b...)
+	if !c.queued && len(t.fly) == 0 {
 		c.queued = true
 		c.p.sends = append(c.p.sends, c)
 	}
@@ -396,23 +484,24 @@ func (c *ringConn) Write(b []byte) (int, error) {
 // send submits c's queued bytes as one send.
 func (rp *ringPoller) send(c *ringConn) {
 	c.queued = false
-	if !c.open || c.fly != nil || c.werr != 0 || c.out == nil || len(*c.out) == 0 {
+	t := c.tx
+	if !c.open || t == nil || len(t.fly) > 0 || c.werr != 0 || len(t.out) == 0 {
 		return
 	}
-	c.fly, c.out, c.flyOff = c.out, nil, 0
-	uring.PrepSend(rp.sqe(), int(c.fd), *c.fly, userData(kindSend, c.gen, int(c.fd)))
+	t.fly, t.out, t.flyOff = t.out, t.fly[:0], 0
+	uring.PrepSend(rp.sqe(), int(c.fd), t.fly, userData(kindSend, c.gen, int(c.fd)))
 }
 
 // mark records ev for c's event this turn.
 func (rp *ringPoller) mark(c *ringConn, readable, writable, hup bool) {
 	if !c.listed {
 		c.listed = true
-		c.ev = Event{Fd: c.fd}
+		c.readable, c.writable, c.hup = false, false, false
 		rp.touched = append(rp.touched, c)
 	}
-	c.ev.Readable = c.ev.Readable || readable
-	c.ev.Writable = c.ev.Writable || writable
-	c.ev.Hup = c.ev.Hup || hup
+	c.readable = c.readable || readable
+	c.writable = c.writable || writable
+	c.hup = c.hup || hup
 }
 
 // wait submits the turn's sends, receives and buffers, waits up to
@@ -450,8 +539,8 @@ func (rp *ringPoller) wait(events []Event, timeoutNs int64) (int, error) {
 	for ; i < len(rp.touched) && n < len(events); i++ {
 		c := rp.touched[i]
 		c.listed = false
-		if c.ev.Readable || c.ev.Writable || c.ev.Hup { // not cleared by reset
-			events[n] = c.ev
+		if c.readable || c.writable || c.hup { // not cleared by reset
+			events[n] = Event{Fd: c.fd, Readable: c.readable, Writable: c.writable, Hup: c.hup}
 			n++
 		}
 	}
@@ -463,8 +552,8 @@ func (rp *ringPoller) wait(events []Event, timeoutNs int64) (int, error) {
 func (rp *ringPoller) complete(cqe *uring.CQE) {
 	kind, gen, fd := int(cqe.UserData>>56), uint32(cqe.UserData>>32)&0xffffff, int(uint32(cqe.UserData))
 	var c *ringConn
-	if kind != kindWake && kind != kindCancel && fd < len(rp.conns) {
-		c = rp.conns[fd]
+	if kind != kindWake && kind != kindCancel {
+		c = rp.lookup(fd)
 	}
 	current := c != nil && c.open && c.gen&0xffffff == gen
 	switch kind {
@@ -517,30 +606,32 @@ func (rp *ringPoller) complete(cqe *uring.CQE) {
 		}
 	case kindSend:
 		if !current {
-			if b, ok := rp.limbo[cqe.UserData]; ok {
+			if t, ok := rp.limbo[cqe.UserData]; ok {
 				delete(rp.limbo, cqe.UserData)
-				rp.putSpare(b)
+				rp.putTx(t)
 			}
 			return
 		}
+		t := c.tx
 		if cqe.Res < 0 {
 			c.werr = uint16(-cqe.Res)
-			rp.putSpare(c.fly)
-			c.fly, c.flyOff = nil, 0
+			c.tx = nil
+			rp.putTx(t)
 			rp.mark(c, true, true, true)
 			return
 		}
-		c.flyOff += cqe.Res
-		if int(c.flyOff) < len(*c.fly) {
-			uring.PrepSend(rp.sqe(), fd, (*c.fly)[c.flyOff:], userData(kindSend, c.gen, fd))
+		t.flyOff += int(cqe.Res)
+		if t.flyOff < len(t.fly) {
+			uring.PrepSend(rp.sqe(), fd, t.fly[t.flyOff:], userData(kindSend, c.gen, fd))
 			return
 		}
-		// Done: its buffer goes back, and what was queued behind it goes out.
-		rp.putSpare(c.fly)
-		c.fly, c.flyOff = nil, 0
-		if c.out != nil && len(*c.out) > 0 {
-			c.fly, c.out = c.out, nil
-			uring.PrepSend(rp.sqe(), fd, *c.fly, userData(kindSend, c.gen, fd))
+		// Done: what was queued behind it goes out, or the state goes back.
+		if len(t.out) > 0 {
+			t.fly, t.out, t.flyOff = t.out, t.fly[:0], 0
+			uring.PrepSend(rp.sqe(), fd, t.fly, userData(kindSend, c.gen, fd))
+		} else {
+			c.tx = nil
+			rp.putTx(t)
 		}
 		if c.waitW {
 			c.waitW = false

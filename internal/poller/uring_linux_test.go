@@ -125,6 +125,58 @@ func TestUringConnection(t *testing.T) {
 	}
 }
 
+// A plain connection's transport on the ring says what conn.Plain says:
+// conn.ErrWouldBlock with nothing received, the bytes with
+// conn.ErrWouldBlock when they were all there was (drained), the bytes
+// alone when the peer's end is queued behind them, then (0, nil); Write
+// is blocked with conn.ErrWouldBlock once sendLimit bytes wait for the
+// kernel. Its traits: no Arm per event, nothing to flush, bytes in place.
+func TestRingTransport(t *testing.T) {
+	p, a, z, _ := ringPair(t)
+	tr := p.Transport(a)
+	if got := tr.Traits(); got != (conn.Traits{InPlace: true}) {
+		t.Fatalf("traits %+v, want in place only", got)
+	}
+	if _, ok := tr.(conn.Chunker); !ok {
+		t.Fatal("the transport is not a conn.Chunker")
+	}
+	p.WaitNs(make([]Event, 4), 0) // arms the receive
+	buf := make([]byte, 64)
+	if n, err := tr.Read(buf); n != 0 || err != conn.ErrWouldBlock {
+		t.Fatalf("read before any byte: %d, %v; want 0, ErrWouldBlock", n, err)
+	}
+	if b, err := tr.(conn.Chunker).Chunk(); b != nil || err != conn.ErrWouldBlock {
+		t.Fatalf("chunk before any byte: %q, %v; want nil, ErrWouldBlock", b, err)
+	}
+	unix.Write(z, []byte("hello"))
+	waitFor(t, p, a, func(e Event) bool { return e.Readable })
+	if n, err := tr.Read(buf); string(buf[:n]) != "hello" || err != conn.ErrWouldBlock {
+		t.Fatalf("read: %q, %v; want hello with ErrWouldBlock (drained)", buf[:n], err)
+	}
+	unix.Write(z, []byte("bye"))
+	unix.Close(z)
+	waitFor(t, p, a, func(e Event) bool { return e.Hup })
+	if n, err := tr.Read(buf); string(buf[:n]) != "bye" || err != nil {
+		t.Fatalf("read before the end: %q, %v; want bye, nil (read on)", buf[:n], err)
+	}
+	if n, err := tr.Read(buf); n != 0 || err != nil {
+		t.Fatalf("read at the end: %d, %v; want 0, nil", n, err)
+	}
+
+	p2, b, _, _ := ringPair(t)
+	tr2 := p2.Transport(b)
+	big := make([]byte, sendLimit)
+	if n, err := tr2.Write(big); n != len(big) || err != nil {
+		t.Fatalf("write of sendLimit bytes: %d, %v", n, err)
+	}
+	if n, err := tr2.Write([]byte("x")); n != 0 || err != conn.ErrWouldBlock {
+		t.Fatalf("write behind sendLimit bytes: %d, %v; want 0, ErrWouldBlock", n, err)
+	}
+	if pending, err := tr2.Flush(); pending || err != nil {
+		t.Fatalf("flush: %v, %v; want nothing pending", pending, err)
+	}
+}
+
 // Forget cancels the receive armed on a descriptor, so that closing it
 // closes the socket (the peer reads its end); a completion of the old
 // connection never reaches a new one on the same descriptor number.
@@ -181,8 +233,8 @@ func TestUringForgetSendsWhatWriteTook(t *testing.T) {
 // A worker holds a ringConn per connection: at 15,000 connections each
 // byte of it is 15 KB (docs/measured.md compares the backends' memory).
 func TestRingConnSize(t *testing.T) {
-	if n := unsafe.Sizeof(ringConn{}); n > 64 {
-		t.Fatalf("ringConn is %d bytes, want at most 64", n)
+	if n := unsafe.Sizeof(ringConn{}); n > 48 {
+		t.Fatalf("ringConn is %d bytes, want at most 48", n)
 	}
 }
 
@@ -249,9 +301,9 @@ func TestUringEventsBeyondTheSlice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, c := range p.ring.conns {
-		if c != nil && c.fly != nil {
-			t.Fatalf("fd %d still holds its send buffer after a wait that saw its completion", i)
+	for _, a := range as {
+		if c := p.ring.lookup(a); c.tx != nil {
+			t.Fatalf("fd %d still holds its send state after a wait that saw its completion", a)
 		}
 	}
 	for _, e := range evs[:k] {
@@ -318,7 +370,7 @@ func TestUringChunkInPlace(t *testing.T) {
 	if !bytes.Equal(got, sent) {
 		t.Fatalf("chunks gave %d bytes, want the %d sent, in order", len(got), len(sent))
 	}
-	if c := p.ring.conns[a]; c.rx != nil {
+	if c := p.ring.lookup(a); c.rx != nil {
 		t.Fatalf("the receive queue is still held after Chunk would block: %+v", *c.rx)
 	}
 	unix.Close(z)

@@ -31,7 +31,7 @@ func (w *worker) awaitClose(o *owner, now int64) {
 // readClosing reads a closing connection: EOF ends it; bytes after the
 // last response are a protocol fault.
 func (w *worker) readClosing(o *owner, now int64) {
-	n, err := o.tr.Read(w.rbuf)
+	n, err := o.tr.Read(w.readBuf())
 	switch {
 	case n > 0: // with or without the news that the socket is drained
 		w.protocolFault(o, now, "unsolicited_response")

@@ -39,12 +39,15 @@ func (w *worker) event(ev *poller.Event) {
 			w.startHandshake(o, now)
 			return
 		}
-		if raw := w.p.Raw(o.fd); raw != nil {
-			o.plain.OpenRaw(o.fd, raw)
+		if t := w.p.Transport(o.fd); t != nil {
+			o.useTransport(t)
 		} else {
+			if o.plain == nil {
+				o.plain = new(conn.Plain)
+			}
 			o.plain.Open(o.fd)
+			o.useTransport(o.plain)
 		}
-		o.useTransport(o.plain)
 		w.opened(o, now)
 	}
 	if o.tr == nil {
@@ -78,13 +81,13 @@ func (w *worker) event(ev *poller.Event) {
 // answers the same on every connection.
 func (o *owner) useTransport(t conn.Transport) {
 	o.tr = t
-	o.armEach, o.buffers = conn.ArmsEachEvent(t), conn.Buffers(t)
-	o.inPlace = t == conn.Transport(o.plain) && o.plain.InPlace()
+	tr := t.Traits()
+	o.armEach, o.buffers, o.inPlace = tr.ArmsEachEvent, tr.Buffers, tr.InPlace
 }
 
 // readAll reads until the transport would block. It returns false when
 // the connection was retired. Bytes an io_uring received are parsed in the
-// buffer they landed in (Plain.Chunk); others are read into the worker's.
+// buffer they landed in (conn.Chunker); others are read into the worker's.
 // A read may bring bytes and the news that the socket is drained (a short
 // read): they are parsed, and the loop ends without asking again.
 func (w *worker) readAll(o *owner, now int64) bool {
@@ -92,11 +95,12 @@ func (w *worker) readAll(o *owner, now int64) bool {
 		var b []byte
 		var err error
 		if o.inPlace {
-			b, err = o.plain.Chunk()
+			b, err = o.tr.(conn.Chunker).Chunk()
 		} else {
 			var n int
-			n, err = o.tr.Read(w.rbuf)
-			b = w.rbuf[:n]
+			rb := w.readBuf()
+			n, err = o.tr.Read(rb)
+			b = rb[:n]
 		}
 		n := len(b)
 		drained := err == conn.ErrWouldBlock

@@ -30,11 +30,10 @@ type owner struct {
 	state uint8
 	fd    int
 	tr    conn.Transport // the connection's transport, chosen at setup (useTransport)
-	plain *conn.Plain    // this owner's plain transport, reused per connection
-	// What tr answers the same on every connection, read once at setup:
-	// whether it needs Arm on every event (conn.ArmsEachEvent), keeps
-	// written bytes for Flush (conn.Buffers), and hands received bytes
-	// out in place (conn.Plain.InPlace).
+	plain *conn.Plain    // this owner's plain transport on epoll, made once and reused per connection
+	// What tr answers the same on every connection (conn.Traits), read
+	// once at setup: whether it needs Arm on every event, keeps written
+	// bytes for Flush, and hands received bytes out in place.
 	armEach, buffers, inPlace bool
 	tlsCfg                    *tls.Config // this owner's TLS config: its own session cache (one returning visitor)
 	gen                       uint32      // connection generation, to match handshake results
@@ -68,6 +67,14 @@ type owner struct {
 	silent      bool  // nothing read since a request was written on it idle (ends.go: raced)
 	setupNs     int64 // how long the current connection's setup took
 	hsAbandoned bool  // an interrupt gave up the handshake in flight
+}
+
+// readBuf is the buffer transports that copy read into, made on first use.
+func (w *worker) readBuf() []byte {
+	if w.rbuf == nil {
+		w.rbuf = make([]byte, 64<<10)
+	}
+	return w.rbuf
 }
 
 func (o *owner) outstanding() uint32 { return o.inflight }
@@ -104,7 +111,7 @@ type worker struct {
 	owners []owner
 	byFd   []int32 // fd → owner index + 1
 	events []poller.Event
-	rbuf   []byte
+	rbuf   []byte       // bytes read by copy (readBuf); an io_uring's plain connections are read in place
 	pol    admission    // the test mode's admission policy
 	comps  []Completion // completions of one Parse call
 	wheel  *Wheel
@@ -171,7 +178,6 @@ func newWorker(id int, cfg *Config, epoch time.Time, base, owners int, reports c
 		dialer:  conn.NewDialer(cfg.Addr),
 		owners:  make([]owner, owners),
 		events:  make([]poller.Event, 256),
-		rbuf:    make([]byte, 64<<10),
 		tmo:     int64(cfg.Timeout),
 		cmds:    make(chan command, 4),
 		reports: reports,
@@ -213,7 +219,6 @@ func (w *worker) initOwner(i int) {
 	if o.streams != nil {
 		o.lim = new(streamLimit)
 	}
-	o.plain = new(conn.Plain)
 	o.ring = make([]slot, 1)
 	if w.cfg.TLS != nil {
 		o.tlsCfg = w.cfg.TLS.Clone()
