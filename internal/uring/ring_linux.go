@@ -30,6 +30,7 @@ const (
 	offSQRing = 0
 	offSQEs   = 0x10000000
 
+	registerProbe      = 8
 	registerPbufRing   = 22
 	pbufRingInc        = 1 << 1 // IOU_PBUF_RING_INC
 	unregisterPbufRing = 23
@@ -39,6 +40,10 @@ const (
 	OpCancel  = 14
 	OpSend    = 26
 	OpRecv    = 27
+	// OpReadMultishot is a multishot read into provided buffers (Linux
+	// 6.7): on a socket it is a multishot receive whose kernel state is
+	// smaller (a 256-byte slab object, where a receive's is 512).
+	OpReadMultishot = 49
 
 	// SQE flags.
 	sqeBufferSelect = 1 << 5
@@ -248,6 +253,32 @@ func (r *Ring) Consume() { atomic.StoreUint32(r.cqHead, *r.cqHead+1) }
 // buffers, -ENOBUFS).
 func PrepRecvMultishot(s *SQE, fd int, group uint16, userData uint64) {
 	s.Opcode, s.Fd, s.Ioprio, s.Flags, s.BufGroup, s.UserData = OpRecv, int32(fd), recvMultishot, sqeBufferSelect, group, userData
+}
+
+// PrepReadMultishot is PrepRecvMultishot with a multishot read (where
+// Supports(OpReadMultishot)): the same completions, less kernel memory
+// per connection.
+func PrepReadMultishot(s *SQE, fd int, group uint16, userData uint64) {
+	s.Opcode, s.Fd, s.Flags, s.BufGroup, s.UserData = OpReadMultishot, int32(fd), sqeBufferSelect, group, userData
+	s.Off = ^uint64(0) // the file's position: a socket has none
+}
+
+// Supports reports whether the kernel knows opcode op (IORING_REGISTER_PROBE).
+func (r *Ring) Supports(op uint8) bool {
+	var probe struct {
+		lastOp, opsLen uint8
+		_              uint16
+		_              [3]uint32
+		ops            [256]struct {
+			op    uint8
+			_     uint8
+			flags uint16
+			_     uint32
+		}
+	}
+	const opSupported = 1
+	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), registerProbe, uintptr(unsafe.Pointer(&probe)), uintptr(len(probe.ops)), 0, 0)
+	return errno == 0 && op <= probe.lastOp && int(op) < int(probe.opsLen) && probe.ops[op].flags&opSupported != 0
 }
 
 // PrepSend makes s a send of b on fd (MSG_NOSIGNAL). b must stay as it is

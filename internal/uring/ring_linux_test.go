@@ -53,14 +53,47 @@ func ringGiving(t *testing.T, n, size, initial int, flags uint16) (*Ring, *BufRi
 	return r, b
 }
 
+// The probe knows a receive (Linux 5.6) and no opcode 255.
+func TestSupports(t *testing.T) {
+	r, err := New(8, 32)
+	if err != nil {
+		t.Skipf("io_uring: %v", err)
+	}
+	defer r.Close()
+	if !r.Supports(OpRecv) || r.Supports(255) {
+		t.Fatalf("supports receive %v, opcode 255 %v; want true, false", r.Supports(OpRecv), r.Supports(255))
+	}
+}
+
+// arm prepares a multishot receive: PrepRecvMultishot or PrepReadMultishot.
+type arm func(s *SQE, fd int, group uint16, userData uint64)
+
 // modes runs f with buffers filled in pieces and with one receive per
-// buffer.
-func modes(t *testing.T, f func(t *testing.T, flags uint16)) {
+// buffer, each with a multishot receive and a multishot read (where the
+// kernel has it).
+func modes(t *testing.T, f func(t *testing.T, flags uint16, recv arm)) {
 	for _, m := range []struct {
 		name  string
 		flags uint16
 	}{{"incremental", pbufRingInc}, {"whole", 0}} {
-		t.Run(m.name, func(t *testing.T) { f(t, m.flags) })
+		for _, op := range []struct {
+			name string
+			arm  arm
+			op   uint8
+		}{{"recv", PrepRecvMultishot, OpRecv}, {"read", PrepReadMultishot, OpReadMultishot}} {
+			t.Run(m.name+"/"+op.name, func(t *testing.T) {
+				r, err := New(8, 32)
+				if err != nil {
+					t.Skipf("io_uring: %v", err)
+				}
+				ok := r.Supports(op.op)
+				r.Close()
+				if !ok {
+					t.Skipf("this kernel has no opcode %d", op.op)
+				}
+				f(t, m.flags, op.arm)
+			})
+		}
 	}
 }
 
@@ -106,10 +139,10 @@ func reap(t *testing.T, r *Ring, want int) []CQE {
 // the ring arrives whole; the peer's close ends the receive with 0.
 func TestRecvMultishotAndSend(t *testing.T) { modes(t, testRecvMultishotAndSend) }
 
-func testRecvMultishotAndSend(t *testing.T, flags uint16) {
+func testRecvMultishotAndSend(t *testing.T, flags uint16, recv arm) {
 	r, b := ringGiving(t, 8, 64, 8, flags)
 	a, z := pair(t)
-	PrepRecvMultishot(r.SQE(), a, b.Group(), 7)
+	recv(r.SQE(), a, b.Group(), 7)
 	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
@@ -148,19 +181,19 @@ func testRecvMultishotAndSend(t *testing.T, flags uint16) {
 // with the bytes the socket kept.
 func TestRecvSplitAndOutOfBuffers(t *testing.T) { modes(t, testRecvSplitAndOutOfBuffers) }
 
-func testRecvSplitAndOutOfBuffers(t *testing.T, flags uint16) {
+func testRecvSplitAndOutOfBuffers(t *testing.T, flags uint16, recv arm) {
 	r, b := ringGiving(t, 2, 16, 2, flags)
 	a, z := pair(t)
 	msg := bytes.Repeat([]byte("0123456789abcdef"), 4) // 64 bytes: four buffers' worth, two buffers
 	if _, err := unix.Write(z, msg); err != nil {
 		t.Fatal(err)
 	}
-	PrepRecvMultishot(r.SQE(), a, b.Group(), 3)
+	recv(r.SQE(), a, b.Group(), 3)
 	var got []byte
 	ended := false
 	for rounds := 0; len(got) < len(msg) && rounds < 10; rounds++ {
 		if ended {
-			PrepRecvMultishot(r.SQE(), a, b.Group(), 3)
+			recv(r.SQE(), a, b.Group(), 3)
 			ended = false
 		}
 		for _, c := range reap(t, r, 1) {
@@ -191,10 +224,10 @@ func testRecvSplitAndOutOfBuffers(t *testing.T, flags uint16) {
 // before), and a receive armed again goes on in them.
 func TestProvideMore(t *testing.T) { modes(t, testProvideMore) }
 
-func testProvideMore(t *testing.T, flags uint16) {
+func testProvideMore(t *testing.T, flags uint16, recv arm) {
 	r, b := ringGiving(t, 8, 16, 2, flags)
 	a, z := pair(t)
-	PrepRecvMultishot(r.SQE(), a, b.Group(), 5)
+	recv(r.SQE(), a, b.Group(), 5)
 	if _, err := unix.Write(z, bytes.Repeat([]byte("x"), 48)); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +247,7 @@ func testProvideMore(t *testing.T, flags uint16) {
 	if k := b.Provide(2); k != 2 || b.Given() != 4 {
 		t.Fatalf("Provide(2) handed over %d, given %d; want 2 and 4", k, b.Given())
 	}
-	PrepRecvMultishot(r.SQE(), a, b.Group(), 5)
+	recv(r.SQE(), a, b.Group(), 5)
 	c := reap(t, r, 1)[0]
 	if c.Res != 16 || (c.BufferID() != 2 && c.BufferID() != 3) {
 		t.Fatalf("after Provide: %+v, want the last 16 bytes in buffer 2 or 3", c)
