@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -75,21 +76,37 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 			Phase: 500 * time.Millisecond, Timeout: mixTimeout, Accept: 99, Threads: 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			target := brk.Target{Mix: mix, Protocol: protocolOf(c.h2)}
-			r, err := brk.RunMode(ctx, c.mode, target, c.plan, nil)
-			if err != nil {
-				t.Fatalf("brk.RunMode with a request mix (Target.Mix) was refused: %v — the request mix's engine (issue 24 part A) is not built", err)
-			}
-			for _, p := range r.Phases {
-				if len(p.Targets) != len(mix) {
-					t.Fatalf("phase %d carries %d targets, want %d (Target.Mix): PhaseStats.Targets is not filled (issue 24 part A); %s", p.Index, len(p.Targets), len(mix), describe(r))
+			run := func() *brk.Result {
+				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+				defer cancel()
+				target := brk.Target{Mix: mix, Protocol: protocolOf(c.h2)}
+				r, err := brk.RunMode(ctx, c.mode, target, c.plan, nil)
+				if err != nil {
+					t.Fatalf("brk.RunMode with a request mix (Target.Mix) was refused: %v — the request mix's engine (issue 24 part A) is not built", err)
 				}
+				for _, p := range r.Phases {
+					if len(p.Targets) != len(mix) {
+						t.Fatalf("phase %d carries %d targets, want %d (Target.Mix): PhaseStats.Targets is not filled (issue 24 part A); %s", p.Index, len(p.Targets), len(mix), describe(r))
+					}
+				}
+				skipOnNoise(t, r)
+				if r.Verdict != brk.VerdictBroken {
+					t.Fatalf("verdict %s (%s), want broken: %s", r.Verdict, r.Reason, describe(r))
+				}
+				return r
 			}
-			skipOnNoise(t, r)
-			if r.Verdict != brk.VerdictBroken {
-				t.Fatalf("verdict %s (%s), want broken: %s", r.Verdict, r.Reason, describe(r))
+			r := run()
+			// A pause of the in-process server (the collector, a test beside
+			// it) times every target out at once; a phase of 500 ms is too
+			// short to call it a stall. In one loaded suite run the fast
+			// targets failed 17–26 % at 14, where the model has them hold to
+			// about 34. So a run whose rejected phase has a fast target
+			// failing is confirmed by a second before it fails the test:
+			// head-of-line blocking (a fast request waiting behind a slow
+			// one) fails both, a pause of the box rarely twice.
+			if _, broke := report.PairPhases(r); broke != nil && len(fastFailures(broke, slowIndex)) > 0 {
+				t.Logf("phase %d at %d: %s; once more:\n%s", broke.Index, broke.Level, strings.Join(fastFailures(broke, slowIndex), "; "), describe(r))
+				r = run()
 			}
 			raw, err := json.Marshal(r)
 			if err != nil {
@@ -136,12 +153,8 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 			// the run's phases and their evidence.)
 			if e := broke.Evidence; e != nil && (e.Stall != nil || e.Busy) {
 				t.Logf("phase %d at %d: judged with a stall or on a busy box (%+v): the targets' shares are not compared", broke.Index, broke.Level, *e)
-			} else {
-				for _, x := range byShare[1:] {
-					if f := report.TargetFailureShare(&x); f > slowShare/4 {
-						t.Errorf("phase %d: fast target %s failed %.2f %%, the slow one %.2f %%: not the slow one alone\n%s", broke.Index, x.URL, 100*f, 100*slowShare, describe(r))
-					}
-				}
+			} else if f := fastFailures(broke, slowIndex); len(f) > 0 {
+				t.Errorf("phase %d at %d, in two runs: %s: not the slow one alone\n%s", broke.Index, broke.Level, strings.Join(f, "; "), describe(r))
 			}
 			if broke.Targets[slowIndex].Counts.Timeout == 0 {
 				t.Errorf("the slow target's failures at %d are not timeouts: %+v", broke.Level, broke.Targets[slowIndex].Counts)
@@ -155,6 +168,23 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fastFailures names each fast target of phase p that failed more than a
+// quarter of the slow one's share.
+func fastFailures(p *brk.PhaseStats, slowIndex int) []string {
+	byShare := report.ByFailureShare(p.Targets)
+	slow := report.TargetFailureShare(&p.Targets[slowIndex])
+	var out []string
+	for _, x := range byShare {
+		if x.Index == slowIndex {
+			continue
+		}
+		if f := report.TargetFailureShare(&x); f > slow/4 {
+			out = append(out, fmt.Sprintf("fast target %s failed %.2f %%, the slow one %.2f %%", x.URL, 100*f, 100*slow))
+		}
+	}
+	return out
 }
 
 // checkTargetsAddUp: a phase's targets are the mix in order, their counts
