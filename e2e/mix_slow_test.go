@@ -90,23 +90,24 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 					}
 				}
 				skipOnNoise(t, r)
-				if r.Verdict != brk.VerdictBroken {
-					t.Fatalf("verdict %s (%s), want broken: %s", r.Verdict, r.Reason, describe(r))
-				}
 				return r
 			}
-			r := run()
 			// A pause of the in-process server (the collector, a test beside
 			// it) times every target out at once; a phase of 500 ms is too
-			// short to call it a stall. In one loaded suite run the fast
+			// short to call it a stall. In loaded suite runs the fast
 			// targets failed 17–26 % at 14, where the model has them hold to
-			// about 34. So a run whose rejected phase has a fast target
-			// failing is confirmed by a second before it fails the test:
-			// head-of-line blocking (a fast request waiting behind a slow
-			// one) fails both, a pause of the box rarely twice.
-			if _, broke := report.PairPhases(r); broke != nil && len(fastFailures(broke, slowIndex)) > 0 {
-				t.Logf("phase %d at %d: %s; once more:\n%s", broke.Index, broke.Level, strings.Join(fastFailures(broke, slowIndex), "; "), describe(r))
+			// about 34, and levels 10 and 14 each held once and broke once
+			// (brk rightly ended inconclusive). So a run that did not break
+			// on the slow target alone is confirmed by a second before it
+			// fails the test: head-of-line blocking (a fast request waiting
+			// behind a slow one) fails both, a pause of the box rarely twice.
+			r := run()
+			if why := notSlowAlone(r, slowIndex); why != "" {
+				t.Logf("%s; once more:\n%s", why, describe(r))
 				r = run()
+			}
+			if r.Verdict != brk.VerdictBroken {
+				t.Fatalf("verdict %s (%s) in two runs, want broken: %s", r.Verdict, r.Reason, describe(r))
 			}
 			raw, err := json.Marshal(r)
 			if err != nil {
@@ -168,6 +169,20 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 			}
 		})
 	}
+}
+
+// notSlowAlone says why run r did not break on the slow target alone ("" when
+// it did): its verdict, or the fast targets that failed in its rejected phase.
+func notSlowAlone(r *brk.Result, slowIndex int) string {
+	if r.Verdict != brk.VerdictBroken {
+		return fmt.Sprintf("verdict %s (%s)", r.Verdict, r.Reason)
+	}
+	if _, broke := report.PairPhases(r); broke != nil {
+		if f := fastFailures(broke, slowIndex); len(f) > 0 {
+			return fmt.Sprintf("phase %d at %d: %s", broke.Index, broke.Level, strings.Join(f, "; "))
+		}
+	}
+	return ""
 }
 
 // fastFailures names each fast target of phase p that failed more than a
