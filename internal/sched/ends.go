@@ -277,10 +277,8 @@ func (w *worker) retireConn(o *owner, now int64, reset bool) {
 	w.armTimer(o)
 }
 
+// reconnect connects the owners retired in this loop turn anew.
 func (w *worker) reconnect() {
-	if len(w.retired) == 0 {
-		return
-	}
 	now := w.now()
 	for _, i := range w.retired {
 		o := &w.owners[i]

@@ -323,7 +323,9 @@ func (w *worker) run(ready chan<- error) {
 			break
 		}
 		w.wheel.Advance(w.now(), w.fireFn)
-		w.reconnect()
+		if len(w.retired) > 0 {
+			w.reconnect()
+		}
 		next = w.pol.pump(w, w.now())
 		w.live.OutstandingNs.Store(w.outTotal + w.rec.OutstandingNs)
 		// The drain ends when every request and every setup started in
