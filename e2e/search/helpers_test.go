@@ -61,12 +61,16 @@ func skipBusy(t *testing.T, attempt int, runs ...*brk.Result) bool {
 
 // TestMain runs up to testenv.Slots parallel tests at once (see
 // testenv.Parallel). A test that checks a search against its model's
-// exact break is serial: another search in this process is noise brk
+// exact break runs beside one other such test at most, before the
+// package's other parallel tests and never beside them
+// (testenv.ParallelQuiet): another search in this process is noise brk
 // cannot see, since its CPU is brk's own process's, not the box's other
-// load. Run beside others, the connections model ended inconclusive
-// ("the levels conflict") and the A/B's side B took 16 levels where the
-// bound is 13. Tests that retry a stall or judge noise themselves run
-// beside each other, two at once (testenv.InProcess).
+// load. Run beside the noisy tests, the connections model ended
+// inconclusive ("the levels conflict") and the A/B's side B took 16
+// levels where the bound is 13; a model test's fixture sleeps, and two
+// of them take a few % of a core. Tests that make the box busy on
+// purpose are serial. Tests that retry a stall or judge noise themselves
+// run beside each other, two at once (testenv.InProcess).
 func TestMain(m *testing.M) {
 	testenv.SetParallel()
 	os.Exit(m.Run())

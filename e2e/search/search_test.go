@@ -216,6 +216,7 @@ func levels(res *brk.Result) string {
 // as phase 0's latency (level C: one request per connection), and the
 // held level must lie in C·(⌈τ/t99⌉ − 1) … C·⌈τ/t50⌉.
 func TestSearchRequestsFindsTheModelBreak(t *testing.T) {
+	testenv.ParallelQuiet(t)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -264,6 +265,7 @@ func TestSearchRequestsFindsTheModelBreak(t *testing.T) {
 // at p50 and p99), and the held level must lie within K·(τ/D99 − 2) …
 // K·τ/D50.
 func TestSearchConnectionsFindsTheModelBreak(t *testing.T) {
+	testenv.ParallelQuiet(t)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -292,6 +294,7 @@ func TestSearchConnectionsFindsTheModelBreak(t *testing.T) {
 // scheduling), so μ lies in K/D_measured … K/D; the held rate must lie in
 // 0.9·K/D_measured … 1.05·λ*(D).
 func TestSearchRateFindsTheModelBreak(t *testing.T) {
+	testenv.ParallelQuiet(t)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -401,6 +404,7 @@ func TestSearchBudget(t *testing.T) {
 // the reason saying the pair was not confirmed. The old rule ended it
 // inconclusive.
 func TestSearchBudgetSettledBracket(t *testing.T) {
+	testenv.ParallelQuiet(t)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -436,6 +440,7 @@ func TestSearchBudgetSettledBracket(t *testing.T) {
 // (K = 8: a turn is 25 ms, 9 per connection take 225 ms, 10 take 250)
 // holds 72 and breaks at 73.
 func TestSearchHTTP2AndAB(t *testing.T) {
+	testenv.ParallelQuiet(t)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

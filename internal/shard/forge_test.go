@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/internal/judge"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // frameProxy relays one shard's connection to the coordinator frame by
@@ -86,6 +87,7 @@ func (r *shardRun) reason() string {
 // ends the run inconclusive on both shards, naming shard 1, and the
 // proxy that passes every frame untouched changes nothing.
 func TestForgedFrames(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	flip := func(f []byte) []byte { g := append([]byte{}, f...); g[4+8+3] ^= 0x20; return g }
 	var held []byte
 	for _, c := range []struct {
@@ -150,6 +152,7 @@ func TestForgedFrames(t *testing.T) {
 // returns its own measurements; one that starts past StartAt + tolerance
 // fails closed.
 func TestFreeShard(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	plan := testPlan(t, 2)
 	plan.Unjudged = true
 	failing := &fakeLocal{}
@@ -203,6 +206,7 @@ func (f phaserFunc) RunPhase(ctx context.Context, s judge.PhaseSpec) (*judge.Mea
 // replayed in place of its hello in the next, is refused as a replay,
 // not as a token that differs (issue 29 item 8): the token is the same.
 func TestReplayedHelloRefused(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	var hello []byte
 	record := func(dir string, n int, f []byte) [][]byte {
 		if dir == "up" && n == 0 && hello == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
+	"github.com/brk-bench/brk/internal/testenv"
 )
 
 // fakeLocal stands in for one shard's engine: each phase lasts its
@@ -146,6 +147,7 @@ func runShards(t *testing.T, n int, mod func(i int, c *Config, f *fakeLocal)) []
 }
 
 func TestShardsMergeInStep(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	runs := runShards(t, 3, nil)
 	for i, r := range runs {
 		if r.err != nil {
@@ -198,7 +200,7 @@ func TestShardsMergeInStep(t *testing.T) {
 const refusedJoinTimeout = 2 * time.Second
 
 func TestShardWrongTokenRefused(t *testing.T) {
-	t.Parallel()
+	testenv.Parallel(t, testenv.Waits)
 	runs := runShards(t, 2, func(i int, c *Config, f *fakeLocal) {
 		c.JoinTimeout = refusedJoinTimeout
 		if i == 1 {
@@ -217,7 +219,7 @@ func TestShardWrongTokenRefused(t *testing.T) {
 }
 
 func TestShardDuplicateIndexRefused(t *testing.T) {
-	t.Parallel()
+	testenv.Parallel(t, testenv.Waits)
 	// Shard 2 claims index 1 too: exactly one of the two is refused, and
 	// the run cannot start without shard 2.
 	runs := runShards(t, 3, func(i int, c *Config, f *fakeLocal) {
@@ -241,6 +243,7 @@ func TestShardDuplicateIndexRefused(t *testing.T) {
 }
 
 func TestShardLostMidPhase(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	// Shard 2 dies in phase 1 (its connection closes, as when its process
 	// is killed); the coordinator stops every shard within a bounded time,
 	// inconclusive.
@@ -274,6 +277,7 @@ func TestShardLostMidPhase(t *testing.T) {
 }
 
 func TestShardSilentIsInconclusive(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	// Shard 1's phase 0 overruns its slot: it does not report in time.
 	runs := runShards(t, 2, func(i int, c *Config, f *fakeLocal) {
 		if i == 1 {
@@ -289,6 +293,7 @@ func TestShardSilentIsInconclusive(t *testing.T) {
 }
 
 func TestShardLateJoinFailsClosed(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	runs := runShards(t, 2, func(i int, c *Config, f *fakeLocal) {
 		c.StartAt = time.Now().Add(400 * time.Millisecond)
 		if i == 1 {
@@ -309,6 +314,7 @@ func TestShardLateJoinFailsClosed(t *testing.T) {
 }
 
 func TestShardLateStartFailsClosed(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	// Shard 1 joined in time but its process stalls past the tolerance
 	// before phase 0: it fails closed and says how late it was; the
 	// coordinator stops.
@@ -332,6 +338,7 @@ func TestShardLateStartFailsClosed(t *testing.T) {
 // threads (its "shards" entries carry them, as brk merge's do), from the
 // measurements they report.
 func TestShardThreadsAtCoordinator(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	runs := runShards(t, 3, func(i int, c *Config, f *fakeLocal) { f.workers = i + 1 })
 	if runs[0].out == nil || runs[0].out.Verdict != judge.Done {
 		t.Fatalf("coordinator: %+v", runs[0].out)
@@ -349,6 +356,7 @@ func TestShardThreadsAtCoordinator(t *testing.T) {
 // on the merged shortfall and the reason names shard 2 alone; with that
 // shard on time the merge is accepted.
 func TestMergeNamesShardBehind(t *testing.T) {
+	testenv.Parallel(t, testenv.Waits)
 	acc, err := judge.ParseAccept("99")
 	if err != nil {
 		t.Fatal(err)

@@ -38,10 +38,10 @@ const (
 // A test whose verdict needs a quiet box (a search whose boundary level
 // holds in one run and breaks in the next: another test beside it makes
 // brk confirm every rejection, and such a pair then ends inconclusive, as
-// it should) does not call Parallel. go test runs a package's serial
-// tests one at a time before its parallel ones, so such a test runs
-// alone without holding one of -parallel's places while it waits for
-// the others to end.
+// it should) does not call Parallel, or calls ParallelQuiet when it keeps
+// the box quiet itself. go test runs a package's serial tests one at a
+// time before its parallel ones, so such a test runs alone without
+// holding one of -parallel's places while it waits for the others to end.
 
 // Slots is how many shares the parallel tests of a package share.
 const Slots = 8
@@ -97,42 +97,61 @@ func unlimited() bool {
 	return err == nil && n >= goParallel
 }
 
+// kind is how a waiting test is ordered among the others.
+type kind int
+
+const (
+	plain kind = iota // Parallel: in the order asked, after the others
+	first             // ParallelFirst: its shares before any plain test's
+	quiet             // ParallelQuiet: before every other test, and beside quiet tests only
+)
+
 // waiter is a test waiting for its shares.
 type waiter struct {
 	n     int
-	first bool          // a test that called ParallelFirst
+	kind  kind
 	ready chan struct{} // closed when its shares are taken for it
 }
 
 // pool is a count of shares that tests take and give back. Waiting tests
-// get theirs in the order they asked, first those that called
-// ParallelFirst, and a test that does not fit lets a later one that does
-// go ahead. Tests that announced they come first hold back every other
-// test until each of them has its shares.
+// get theirs in the order they asked, quiet tests first, then those that
+// called ParallelFirst; a test that does not fit lets a later one of its
+// kind that does go ahead. Tests that announced they come first hold back
+// every plain test until each of them has its shares; quiet tests hold
+// back every other test until each of them has ended, and start only
+// while no other test holds shares.
 type pool struct {
 	mu        sync.Mutex
 	used      int
 	size      int
 	announced int // ParallelFirst tests that have not taken their shares yet
+	quiet     int // ParallelQuiet tests that have not given their shares back
+	others    int // tests other than quiet ones holding shares
 	queue     []*waiter
 }
 
 func newPool(size int) *pool { return &pool{size: size} }
 
-// announce says that a test will take its shares with first set: until
-// it has, no other test gets any.
-func (p *pool) announce() {
+// announce says that a test will take its shares as k (first or quiet):
+// until it has (first) or has given them back (quiet), no plain test gets
+// any.
+func (p *pool) announce(k kind) {
 	p.mu.Lock()
-	p.announced++
+	switch k {
+	case first:
+		p.announced++
+	case quiet:
+		p.quiet++
+	}
 	p.mu.Unlock()
 }
 
-// take waits until n shares (at most the pool's size) are free for it and
-// takes them; it returns what it took. first is for a test that
-// announced itself.
-func (p *pool) take(n int, first bool) int {
+// take waits until n shares (at most the pool's size) are free for a test
+// of kind k and takes them; it returns what it took. A first or quiet
+// test announced itself before.
+func (p *pool) take(n int, k kind) int {
 	n = min(n, p.size)
-	w := &waiter{n: n, first: first, ready: make(chan struct{})}
+	w := &waiter{n: n, kind: k, ready: make(chan struct{})}
 	p.mu.Lock()
 	p.queue = append(p.queue, w)
 	p.admit()
@@ -141,28 +160,44 @@ func (p *pool) take(n int, first bool) int {
 	return n
 }
 
-// give returns n shares.
-func (p *pool) give(n int) {
+// give returns the n shares a test of kind k took.
+func (p *pool) give(n int, k kind) {
 	p.mu.Lock()
 	p.used -= n
+	if k == quiet {
+		p.quiet--
+	} else {
+		p.others--
+	}
 	p.admit()
 	p.mu.Unlock()
 }
 
-// admit gives shares to the waiting tests that fit, first those that
-// announced themselves, each in the order they asked; the others only
-// once no announced test is still to take its shares. Called with mu held.
+// admit gives shares to the waiting tests that fit, quiet tests first
+// while no other test holds shares, then those that announced themselves,
+// then the others once no announced test is still to take its shares and
+// no quiet test is still to end, each kind in the order they asked.
+// Called with mu held.
 func (p *pool) admit() {
-	for _, first := range []bool{true, false} {
-		if !first && p.announced > 0 {
+	for _, k := range []kind{quiet, first, plain} {
+		switch {
+		case k == quiet && p.others > 0:
+			continue
+		case k != quiet && p.quiet > 0:
+			return
+		case k == plain && p.announced > 0:
 			return
 		}
 		rest := p.queue[:0]
 		for _, w := range p.queue {
-			if w.first == first && p.used+w.n <= p.size {
+			if w.kind == k && p.used+w.n <= p.size {
 				p.used += w.n
-				if first {
+				switch k {
+				case first:
 					p.announced--
+					p.others++
+				case plain:
+					p.others++
 				}
 				close(w.ready)
 				continue
@@ -188,7 +223,7 @@ var shares = newPool(Slots)
 // subtests, which wait for shares the others hold, would never end.
 func Parallel(t *testing.T, load Load) {
 	t.Helper()
-	parallel(t, load, false)
+	parallel(t, load, plain)
 }
 
 // ParallelFirst is Parallel for one of a package's longest tests (20 s
@@ -201,21 +236,43 @@ func Parallel(t *testing.T, load Load) {
 // waiting for one that go test holds back would never start.
 func ParallelFirst(t *testing.T, load Load) {
 	t.Helper()
-	parallel(t, load, unlimited())
+	k := plain
+	if unlimited() {
+		k = first
+	}
+	parallel(t, load, k)
 }
 
-func parallel(t *testing.T, load Load, first bool) {
+// ParallelQuiet is for a test whose verdict needs a quiet box but which
+// itself keeps the box quiet: a search against a fixture whose capacity
+// is a sleep, a few % of a core. Two such tests run at once, before
+// every other parallel test of the package and never beside one (nor
+// beside a serial test: go test runs those first). Each is noise the
+// other's brk cannot see (its CPU is their process's), but a few % of a
+// core, not a busy test's whole one. Call it from a top-level test,
+// before anything that might skip it. Where go test's own limit is lower
+// than SetParallel's, the test runs serial, alone, as a test that does not
+// call Parallel does.
+func ParallelQuiet(t *testing.T) {
 	t.Helper()
-	if first {
+	if !unlimited() {
+		return
+	}
+	parallel(t, Slots/2, quiet)
+}
+
+func parallel(t *testing.T, load Load, k kind) {
+	t.Helper()
+	if k != plain {
 		// Announced while go test runs the package's tests up to their
 		// t.Parallel, one at a time: before any parallel test asks.
-		shares.announce()
+		shares.announce(k)
 	}
 	t.Parallel()
 	start := time.Now()
-	n := shares.take(int(load), first)
+	n := shares.take(int(load), k)
 	if waited := time.Since(start); waited >= 100*time.Millisecond {
 		t.Logf("testenv: waited %.1fs for %d shares", waited.Seconds(), n)
 	}
-	t.Cleanup(func() { shares.give(n) })
+	t.Cleanup(func() { shares.give(n, k) })
 }

@@ -21,7 +21,7 @@ func TestPoolShares(t *testing.T) {
 		wg.Add(1)
 		go func(load Load) {
 			defer wg.Done()
-			n := p.take(int(load), false)
+			n := p.take(int(load), plain)
 			mu.Lock()
 			held += n
 			most = max(most, held)
@@ -39,7 +39,7 @@ func TestPoolShares(t *testing.T) {
 				alone--
 			}
 			mu.Unlock()
-			p.give(n)
+			p.give(n, plain)
 		}(loads[i%len(loads)])
 	}
 	done := make(chan struct{})
@@ -55,7 +55,7 @@ func TestPoolShares(t *testing.T) {
 	if p.used != 0 {
 		t.Errorf("%d shares still used after every taker gave its back", p.used)
 	}
-	if n := newPool(Slots).take(10, false); n != Slots {
+	if n := newPool(Slots).take(10, plain); n != Slots {
 		t.Errorf("a take of 10 took %d, want the pool's %d", n, Slots)
 	}
 }
@@ -65,10 +65,10 @@ func TestPoolShares(t *testing.T) {
 // get theirs, in the order they asked, once it has its own.
 func TestPoolFirst(t *testing.T) {
 	p := newPool(2)
-	p.announce()
+	p.announce(first)
 	got := make(chan int, 2)
 	for i := range 2 {
-		go func() { p.take(1, false); got <- i }()
+		go func() { p.take(1, plain); got <- i }()
 		// The second asks after the first (the queue's order is the
 		// order of take): wait until the first is queued.
 		for {
@@ -86,7 +86,7 @@ func TestPoolFirst(t *testing.T) {
 		t.Fatalf("taker %d got a share while an announced test had not taken its own", i)
 	case <-time.After(50 * time.Millisecond):
 	}
-	if n := p.take(2, true); n != 2 {
+	if n := p.take(2, first); n != 2 {
 		t.Fatalf("the announced test took %d, want 2", n)
 	}
 	select {
@@ -94,12 +94,89 @@ func TestPoolFirst(t *testing.T) {
 		t.Fatalf("taker %d got a share while the announced test held all of them", i)
 	case <-time.After(50 * time.Millisecond):
 	}
-	p.give(1)
+	p.give(1, first)
 	if i := <-got; i != 0 {
 		t.Errorf("the one free share went to taker %d, want the first to ask", i)
 	}
-	p.give(1)
+	p.give(1, first)
 	if i := <-got; i != 1 {
 		t.Errorf("taker %d, want 1", i)
+	}
+}
+
+// Quiet tests run two at once before every other test and never beside
+// one: a plain and a first test that asked before them wait until every
+// quiet test has ended; a quiet test waits for a plain one that holds
+// shares to end.
+func TestPoolQuiet(t *testing.T) {
+	p := newPool(Slots)
+	for range 3 {
+		p.announce(quiet)
+	}
+	p.announce(first)
+	var mu sync.Mutex
+	var events []string
+	note := func(e string) { mu.Lock(); events = append(events, e); mu.Unlock() }
+	var wg sync.WaitGroup
+	run := func(name string, k kind, n int, hold time.Duration) {
+		defer wg.Done()
+		got := p.take(n, k)
+		note("+" + name)
+		time.Sleep(hold)
+		note("-" + name)
+		p.give(got, k)
+	}
+	wg.Add(5)
+	go run("plain", plain, 1, time.Millisecond)
+	go run("first", first, 1, time.Millisecond)
+	for _, name := range []string{"q1", "q2", "q3"} {
+		go run(name, quiet, Slots/2, 20*time.Millisecond)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("takers still waiting after 10 s: %v", events)
+	}
+	quietNow, othersNow, mostQuiet, quietEnded := 0, 0, 0, 0
+	for _, e := range events {
+		isQuiet := e[1] == 'q'
+		switch {
+		case e[0] == '+' && isQuiet:
+			quietNow++
+			mostQuiet = max(mostQuiet, quietNow)
+		case e[0] == '-' && isQuiet:
+			quietNow--
+			quietEnded++
+		case e[0] == '+':
+			othersNow++
+			if quietEnded < 3 {
+				t.Errorf("%s started before every quiet test ended: %v", e[1:], events)
+			}
+		default:
+			othersNow--
+		}
+		if quietNow > 0 && othersNow > 0 {
+			t.Errorf("a quiet test ran beside another: %v", events)
+		}
+	}
+	if mostQuiet != 2 {
+		t.Errorf("at most %d quiet tests ran at once, want 2: %v", mostQuiet, events)
+	}
+	// A quiet test that asks while a plain test holds shares waits for it.
+	p = newPool(Slots)
+	p.take(1, plain)
+	p.announce(quiet)
+	got := make(chan int, 1)
+	go func() { got <- p.take(Slots/2, quiet) }()
+	select {
+	case <-got:
+		t.Fatal("a quiet test got its shares beside a plain test")
+	case <-time.After(50 * time.Millisecond):
+	}
+	p.give(1, plain)
+	if n := <-got; n != Slots/2 {
+		t.Errorf("the quiet test took %d, want %d", n, Slots/2)
 	}
 }
