@@ -238,7 +238,8 @@ func checkTargetsAddUp(t *testing.T, p *brk.PhaseStats, mix []brk.Request) {
 
 // checkSlowLatency: the slow target's median is the fast targets' plus
 // mixSlow, within a quarter of it (a timer's overshoot, the queue's
-// variation); without a queue (first) the fast ones take well under
+// variation; on a busy box or through a stall at least mixSlow less a
+// quarter); without a queue (first) the fast ones take well under
 // mixSlow (about mixService on a quiet box, 15 ms when this process shares
 // its cores with the tests beside it; one that waited behind a slow
 // request would take mixSlow more); with the slot saturated (the last
@@ -254,7 +255,16 @@ func checkSlowLatency(t *testing.T, p *brk.PhaseStats, slow int, first bool) {
 	if sl.P50 < slowMs {
 		t.Errorf("phase %d at %d: the slow target's p50 %.2f ms is below its sleep alone (%.0f ms): not its latency", p.Index, p.Level, sl.P50, slowMs)
 	}
-	if model := fastModel(p.Level) + slowMs; !first && fastModel(p.Level) > 0 {
+	// On a busy box or through a stall the server's sleep overruns (its
+	// timer fires late: a busy suite run read the slow target 78.7 ms above
+	// a fast one at level 2), so there the model of the server holds only
+	// from below: a fast request that waited behind a slow one reads less
+	// apart than the sleep, never more.
+	noisy := p.Evidence != nil && (p.Evidence.Busy || p.Evidence.Stall != nil)
+	if noisy {
+		t.Logf("phase %d at %d: judged on a busy box or with a stall: the latencies are checked from below only", p.Index, p.Level)
+	}
+	if model := fastModel(p.Level) + slowMs; !noisy && !first && fastModel(p.Level) > 0 {
 		t.Logf("phase %d at %d: slow p50 %.2f ms, the model's %.1f", p.Index, p.Level, sl.P50, model)
 		if math.Abs(sl.P50-model) > gap {
 			t.Errorf("phase %d at %d: the slow target's p50 %.2f ms, the model's %.1f ± %.0f (queue, service, sleep)", p.Index, p.Level, sl.P50, model, gap)
@@ -266,11 +276,11 @@ func checkSlowLatency(t *testing.T, p *brk.PhaseStats, slow int, first bool) {
 		}
 		d := sl.P50 - x.LatencyMs.P50
 		t.Logf("phase %d at %d: slow p50 %.2f ms, %s p50 %.2f ms: %.2f ms apart (model: %.0f)", p.Index, p.Level, sl.P50, x.URL, x.LatencyMs.P50, d, slowMs)
-		if math.Abs(d-slowMs) > gap {
+		if d < slowMs-gap || !noisy && d > slowMs+gap {
 			t.Errorf("phase %d at %d: the slow target's p50 %.2f ms is %.2f ms above %s's %.2f ms, want %.0f ± %.0f (its sleep)",
 				p.Index, p.Level, sl.P50, d, x.URL, x.LatencyMs.P50, slowMs, gap)
 		}
-		if !first && fastModel(p.Level) > 0 && math.Abs(x.LatencyMs.P50-fastModel(p.Level)) > gap {
+		if !noisy && !first && fastModel(p.Level) > 0 && math.Abs(x.LatencyMs.P50-fastModel(p.Level)) > gap {
 			t.Errorf("phase %d at %d: %s's p50 %.2f ms, the model's %.1f ± %.0f (the queue of a saturated slot)", p.Index, p.Level, x.URL, x.LatencyMs.P50, fastModel(p.Level), gap)
 		}
 		if first && x.LatencyMs.P50 > slowMs/2 {

@@ -203,8 +203,17 @@ func TestSearchOnABusyBox(t *testing.T) {
 	// The model from a quiet phase at level 8 first.
 	quiet, err := brk.RunMode(context.Background(), brk.ModeRequests, brk.Target{URL: fx.URL("/plain")},
 		brk.Plan{Conns: 8, Start: 1, Max: 1, Phase: time.Second, Timeout: 100 * time.Millisecond, Threads: 1}, nil)
-	if err != nil || len(quiet.Phases) != 1 || !quiet.Phases[0].Accepted {
-		t.Fatalf("the quiet phase: %v %+v", err, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(quiet.Phases) == 1 && !quiet.Phases[0].Accepted && e2ekit.BusyPhases(quiet) > 0 {
+		// Other processes loaded the box before the test's own load (a
+		// busy suite run: two loops and a build read 8 timeouts of 369):
+		// brk said the box was busy, and there is no quiet model to check.
+		t.Skipf("the quiet phase shared a busy box: %s (%s)", quiet.Verdict, quiet.Reason)
+	}
+	if len(quiet.Phases) != 1 || !quiet.Phases[0].Accepted {
+		t.Fatalf("the quiet phase: %+v\n%s", quiet, describe(quiet))
 	}
 	lo, hi := modelRange(quiet)
 	// The fixture and two busy loops on CPU 0; brk's worker elsewhere.

