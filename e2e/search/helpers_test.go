@@ -68,8 +68,8 @@ func skipBusy(t *testing.T, attempt int, runs ...*brk.Result) bool {
 // load. Run beside the noisy tests, the connections model ended
 // inconclusive ("the levels conflict") and the A/B's side B took 16
 // levels where the bound is 13; a model test's fixture sleeps, and two
-// of them take a few % of a core. The connections model, which opens a
-// connection per request, and the tests that make the box busy on
+// of them take a few % of a core. The connections and HTTP/2 models,
+// which paired took detours, and the tests that make the box busy on
 // purpose are serial. Tests that retry a stall or judge noise themselves
 // run beside each other, two at once (testenv.InProcess).
 func TestMain(m *testing.M) {
