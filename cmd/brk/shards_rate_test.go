@@ -139,13 +139,17 @@ func TestShardsRateNginx(t *testing.T) {
 					t.Fatalf("phase %d has no rate section", i)
 				}
 				// Achieved counts successes over the phase's whole duration,
-				// its drain included: the model is the level diluted by the
-				// drain this phase measured (a slow last response lengthens
-				// it), not the level itself.
-				diluted := float64(ph.Level) * ph.ActiveS / ph.DurationS
+				// its drain included: the model is the schedule's arrivals
+				// (the level over the 1.5 s phase) over the duration this
+				// phase measured (a slow last response lengthens it), not the
+				// level itself. Not the level over the measured admission: on
+				// a busy box that ended a loop turn late (1.522 s, 800/s:
+				// 1,200 arrivals written, all answered, 797.5/s modelled
+				// where 786.1/s was achieved).
+				diluted := plan / ph.DurationS
 				if math.Abs(float64(r.Written)-plan) > 0.01*plan || math.Abs(r.AchievedPerSec-diluted) > 0.01*diluted {
-					t.Errorf("phase %d at %d/s: written %d (plan %.0f), achieved %.1f/s (the level over %.3f s active of %.3f s: %.1f/s)",
-						i, ph.Level, r.Written, plan, r.AchievedPerSec, ph.ActiveS, ph.DurationS, diluted)
+					t.Errorf("phase %d at %d/s: written %d (plan %.0f), achieved %.1f/s (the plan over %.3f s: %.1f/s; active %.3f s)",
+						i, ph.Level, r.Written, plan, r.AchievedPerSec, ph.DurationS, diluted, ph.ActiveS)
 				}
 				var sum uint64
 				for k, s := range shards {
