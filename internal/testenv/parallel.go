@@ -133,8 +133,8 @@ type pool struct {
 func newPool(size int) *pool { return &pool{size: size} }
 
 // announce says that a test will take its shares as k (first or quiet):
-// until it has (first) or has given them back (quiet), no plain test gets
-// any.
+// until a first test has taken its shares no plain test gets any, and
+// until a quiet test has given its shares back no other test gets any.
 func (p *pool) announce(k kind) {
 	p.mu.Lock()
 	switch k {
