@@ -27,7 +27,12 @@ func TestLatencyFlag(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.json")
 	r := runBrk(t, fx.URL("/plain"), "--conn", "8", "--start", "1", "--pace", "1", "--max", "12",
 		"--phase", "300ms", "--timeout", "140ms", "--threads", "1", "--latency", "--json", path)
-	if r.code != 0 && r.code != 1 {
+	// On a busy box brk may end inconclusive, saying so (a busy suite run:
+	// "the box was busy in 8 of 8 phases … the runs of 24 concurrent
+	// requests disagreed", held 24, broke at 32): its final pair is
+	// printed all the same.
+	busy := r.code == 3 && strings.Contains(r.stdout, "Inconclusive: the box was busy")
+	if r.code != 0 && r.code != 1 && !busy {
 		t.Fatalf("exit %d\n%s", r.code, r)
 	}
 	b, err := os.ReadFile(path)
@@ -65,6 +70,9 @@ func TestLatencyFlag(t *testing.T) {
 		}
 	}
 	if len(want) == 0 {
+		if busy {
+			t.Skipf("inconclusive on a busy box without a final pair: nothing to print\n%s", r)
+		}
 		t.Fatalf("no final pair\n%s", r)
 	}
 	blocks := latencyBlockRE.FindAllStringSubmatch(r.stdout, -1)
