@@ -285,8 +285,7 @@ func TestTUINotTerminal(t *testing.T) {
 // or inconclusive where brk said the box or the client was too busy.
 func doneOrClientBusy(r result) bool {
 	return r.code == 0 && strings.Contains(r.stdout, "Done (4 concurrent requests)") ||
-		r.code == 3 && (strings.Contains(r.stdout, "Inconclusive: the client was saturated") ||
-			strings.Contains(r.stdout, "Inconclusive: the box was busy"))
+		busyInconclusive(r) || r.code == 3 && strings.Contains(r.stdout, "Inconclusive: the client was saturated")
 }
 
 // TestTUIRefused: --tui with --quiet, and on brk ab, is refused before
