@@ -27,7 +27,7 @@ func (r *ABResult) ExitCode() int {
 }
 
 // RunAB runs the test of mode m with plan p against a and b in turns, one
-// phase each, until both ramps have ended; a ramp that ends first leaves
+// phase each (m "": the test of p.Load, as Run runs it), until both ramps have ended; a ramp that ends first leaves
 // the other to go on alone. obsA and obsB observe each side. The error is
 // non-nil only for a bad plan or target, found before any traffic.
 func RunAB(ctx context.Context, m Mode, a, b Target, p Plan, obsA, obsB Observer) (*ABResult, error) {

@@ -38,7 +38,12 @@ import (
 // their JSON forms are the report's "plan" and "shard.plan" objects
 // (planjson.go).
 type Plan struct {
-	Conns int // connections, opened once (default 64)
+	// Load is the test and its own settings: Requests, Connections or
+	// Rate (load.go). Nil is the requests test over Conns connections.
+	Load Load
+	// Conns is the older form of Requests.Conns and Rate.Conns:
+	// connections, opened once (default 64).
+	Conns int
 	Start int // outstanding requests per connection in phase 0 (default = Pace; the search: 1)
 	Pace  int // the linear ramp's step per connection each phase (default 1; 0 with Search)
 	Max   int // per-connection ceiling; 0 = until a phase is rejected
@@ -69,15 +74,17 @@ type Plan struct {
 	IO string
 	// Baseline observes the machine for one idle Phase before the load.
 	Baseline bool
-	// Requests is the connections test's requests per connection (default 1).
+	// Requests is the older form of Connections.Requests: the
+	// connections test's requests per connection (default 1).
 	Requests int
-	// KeepAlive (connections test) keeps each connection open, carrying
-	// requests one at a time until the phase's admission ends, instead of
-	// Requests each: a level of N connections is N requests in flight at
-	// depth 1, what most HTTP/1.1 clients do. Each phase opens its own
-	// connections and closes each once its last response is in (a
-	// connection set up in the window whose setup ends after it carries
-	// one request, asking Connection: close). Not with Requests above 1.
+	// KeepAlive is the older form of Connections.KeepAlive: it keeps each
+	// connection open, carrying requests one at a time until the phase's
+	// admission ends, instead of Requests each: a level of N connections
+	// is N requests in flight at depth 1, what most HTTP/1.1 clients do.
+	// Each phase opens its own connections and closes each once its last
+	// response is in (a connection set up in the window whose setup ends
+	// after it carries one request, asking Connection: close). Not with
+	// Requests above 1.
 	KeepAlive bool
 	// MaxP99 and MaxP999, when set, reject a phase whose latency p99
 	// (p99.9) exceeds them, beside the success share.
@@ -97,7 +104,9 @@ type Plan struct {
 	// Shard, when set, makes this run one shard of the plan run on several
 	// load boxes (shard.go).
 	Shard *Sharding
-	// The rate test (RunRate): Start, Pace and Max are requests/s.
+	// The rate test (Rate; RunRate): Start, Pace and Max are requests/s.
+	// RateDepth, Arrivals and Seed are the older form of Rate.Depth,
+	// Rate.Arrivals and Rate.Seed.
 	// RateDepth is the most outstanding requests a connection carries
 	// (default 1 over HTTP/1.1: no pipelining unless asked). Arrivals is
 	// "uniform" (default: arrival k due at phase start + k/rate) or

@@ -24,12 +24,12 @@ type running struct {
 
 func (r *running) close() { r.run.Close() }
 
-// open checks a run, builds its Result's head and the engine's spec, and
-// starts it (internal/enginerun). It returns a nil *running with the Result
-// when the run ended before its first phase, and an error only for a bad
-// plan or target.
-func open(ctx context.Context, t Target, p Plan, obs Observer, m Mode) (*running, *Result, error) {
-	pr, p, err := check(&t, p, m)
+// open checks a run of test want ("": p.Load's; check), builds its
+// Result's head and the engine's spec, and starts it (internal/enginerun).
+// It returns a nil *running with the Result when the run ended before its
+// first phase, and an error only for a bad plan or target.
+func open(ctx context.Context, t Target, p Plan, obs Observer, want Mode) (*running, *Result, error) {
+	pr, p, m, err := check(&t, p, want)
 	if err != nil {
 		return nil, nil, err
 	}

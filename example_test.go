@@ -40,8 +40,8 @@ func ExampleRun() {
 func runExample(url string) {
 	ctx := context.Background()
 	res, err := brk.Run(ctx, brk.Target{URL: url, ExpectBody: []byte("ok")},
-		brk.Plan{Conns: 4, Start: 1, Pace: 1, Max: 3, Phase: 150 * time.Millisecond,
-			Timeout: time.Second, Accept: 99.99, Threads: 1, Repeat: 1}, levels{})
+		brk.Plan{Load: brk.Requests{Conns: 4}, Start: 1, Pace: 1, Max: 3,
+			Phase: 150 * time.Millisecond, Timeout: time.Second, Accept: 99.99, Threads: 1, Repeat: 1}, levels{})
 	if err != nil { // only a *brk.PlanError: a bad plan or target, before any traffic
 		fmt.Println(err)
 		return

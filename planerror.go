@@ -62,6 +62,27 @@ func refuse(format string, args ...any) *PlanError {
 	return e
 }
 
+// renamed is e with each field of names in its place (a Load's settings,
+// refused by the checks that read them in the plan's older fields:
+// resolveLoad); e itself for no names or for an error that is not a
+// *PlanError.
+func renamed(err error, names map[field]field) error {
+	e, ok := err.(*PlanError)
+	if !ok || len(names) == 0 {
+		return err
+	}
+	args := make([]any, len(e.args))
+	for i, a := range e.args {
+		if f, ok := a.(field); ok {
+			if n, ok := names[f]; ok {
+				a = n
+			}
+		}
+		args[i] = a
+	}
+	return refuse(e.format, args...)
+}
+
 // The fields a PlanError names.
 const (
 	fConns      field = "Plan.Conns"
@@ -84,6 +105,7 @@ const (
 	fRateDepth  field = "Plan.RateDepth"
 	fArrivals   field = "Plan.Arrivals"
 	fSeed       field = "Plan.Seed"
+	fLoad       field = "Plan.Load"
 	fSearch     field = "Plan.Search"
 	fGrowth     field = "Plan.Search.Growth"
 	fResolution field = "Plan.Search.Resolution"

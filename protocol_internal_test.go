@@ -76,7 +76,7 @@ func TestPrepareProtocol(t *testing.T) {
 	} {
 		one := c.t
 		one.URL = "https://127.0.0.1:8443/plain"
-		pr, _, err := check(&one, Plan{}, ModeRequests)
+		pr, _, _, err := check(&one, Plan{}, ModeRequests)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -88,7 +88,7 @@ func TestPrepareProtocol(t *testing.T) {
 		}
 		mixed := c.t
 		mixed.Mix = []Request{{URL: "http://127.0.0.1:8080/a"}, {URL: "http://127.0.0.1:8080/b"}}
-		pr, _, err = check(&mixed, Plan{}, ModeRequests)
+		pr, _, _, err = check(&mixed, Plan{}, ModeRequests)
 		if err != nil {
 			t.Fatalf("%s mix: %v", c.name, err)
 		}

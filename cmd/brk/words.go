@@ -30,6 +30,16 @@ var flagNames = map[string]string{
 	"Plan.RateDepth":  "--rate-depth",
 	"Plan.Arrivals":   "--arrivals",
 	"Plan.Seed":       "--seed",
+	"Plan.Load":       "the test (brk, brk conn, brk rate)",
+
+	// A Plan.Load's fields (brk.Requests, brk.Connections, brk.Rate).
+	"Requests.Conns":        "--conn",
+	"Connections.Requests":  "--requests",
+	"Connections.KeepAlive": "--keep-alive",
+	"Rate.Conns":            "--conn",
+	"Rate.Depth":            "--rate-depth",
+	"Rate.Arrivals":         "--arrivals",
+	"Rate.Seed":             "--seed",
 
 	"Plan.Search":               "the search (no --pace)",
 	"Plan.Names":                "the reasons' names of the flags (set by brk itself)",

@@ -14,8 +14,9 @@ import (
 )
 
 // TestFlagNamesCoverFields: every field of brk.Plan and brk.Target (and
-// of the TLSOptions and Sharding they hold), which a brk.PlanError may
-// name, has its wording in flagNames, and flagNames names no other.
+// of the TLSOptions and Sharding they hold, and of the Loads a Plan
+// holds), which a brk.PlanError may name, has its wording in flagNames,
+// and flagNames names no other.
 func TestFlagNamesCoverFields(t *testing.T) {
 	fields := map[string]bool{}
 	var walk func(prefix string, ty reflect.Type)
@@ -38,6 +39,9 @@ func TestFlagNamesCoverFields(t *testing.T) {
 	}
 	walk("Plan", reflect.TypeFor[brk.Plan]())
 	walk("Target", reflect.TypeFor[brk.Target]())
+	walk("Requests", reflect.TypeFor[brk.Requests]())
+	walk("Connections", reflect.TypeFor[brk.Connections]())
+	walk("Rate", reflect.TypeFor[brk.Rate]())
 	for f := range fields {
 		if flagNames[f] == "" {
 			t.Errorf("%s has no wording in flagNames", f)
