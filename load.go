@@ -136,3 +136,17 @@ func resolveLoad(p Plan, want Mode) (Plan, Mode, map[field]field, error) {
 	p.RateDepth, p.Arrivals, p.Seed = l.depth, l.arrivals, l.seed
 	return p, m, l.names, nil
 }
+
+// Resolved is p as Run reads it: its Load's settings also in the older
+// fields, the form of a recorded plan (Result.Plan), and its test as
+// Mode. For a nil Load the older fields stay as they are, and the test is
+// a recorded plan's or the requests test. The error is Run's refusal of
+// an older field that disagrees with the Load (a *PlanError).
+func (p Plan) Resolved() (Plan, error) {
+	r, m, _, err := resolveLoad(p, "")
+	if err != nil {
+		return p, err
+	}
+	r.mode = m
+	return r, nil
+}

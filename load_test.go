@@ -73,3 +73,30 @@ func TestRunRunsTheLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestResolved: Plan.Resolved is the plan as Run reads it: a Load's
+// settings also in the older fields and its test as Mode; a nil Load's
+// older fields as they are, the requests test; a disagreeing older field
+// refused as Run refuses it. RateSlotWarning reads a Rate's settings and
+// names its fields.
+func TestResolved(t *testing.T) {
+	r, err := brk.Plan{Load: brk.Rate{Conns: 4, Depth: 2, Arrivals: "poisson", Seed: 3}}.Resolved()
+	if err != nil || r.Mode() != brk.ModeRate || r.Conns != 4 || r.RateDepth != 2 || r.Arrivals != "poisson" || r.Seed != 3 {
+		t.Errorf("Rate: %s %d %d %q %d, %v", r.Mode(), r.Conns, r.RateDepth, r.Arrivals, r.Seed, err)
+	}
+	r, err = brk.Plan{Load: brk.Connections{Requests: 2, KeepAlive: false}}.Resolved()
+	if err != nil || r.Mode() != brk.ModeConnections || r.Requests != 2 || r.Conns != 0 {
+		t.Errorf("Connections: %s %d %d, %v", r.Mode(), r.Requests, r.Conns, err)
+	}
+	r, err = brk.Plan{Conns: 8}.Resolved()
+	if err != nil || r.Mode() != brk.ModeRequests || r.Conns != 8 || r.Load != nil {
+		t.Errorf("nil Load: %s %d %v, %v", r.Mode(), r.Conns, r.Load, err)
+	}
+	if _, err := (brk.Plan{Load: brk.Requests{Conns: 8}, Conns: 9}).Resolved(); err == nil {
+		t.Errorf("Plan.Conns 9 beside Requests{Conns: 8} resolved")
+	}
+	w := brk.RateSlotWarning(brk.Plan{Load: brk.Rate{Conns: 2, Depth: 1}, Start: 1000, Timeout: time.Second})
+	if w == nil || len(w.Fields) < 2 || w.Fields[0] != "Rate.Conns" || w.Fields[1] != "Rate.Depth" {
+		t.Errorf("RateSlotWarning of a Rate: %v, want one naming Rate.Conns and Rate.Depth", w)
+	}
+}

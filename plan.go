@@ -348,9 +348,22 @@ func AcceptWarning(p Plan) *PlanError {
 // run whose connections × depth slots are below its highest planned rate
 // × timeout can fail from a lack of slots alone (arrivals waiting past
 // their deadline) before the server is at fault. It does not refuse the
-// plan (Check and RunRate accept it); it is a *PlanError only so that it
+// plan (Validate and Run accept it); it is a *PlanError only so that it
 // names its fields like a refusal, and a caller can Reword them.
 func RateSlotWarning(p Plan) *PlanError {
+	r, _, names, err := resolveLoad(p, "")
+	if err != nil { // Run refuses the plan itself
+		return nil
+	}
+	if w := rateSlotWarning(r); w != nil {
+		return renamed(w, names).(*PlanError) // a Rate's fields by its names
+	}
+	return nil
+}
+
+// rateSlotWarning is RateSlotWarning of a plan whose settings are in its
+// older fields.
+func rateSlotWarning(p Plan) *PlanError {
 	p.Defaults()
 	if p.RateDepth == 0 {
 		p.RateDepth = 1

@@ -31,18 +31,17 @@ func (c *abCmd) Run(e *env) error {
 	if c.TUI {
 		return refuse("brk ab has no live view (--tui); it applies to brk, brk conn and brk rate")
 	}
-	mode, requests := brk.ModeRequests, 0
+	var load brk.Load = brk.Requests{Conns: c.Conn}
 	if c.Connections {
-		mode, requests = brk.ModeConnections, c.Requests
+		load = brk.Connections{Requests: c.Requests}
 	}
-	p, err := c.plan(mode, c.Start, c.Pace, c.Max)
+	p, err := c.plan(load, c.Start, c.Pace, c.Max)
 	if err != nil {
 		return err
 	}
 	if c.Requests < 1 {
 		return refuse("--requests must be at least 1")
 	}
-	p.Requests = requests
 	a, err := c.target(c.URLA, os.Stdin)
 	if err != nil {
 		return err
@@ -53,10 +52,15 @@ func (c *abCmd) Run(e *env) error {
 	}
 	b.Body = a.Body // --body-file - was read once, for both sides
 	for _, t := range []brk.Target{a, b} {
-		if err := brk.Check(t, p, mode); err != nil {
+		if err := brk.Validate(t, p); err != nil {
 			return refuseLib(err)
 		}
 	}
+	// The plan as RunAB reads it, which the report's words read.
+	if p, err = p.Resolved(); err != nil {
+		return refuseLib(err)
+	}
+	mode := p.Mode()
 	text := e.stdout
 	if c.JSON == "-" {
 		text = e.stderr
@@ -75,7 +79,7 @@ func (c *abCmd) Run(e *env) error {
 	side := func(name string, t brk.Target) brk.Observer {
 		return redacting(e.secrets, &report.Text{W: &prefixWriter{w: text, prefix: name + "│ ", bol: true}, Test: mode, Target: t, Plan: p, DefaultSLA: e.defaultSLA})
 	}
-	res, err := brk.RunAB(e.ctx, mode, a, b, p, side("A", a), side("B", b))
+	res, err := brk.RunAB(e.ctx, "", a, b, p, side("A", a), side("B", b))
 	if err != nil {
 		return refuseLib(err)
 	}

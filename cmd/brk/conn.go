@@ -38,12 +38,11 @@ func (c *connCmd) Run(e *env) error {
 		return err
 	}
 	t.TLS.NoResume = c.NoResume
-	p, err := c.plan(brk.ModeConnections, c.Start, c.Pace, c.Max)
+	p, err := c.plan(brk.Connections{Requests: c.Requests, KeepAlive: c.KeepAlive}, c.Start, c.Pace, c.Max)
 	if err != nil {
 		return err
 	}
-	p.Requests, p.KeepAlive = c.Requests, c.KeepAlive
-	if p.Requests < 1 {
+	if c.Requests < 1 {
 		return refuse("--requests must be at least 1")
 	}
 	if err := c.shardFlags.apply(&p); err != nil {
@@ -51,5 +50,5 @@ func (c *connCmd) Run(e *env) error {
 	}
 	e.verbose, e.latency, e.tui = c.Verbose, c.Latency, c.TUI
 	e.prom = &c.promFlags
-	return runTest(e, brk.ModeConnections, t, p, c.JSON, c.Report, c.Quiet)
+	return runTest(e, t, p, c.JSON, c.Report, c.Quiet)
 }

@@ -65,7 +65,7 @@ func (c *demoCmd) Run(e *env) error {
 	p := d.Plan
 	p.Phase = c.Phase
 	p.Threads = c.Threads
-	res, err := runTestResult(e, brk.ModeRequests, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok"), Protocol: http2Flag(c.HTTP2)}, p, "", "", false)
+	res, err := runTestResult(e, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok"), Protocol: http2Flag(c.HTTP2)}, p, "", "", false)
 	if err != nil || res.Verdict == brk.VerdictInterrupted {
 		return err
 	}

@@ -50,18 +50,18 @@ func (c *rateCmd) Run(e *env) error {
 	if err := c.targetsFlag.apply(&t, os.Stdin); err != nil {
 		return err
 	}
-	p, err := c.plan(brk.ModeRate, c.Start, c.Pace, c.Max)
+	depth := c.RateDepth
+	if depth == 0 {
+		depth = t.Proto().DefaultRateDepth()
+	}
+	p, err := c.plan(brk.Rate{Conns: c.Conn, Depth: depth, Arrivals: c.Arrivals, Seed: c.Seed}, c.Start, c.Pace, c.Max)
 	if err != nil {
 		return err
 	}
-	p.RateDepth, p.Arrivals, p.Seed = c.RateDepth, c.Arrivals, c.Seed
 	if err := c.shardFlags.apply(&p); err != nil {
 		return err
 	}
-	if p.RateDepth == 0 {
-		p.RateDepth = t.Proto().DefaultRateDepth()
-	}
-	if err := brk.Check(t, p, brk.ModeRate); err != nil {
+	if err := brk.Validate(t, p); err != nil {
 		return refuseLib(err)
 	}
 	if w := brk.RateSlotWarning(p); w != nil {
@@ -69,5 +69,5 @@ func (c *rateCmd) Run(e *env) error {
 	}
 	e.verbose, e.latency, e.tui = c.Verbose, c.Latency, c.TUI
 	e.prom = &c.promFlags
-	return runTest(e, brk.ModeRate, t, p, c.JSON, c.Report, c.Quiet)
+	return runTest(e, t, p, c.JSON, c.Report, c.Quiet)
 }

@@ -142,17 +142,19 @@ func (f *loadFlags) refuseUnserved(start int, pace *int) error {
 	return nil
 }
 
-// plan is the library's plan of the flags for test m: a linear ramp with
-// --pace, the search without it — unless the first level is --max, a
-// single level with nothing to search (one phase, as a ramp); the error is
-// --accept's or --resolution's.
-func (f *loadFlags) plan(m brk.Mode, start int, pace *int, max int) (brk.Plan, error) {
+// plan is the library's plan of the flags for the test load (its own
+// settings, from its command's flags): a linear ramp with --pace, the
+// search without it — unless the first level is --max, a single level
+// with nothing to search (one phase, as a ramp); the error is --accept's
+// or --resolution's.
+func (f *loadFlags) plan(load brk.Load, start int, pace *int, max int) (brk.Plan, error) {
 	accept, err := f.accept()
 	if err != nil {
 		return brk.Plan{}, err
 	}
+	m := load.Mode()
 	p := brk.Plan{
-		Conns: f.Conn, Start: start, Max: max,
+		Load: load, Start: start, Max: max,
 		Phase: f.Phase, Timeout: f.Timeout, Accept: accept, Threads: f.Threads,
 		IO: ioFlag(f.IO), Baseline: f.Baseline,
 		Refine: f.Refine, Repeat: f.Repeat, MaxP99: f.MaxP99, MaxP999: f.MaxP999, ServerPIDs: f.ServerPID,
@@ -306,7 +308,7 @@ func (c *reqCmd) Run(e *env) error {
 	if err := c.targetsFlag.apply(&t, os.Stdin); err != nil {
 		return err
 	}
-	p, err := c.plan(brk.ModeRequests, c.Start, c.Pace, c.Max)
+	p, err := c.plan(brk.Requests{Conns: c.Conn}, c.Start, c.Pace, c.Max)
 	if err != nil {
 		return err
 	}
@@ -315,18 +317,18 @@ func (c *reqCmd) Run(e *env) error {
 	}
 	e.verbose, e.latency, e.tui = c.Verbose, c.Latency, c.TUI
 	e.prom = &c.promFlags
-	return runTest(e, brk.ModeRequests, t, p, c.JSON, c.Report, c.Quiet)
+	return runTest(e, t, p, c.JSON, c.Report, c.Quiet)
 }
 
-// runTest runs a test and prints it; shared with demo.
-func runTest(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet bool) error {
-	_, err := runTestResult(e, mode, t, p, jsonPath, reportPath, quiet)
+// runTest runs the test of p.Load and prints it; shared with demo.
+func runTest(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet bool) error {
+	_, err := runTestResult(e, t, p, jsonPath, reportPath, quiet)
 	return err
 }
 
 // runTestResult is runTest that also returns the run's result (nil when
 // the run was refused).
-func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet bool) (*brk.Result, error) {
+func runTestResult(e *env, t brk.Target, p brk.Plan, jsonPath, reportPath string, quiet bool) (*brk.Result, error) {
 	text := e.stdout
 	if jsonPath == "-" {
 		text = e.stderr
@@ -337,9 +339,17 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	defer live.end()
 	text = live.holdText(e, text)
 	// Validate everything before creating (and truncating) report files.
-	if err := brk.Check(t, p, mode); err != nil {
+	if err := brk.Validate(t, p); err != nil {
 		return nil, refuseLib(err)
 	}
+	// The plan as Run reads it, which the report's words and the
+	// Prometheus run id read: the Load's settings also in the older
+	// fields, and its test.
+	p, err := p.Resolved()
+	if err != nil {
+		return nil, refuseLib(err)
+	}
+	mode := p.Mode()
 	addTargetSecrets(e.secrets, t)
 	feed, err := newPromFeed(e.prom, text, mode, t, p, e.secrets) // the run id, and a push (prometheus.go)
 	if err != nil {
@@ -365,7 +375,7 @@ func runTestResult(e *env, mode brk.Mode, t brk.Target, p brk.Plan, jsonPath, re
 	}
 	started := time.Now()
 	obs := live.observer(e, &report.Text{W: text, Test: mode, Target: t, Plan: p, Verbose: e.verbose, DefaultSLA: e.defaultSLA}, quiet)
-	res, err := brk.RunMode(e.ctx, mode, t, p, redacting(e.secrets, feed.observe(obs)))
+	res, err := brk.Run(e.ctx, t, p, redacting(e.secrets, feed.observe(obs)))
 	live.end() // the rest of the text follows what the view held
 	if err != nil {
 		return nil, refuseLib(err)
