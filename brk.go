@@ -45,11 +45,17 @@ type Plan struct {
 	// connections, opened once (default 64).
 	Conns int
 	Start int // outstanding requests per connection in phase 0 (default = Pace; the search: 1)
-	Pace  int // the linear ramp's step per connection each phase (default 1; 0 with Search)
 	Max   int // per-connection ceiling; 0 = until a phase is rejected
-	// Search, when set, finds the break by growth and bisection instead
-	// of the linear ramp (a nil Search keeps the linear ramp: the library
-	// never switches by itself).
+	// Ramp is how the levels are chosen: Linear or Search (ramp.go). Nil
+	// is the linear ramp of Pace and Refine, or the search of Search.
+	Ramp Ramp
+	// Pace is the older form of Linear.Pace: the linear ramp's step per
+	// connection each phase (default 1; 0 with Search).
+	Pace int
+	// Search is the older form of Plan.Ramp = Search{...}: when set, it
+	// finds the break by growth and bisection instead of the linear ramp
+	// (a nil Search keeps the linear ramp: the library never switches by
+	// itself).
 	Search *Search
 	// Budget, when set, bounds the time of the run's phases: no phase
 	// starts that could end past it (its admission, then a drain of at
@@ -89,8 +95,9 @@ type Plan struct {
 	// MaxP99 and MaxP999, when set, reject a phase whose latency p99
 	// (p99.9) exceeds them, beside the success share.
 	MaxP99, MaxP999 time.Duration
-	// Refine bisects, after the first rejected phase, between the last
-	// accepted and the first rejected level until they are adjacent.
+	// Refine is the older form of Linear.Refine: it bisects, after the
+	// first rejected phase, between the last accepted and the first
+	// rejected level until they are adjacent.
 	Refine bool
 	// Repeat is the most runs of one level (default DefaultRepeat, 3):
 	// a level whose verdict must be confirmed (a noisy phase, the first
@@ -138,7 +145,8 @@ type Plan struct {
 // (judge.LibraryNames: "Plan.Accept", "Target.TLS.CACert", …).
 type Names = judge.Names
 
-// Search is the adaptive search for the break (Plan.Search): from
+// Search is the adaptive search for the break (Plan.Ramp; Plan.Search
+// the older form): from
 // Plan.Start each phase multiplies the level by Growth until a phase is
 // rejected, then bisects between the highest accepted and the lowest
 // rejected level until they are within the resolution. A first level

@@ -17,7 +17,14 @@ type Load interface {
 	Mode() Mode
 	// settings are the load's values in the plan's older fields.
 	settings() loadSettings
+	// withDefaults is the load with its zero fields that Plan.Defaults
+	// fills given their defaults.
+	withDefaults() Load
 }
+
+// DefaultConns is the connections of the requests and rate tests by
+// default (Requests.Conns, Rate.Conns).
+const DefaultConns = 64
 
 // Requests is the requests test: Conns connections opened once, each
 // phase raising the outstanding requests per connection (Plan.Start,
@@ -66,6 +73,18 @@ func (Connections) Mode() Mode { return ModeConnections }
 // Mode is ModeRate.
 func (Rate) Mode() Mode { return ModeRate }
 
+func (l Requests) withDefaults() Load {
+	l.Conns = cmp.Or(l.Conns, DefaultConns)
+	return l
+}
+
+func (l Connections) withDefaults() Load { return l }
+
+func (l Rate) withDefaults() Load {
+	l.Conns = cmp.Or(l.Conns, DefaultConns)
+	return l
+}
+
 func (l Requests) settings() loadSettings {
 	return loadSettings{conns: l.Conns, names: map[field]field{fConns: "Requests.Conns"}}
 }
@@ -97,7 +116,7 @@ func flatSettings(p Plan) loadSettings {
 }
 
 // resolveLoad is p with its Load's settings in the older fields, which
-// the rest of the package reads, the test it runs and the names its
+// the rest of the package reads (and a nil Load), the test it runs and the names its
 // refusals give those fields. want is the test an older entry point
 // (RunMode, RunConnections, RunRate, Check) asks for; "" is p.Load's, or
 // for a nil Load the test of a recorded plan (Result.Plan: Plan.Mode),
@@ -134,12 +153,14 @@ func resolveLoad(p Plan, want Mode) (Plan, Mode, map[field]field, error) {
 	}
 	p.Conns, p.Requests, p.KeepAlive = l.conns, l.requests, l.keepAlive
 	p.RateDepth, p.Arrivals, p.Seed = l.depth, l.arrivals, l.seed
+	p.Load = nil // the older fields hold it now
 	return p, m, l.names, nil
 }
 
-// Resolved is p as Run reads it: its Load's settings also in the older
-// fields, the form of a recorded plan (Result.Plan), and its test as
-// Mode. For a nil Load the older fields stay as they are, and the test is
+// Resolved is p as Run reads it: its Load and Ramp with their own
+// defaults (Requests.Conns, Rate.Conns, Linear.Pace, Search.Growth and
+// ResolutionPct), their settings also in the older fields, the form of a
+// recorded plan (Result.Plan), and its test as Mode. For a nil Load the older fields stay as they are, and the test is
 // a recorded plan's or the requests test. The error is Run's refusal of
 // an older field that disagrees with the Load (a *PlanError).
 func (p Plan) Resolved() (Plan, error) {
@@ -147,6 +168,19 @@ func (p Plan) Resolved() (Plan, error) {
 	if err != nil {
 		return p, err
 	}
-	r.mode = m
+	if _, _, err = resolveRamp(r); err != nil {
+		return p, err
+	}
+	// The Load's and the Ramp's own defaults, in them and in the older
+	// fields alike (Defaults fills the older fields only without them).
+	if p.Load != nil {
+		p.Load = p.Load.withDefaults()
+	}
+	if p.Ramp != nil {
+		p.Ramp = p.Ramp.withDefaults()
+	}
+	r, _, _, _ = resolveLoad(p, "")
+	r, _, _ = resolveRamp(r)
+	r.mode, r.Load, r.Ramp = m, p.Load, p.Ramp
 	return r, nil
 }

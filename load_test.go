@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -16,12 +17,7 @@ import (
 // fields: the same test, verdict and levels, and the same recorded plan
 // (the report's "plan" object, byte for byte).
 func TestRunRunsTheLoad(t *testing.T) {
-	fx, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fx.Close()
-	tg := brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}
+	tg := fixtureTarget(t)
 	base := brk.Plan{Start: 1, Pace: 1, Max: 2, Phase: 150 * time.Millisecond, Timeout: time.Second,
 		Accept: brk.AcceptAny, Threads: 1, Repeat: 1}
 	older := func(f func(context.Context, brk.Target, brk.Plan, brk.Observer) (*brk.Result, error)) func(context.Context, brk.Target, brk.Plan) (*brk.Result, error) {
@@ -92,6 +88,17 @@ func TestResolved(t *testing.T) {
 	if err != nil || r.Mode() != brk.ModeRequests || r.Conns != 8 || r.Load != nil {
 		t.Errorf("nil Load: %s %d %v, %v", r.Mode(), r.Conns, r.Load, err)
 	}
+	// The Load's and the Ramp's own defaults, in both forms (the report's
+	// header reads the older fields after Defaults, which leaves them be
+	// beside a Ramp).
+	r, err = brk.Plan{Load: brk.Requests{}, Ramp: brk.Search{}}.Resolved()
+	if err != nil || r.Conns != brk.DefaultConns || r.Load != (brk.Requests{Conns: brk.DefaultConns}) || r.Search == nil ||
+		*r.Search != (brk.Search{Growth: 2, ResolutionPct: 1}) || r.Ramp != (brk.Search{Growth: 2, ResolutionPct: 1}) {
+		t.Errorf("defaults: Conns %d, Load %#v, Search %v, Ramp %#v, %v", r.Conns, r.Load, r.Search, r.Ramp, err)
+	}
+	if _, err := (brk.Plan{Load: brk.Requests{}, Conns: 64}).Resolved(); err == nil {
+		t.Errorf("Plan.Conns 64 beside Requests{} resolved (Run refuses it)")
+	}
 	if _, err := (brk.Plan{Load: brk.Requests{Conns: 8}, Conns: 9}).Resolved(); err == nil {
 		t.Errorf("Plan.Conns 9 beside Requests{Conns: 8} resolved")
 	}
@@ -99,4 +106,78 @@ func TestResolved(t *testing.T) {
 	if w == nil || len(w.Fields) < 2 || w.Fields[0] != "Rate.Conns" || w.Fields[1] != "Rate.Depth" {
 		t.Errorf("RateSlotWarning of a Rate: %v, want one naming Rate.Conns and Rate.Depth", w)
 	}
+}
+
+// TestDefaultsOfALoad: Plan.Defaults gives a Load's connections their
+// default in the Load, and Run takes the plan it filled.
+func TestDefaultsOfALoad(t *testing.T) {
+	for _, c := range []struct {
+		load, want brk.Load
+	}{
+		{brk.Requests{}, brk.Requests{Conns: brk.DefaultConns}},
+		{brk.Rate{Depth: 2}, brk.Rate{Conns: brk.DefaultConns, Depth: 2}},
+		{brk.Connections{Requests: 3}, brk.Connections{Requests: 3}},
+	} {
+		p := brk.Plan{Load: c.load}
+		p.Defaults()
+		if p.Load != c.want || p.Conns != 0 {
+			t.Errorf("%#v: Defaults gave %#v and Conns %d, want %#v and 0", c.load, p.Load, p.Conns, c.want)
+		}
+		if err := brk.Validate(brk.Target{URL: "http://127.0.0.1:1/"}, p); err != nil {
+			t.Errorf("%#v: the filled plan refused: %v", c.load, err)
+		}
+	}
+}
+
+// TestRunRunsTheRamp: Run runs the levels of Plan.Ramp, the same run as
+// the plan with the ramp in its older fields (Pace, Refine, Search): the
+// same levels and the same recorded plan, byte for byte.
+func TestRunRunsTheRamp(t *testing.T) {
+	tg := fixtureTarget(t)
+	base := brk.Plan{Load: brk.Requests{Conns: 2}, Start: 1, Max: 4, Phase: 150 * time.Millisecond, Timeout: time.Second,
+		Accept: brk.AcceptAny, Threads: 1, Repeat: 1}
+	for _, c := range []struct {
+		ramp brk.Ramp
+		flat func(p *brk.Plan)
+	}{
+		{brk.Linear{Pace: 3, Refine: true}, func(p *brk.Plan) { p.Pace, p.Refine = 3, true }},
+		{brk.Search{Growth: 2}, func(p *brk.Plan) { p.Search = &brk.Search{Growth: 2} }},
+	} {
+		withRamp, flat := base, base
+		withRamp.Ramp = c.ramp
+		c.flat(&flat)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		got, err := brk.Run(ctx, tg, withRamp, nil)
+		if err != nil {
+			t.Fatalf("%#v: %v", c.ramp, err)
+		}
+		want, err := brk.Run(ctx, tg, flat, nil)
+		cancel()
+		if err != nil {
+			t.Fatalf("%#v, older fields: %v", c.ramp, err)
+		}
+		gp, _ := json.Marshal(got.Plan)
+		wp, _ := json.Marshal(want.Plan)
+		var gl, wl []int
+		for _, s := range got.Phases {
+			gl = append(gl, s.Level)
+		}
+		for _, s := range want.Phases {
+			wl = append(wl, s.Level)
+		}
+		if !bytes.Equal(gp, wp) || fmt.Sprint(gl) != fmt.Sprint(wl) || got.Verdict != want.Verdict {
+			t.Errorf("%#v: Run gave %s, levels %v, plan %s; the older fields %s, levels %v, plan %s", c.ramp, got.Verdict, gl, gp, want.Verdict, wl, wp)
+		}
+	}
+}
+
+// fixtureTarget is the built-in fixture's /plain, "ok" checked; the
+// fixture ends with the test.
+func fixtureTarget(t *testing.T) brk.Target {
+	fx, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fx.Close() })
+	return brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}
 }

@@ -11,21 +11,26 @@ import (
 )
 
 // Defaults fills zero fields of p with their defaults, all but the
-// search's first level, which depends on the test (DefaultsFor).
+// search's first level, which depends on the test (DefaultsFor). With a
+// Load or a Ramp set, their fields take the defaults (Requests.Conns,
+// Rate.Conns, Linear.Pace, Search.Growth and ResolutionPct) in place of
+// the older fields.
 func (p *Plan) Defaults() {
-	if p.Conns == 0 {
-		p.Conns = 64
+	if p.Load != nil {
+		p.Load = p.Load.withDefaults()
+	} else if p.Conns == 0 {
+		p.Conns = DefaultConns
 	}
-	if s := p.Search; s != nil {
-		c := *s
-		if c.Growth == 0 {
-			c.Growth = 2
+	switch {
+	case p.Ramp != nil:
+		p.Ramp = p.Ramp.withDefaults()
+		if r := p.Ramp.settings(); r.search == nil && p.Start == 0 {
+			p.Start = r.pace
 		}
-		if c.Resolution == 0 && c.ResolutionPct == 0 {
-			c.ResolutionPct = 1
-		}
+	case p.Search != nil:
+		c := p.Search.withDefaults().(Search)
 		p.Search = &c
-	} else {
+	default:
 		if p.Pace == 0 {
 			p.Pace = 1
 		}
@@ -47,6 +52,15 @@ func (p *Plan) Defaults() {
 	}
 }
 
+// searches reports whether p's levels are the search's (Plan.Ramp or
+// the older Plan.Search).
+func (p Plan) searches() bool {
+	if p.Ramp != nil {
+		return p.Ramp.settings().search != nil
+	}
+	return p.Search != nil
+}
+
 // DefaultRepeat is the most runs of one level (Plan.Repeat) by default: a
 // level that must be confirmed runs until 2 of 3 runs agree.
 const DefaultRepeat = 3
@@ -55,7 +69,7 @@ const DefaultRepeat = 3
 // (DefaultSearchStart).
 func (p *Plan) DefaultsFor(m Mode) {
 	p.Defaults()
-	if p.Search != nil && p.Start == 0 {
+	if p.searches() && p.Start == 0 {
 		p.Start = DefaultSearchStart(m)
 		if p.Max > 0 {
 			p.Start = min(p.Start, p.Max)

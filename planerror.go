@@ -106,6 +106,7 @@ const (
 	fArrivals   field = "Plan.Arrivals"
 	fSeed       field = "Plan.Seed"
 	fLoad       field = "Plan.Load"
+	fRamp       field = "Plan.Ramp"
 	fSearch     field = "Plan.Search"
 	fGrowth     field = "Plan.Search.Growth"
 	fResolution field = "Plan.Search.Resolution"

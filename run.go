@@ -75,8 +75,12 @@ func check(t *Target, p Plan, want Mode) (*prepared, Plan, Mode, error) {
 	if err != nil {
 		return nil, p, m, err
 	}
+	p, rampNames, err := resolveRamp(p)
+	if err != nil {
+		return nil, p, m, err
+	}
 	pr, p, err := checkMode(t, p, m)
-	return pr, p, m, renamed(err, names)
+	return pr, p, m, renamed(renamed(err, names), rampNames)
 }
 
 // checkMode is check of a plan whose test's settings are in its older

@@ -157,7 +157,7 @@ func (f *loadFlags) plan(load brk.Load, start int, pace *int, max int) (brk.Plan
 		Load: load, Start: start, Max: max,
 		Phase: f.Phase, Timeout: f.Timeout, Accept: accept, Threads: f.Threads,
 		IO: ioFlag(f.IO), Baseline: f.Baseline,
-		Refine: f.Refine, Repeat: f.Repeat, MaxP99: f.MaxP99, MaxP999: f.MaxP999, ServerPIDs: f.ServerPID,
+		Repeat: f.Repeat, MaxP99: f.MaxP99, MaxP999: f.MaxP999, ServerPIDs: f.ServerPID,
 		Names: reasonNames(),
 	}
 	if f.defaultSLA {
@@ -172,7 +172,7 @@ func (f *loadFlags) plan(load brk.Load, start int, pace *int, max int) (brk.Plan
 		if first == 0 {
 			first = brk.DefaultSearchStart(m)
 		}
-		p.Phase, p.Start, p.Max, p.Pace = f.Duration, first, first, 1
+		p.Phase, p.Start, p.Max, p.Ramp = f.Duration, first, first, brk.Linear{Pace: 1, Refine: f.Refine}
 		return p, nil
 	}
 	first := start
@@ -187,10 +187,13 @@ func (f *loadFlags) plan(load brk.Load, start int, pace *int, max int) (brk.Plan
 		pace, p.Start = &one, first
 	}
 	if pace != nil {
-		p.Pace = *pace
+		p.Ramp = brk.Linear{Pace: *pace, Refine: f.Refine}
 		return p, nil
 	}
-	s := &brk.Search{}
+	// --refine beside the search does nothing (the search always
+	// bisects); the report records it as asked, in the plan's older field.
+	p.Refine = f.Refine
+	s := brk.Search{}
 	if f.Growth != nil {
 		s.Growth = *f.Growth
 		if s.Growth == 0 {
@@ -200,7 +203,7 @@ func (f *loadFlags) plan(load brk.Load, start int, pace *int, max int) (brk.Plan
 	if s.Resolution, s.ResolutionPct, err = parseResolution(f.Resolution); err != nil {
 		return p, err
 	}
-	p.Search = s
+	p.Ramp = s
 	if f.Budget == nil {
 		p.Budget = DefaultBudget
 	}

@@ -31,6 +31,7 @@ var flagNames = map[string]string{
 	"Plan.Arrivals":   "--arrivals",
 	"Plan.Seed":       "--seed",
 	"Plan.Load":       "the test (brk, brk conn, brk rate)",
+	"Plan.Ramp":       "the search (no --pace)",
 
 	// A Plan.Load's fields (brk.Requests, brk.Connections, brk.Rate).
 	"Requests.Conns":        "--conn",
@@ -40,6 +41,13 @@ var flagNames = map[string]string{
 	"Rate.Depth":            "--rate-depth",
 	"Rate.Arrivals":         "--arrivals",
 	"Rate.Seed":             "--seed",
+
+	// A Plan.Ramp's fields (brk.Linear, brk.Search).
+	"Linear.Pace":          "--pace",
+	"Linear.Refine":        "--refine",
+	"Search.Growth":        "--growth",
+	"Search.Resolution":    "--resolution",
+	"Search.ResolutionPct": "--resolution",
 
 	"Plan.Search":               "the search (no --pace)",
 	"Plan.Names":                "the reasons' names of the flags (set by brk itself)",

@@ -14,8 +14,8 @@ import (
 )
 
 // TestFlagNamesCoverFields: every field of brk.Plan and brk.Target (and
-// of the TLSOptions and Sharding they hold, and of the Loads a Plan
-// holds), which a brk.PlanError may name, has its wording in flagNames,
+// of the TLSOptions and Sharding they hold, and of the Loads and Ramps a
+// Plan holds), which a brk.PlanError may name, has its wording in flagNames,
 // and flagNames names no other.
 func TestFlagNamesCoverFields(t *testing.T) {
 	fields := map[string]bool{}
@@ -42,6 +42,8 @@ func TestFlagNamesCoverFields(t *testing.T) {
 	walk("Requests", reflect.TypeFor[brk.Requests]())
 	walk("Connections", reflect.TypeFor[brk.Connections]())
 	walk("Rate", reflect.TypeFor[brk.Rate]())
+	walk("Linear", reflect.TypeFor[brk.Linear]())
+	walk("Search", reflect.TypeFor[brk.Search]())
 	for f := range fields {
 		if flagNames[f] == "" {
 			t.Errorf("%s has no wording in flagNames", f)
