@@ -260,3 +260,41 @@ func TestBudgetBeforeConfirmation(t *testing.T) {
 		t.Fatalf("nothing settled: %+v", mv)
 	}
 }
+
+// TestStoppedAfterBreak: a phase that cannot be judged (a client that
+// fell behind, a shard that stopped) after a rejection ends the run as the
+// budget's end does: broken at the bracket when both its ends are
+// confirmed; else broken at the bracket that needs no more runs, wider,
+// saying the pair was not confirmed; else inconclusive with the
+// unconfirmed pair. Before, the bracket stood unconfirmed: a sharded run
+// on a busy box ended Broken on one rejection that was to run again,
+// while the shard that had stopped ended inconclusive.
+func TestStoppedAfterBreak(t *testing.T) {
+	p := searchPlan
+	p.Repeat = 3
+	j := func(level int, jd Judgement) *Judged { return &Judged{Judgement: jd, Target: level} }
+	ok := Judgement{Accepted: true, Judged: true}
+	unf := inconclusive("target unfulfilled: x")
+	for _, c := range []struct {
+		name        string
+		phases      []*Judged
+		verdict     Verdict
+		held, broke int
+		reason      string
+	}{
+		{"both ends confirmed", []*Judged{j(8, ok), j(8, ok), j(16, broken("b16")), j(16, broken("b16")), j(12, unf)},
+			Broken, 8, 16, "b16; search stopped at 12: target unfulfilled: x"},
+		{"a corroborated rejection", []*Judged{j(8, ok), j(8, ok), j(32, broken("b32")), j(32, broken("b32")), j(12, ok), j(16, broken("b16")), j(14, unf)},
+			Broken, 12, 16, "b16; the search stopped at 14 before it confirmed the pair 12/16 (target unfulfilled: x): the break lies between 12, which held in 1 of 1 runs, and 16, rejected in 1 of 1"},
+		{"a wider settled bracket", []*Judged{j(8, ok), j(8, ok), j(32, broken("b32")), j(32, broken("b32")), j(16, ok), j(24, broken("b24")), j(24, ok), j(20, unf)},
+			Broken, 16, 32, "b32; the search stopped at 20 before it confirmed the pair 24/32 (target unfulfilled: x): the break lies between 16, which held in 1 of 1 runs, and 32, rejected in 2 of 2"},
+		{"one rejection to run again", []*Judged{j(8, ok), j(16, broken("b16")), j(16, unf)},
+			Inconclusive, 8, 16, "the search stopped at 16 before it confirmed its bracket (held 8, broke at 16): target unfulfilled: x; b16"},
+	} {
+		mv := Decide(p, c.phases, 0)
+		if !mv.End || mv.Verdict != c.verdict || mv.Bracket.Held != c.held || mv.Bracket.Broke != c.broke || mv.Reason != c.reason {
+			t.Errorf("%s: %v %d/%d %q; want %v %d/%d %q", c.name, mv.Verdict, mv.Bracket.Held, mv.Bracket.Broke, mv.Reason,
+				c.verdict, c.held, c.broke, c.reason)
+		}
+	}
+}

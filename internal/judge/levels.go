@@ -189,8 +189,8 @@ func (s *levelState) observe(j *Judged) *Next {
 		// The client could not drive this level but a lower one held
 		// (and any rejection is above it): the search bisects between
 		// them for the highest level the client can judge. Otherwise a
-		// break already bracketed stands, or the phase's verdict is the
-		// run's.
+		// break already bracketed stands once confirmed
+		// (stoppedAfterBreak), or the phase's verdict is the run's.
 		b := s.bracket()
 		if j.ClientBound && s.p.Levels.climb().belowClient() && b.Held >= 0 && level > b.Held && (b.Broke < 0 || level < b.Broke) {
 			if s.clientCap < 0 || level < s.clientCap {
@@ -199,7 +199,7 @@ func (s *levelState) observe(j *Judged) *Next {
 			return nil
 		}
 		if b.Broke >= 0 {
-			return s.endAt(Broken, s.brokeReason(b)+fmt.Sprintf("; %s stopped at %d: %s", s.searchWord(), level, j.Reason))
+			return s.stoppedAfterBreak(b, level, j.Reason)
 		}
 		return s.endAt(j.Verdict, j.Reason)
 	}
@@ -213,6 +213,28 @@ func (s *levelState) observe(j *Judged) *Next {
 		s.firstBroke, s.firstBrokeAlone = level, s.bracket().Held < 0
 	}
 	return nil
+}
+
+// stoppedAfterBreak ends a run whose phase at level could not be judged
+// (why) after a level was rejected, as the budget's end does
+// (budgetEnd): broken at bracket b when both its ends are confirmed;
+// else broken at the bracket that needs no more runs (settledBracket),
+// wider, when there is one; else inconclusive with the unconfirmed pair.
+// A rejection that was never confirmed is not a break: one noisy phase
+// does not decide the run because the next one could not run.
+func (s *levelState) stoppedAfterBreak(b Bracket, level int, why string) *Next {
+	word := s.searchWord()
+	if b.BrokeSure && (b.Held < 0 || b.HeldSure) {
+		return s.endAt(Broken, s.brokeReason(b)+fmt.Sprintf("; %s stopped at %d: %s", word, level, why))
+	}
+	mv := Next{End: true, Verdict: Inconclusive, Bracket: b, Reason: fmt.Sprintf("the %s stopped at %d before it confirmed its bracket (%s): %s; %s",
+		word, level, s.pairText(b), why, s.brokeReason(b))}
+	if sb := s.settledBracket(); sb.Broke >= 0 && sb.Held >= 0 {
+		mv = Next{End: true, Verdict: Broken, Bracket: sb, Reason: fmt.Sprintf("%s; the %s stopped at %d before it confirmed the pair %d/%d (%s): the break lies between %d, which held in %d of %d runs, and %d, rejected in %d of %d",
+			s.brokeReason(sb), word, level, max(b.Held, 0), b.Broke, why, sb.Held, sb.HeldRuns, sb.HeldOf, sb.Broke, sb.BrokeRun, sb.BrokeOf)}
+	}
+	s.withFit(&mv)
+	return &mv
 }
 
 func (s *levelState) endAt(v Verdict, reason string) *Next {
