@@ -248,7 +248,8 @@ func checkSlowLatency(t *testing.T, p *brk.PhaseStats, slow int, first bool) {
 	t.Helper()
 	sl := p.Targets[slow].LatencyMs
 	if sl.Count == 0 {
-		t.Errorf("phase %d at %d: the slow target has no responses", p.Index, p.Level)
+		t.Errorf("phase %d at %d: the slow target has no responses: its counts %+v, the phase's %+v, evidence %+v",
+			p.Index, p.Level, p.Targets[slow].Counts, p.Counts, p.Evidence)
 		return
 	}
 	slowMs, gap := float64(mixSlow)/1e6, float64(mixSlow)/4e6
