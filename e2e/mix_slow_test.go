@@ -163,8 +163,19 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 			// Each target's latency is its own: the slow one's is the fast
 			// ones' plus mixSlow (its sleep), in the first phase (no queue)
 			// and in the last accepted one (a queue, shared by all).
-			checkSlowLatency(t, r.Phases[0], slowIndex, true)
-			if held != nil && held != r.Phases[0] {
+			// The first phase is the first accepted run of the first level
+			// (a first run rejected by a pause of the in-process server, its
+			// slow requests timed out, is run again and says nothing of
+			// the targets' own latency).
+			first := r.Phases[0]
+			for _, p := range r.Phases {
+				if p.Level == first.Level && p.Accepted {
+					first = p
+					break
+				}
+			}
+			checkSlowLatency(t, first, slowIndex, true)
+			if held != nil && held != first {
 				checkSlowLatency(t, held, slowIndex, false)
 			}
 		})
