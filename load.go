@@ -1,6 +1,9 @@
 package brk
 
-import "cmp"
+import (
+	"cmp"
+	"reflect"
+)
 
 // Load is a test: what a phase's level counts, and the test's own
 // settings. Plan.Load holds one of Requests, Connections and Rate, and
@@ -125,6 +128,9 @@ func resolveLoad(p Plan, want Mode) (Plan, Mode, map[field]field, error) {
 	if p.Load == nil {
 		return p, cmp.Or(want, p.mode, ModeRequests), nil, nil
 	}
+	if isNilPointer(p.Load) {
+		return p, want, nil, refuse("%s is a nil %T: give a value, such as brk.Rate{}", fLoad, p.Load)
+	}
 	m := p.Load.Mode()
 	if want != "" && want != m {
 		return p, m, nil, refuse("%s is the %s test, not the %s test this call runs: call Run (or Check with %s)", fLoad, m, want, m)
@@ -183,4 +189,12 @@ func (p Plan) Resolved() (Plan, error) {
 	r, _, _ = resolveRamp(r)
 	r.mode, r.Load, r.Ramp = m, p.Load, p.Ramp
 	return r, nil
+}
+
+// isNilPointer reports whether v is a nil pointer in an interface (a
+// Load or Ramp given as a *Rate or *Search that is nil), whose methods
+// would panic.
+func isNilPointer(v any) bool {
+	r := reflect.ValueOf(v)
+	return r.Kind() == reflect.Pointer && r.IsNil()
 }

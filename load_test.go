@@ -99,6 +99,19 @@ func TestResolved(t *testing.T) {
 	if _, err := (brk.Plan{Load: brk.Requests{}, Conns: 64}).Resolved(); err == nil {
 		t.Errorf("Plan.Conns 64 beside Requests{} resolved (Run refuses it)")
 	}
+	// A nil pointer given as a Load or a Ramp is refused, not a panic.
+	var nilRate *brk.Rate
+	var nilSearch *brk.Search
+	if err := brk.Validate(brk.Target{URL: "http://127.0.0.1:1/"}, brk.Plan{Load: nilRate}); err == nil ||
+		err.Error() != "Plan.Load is a nil *brk.Rate: give a value, such as brk.Rate{}" {
+		t.Errorf("a nil *Rate as the Load: %v", err)
+	}
+	nils := brk.Plan{Load: nilRate, Ramp: nilSearch}
+	nils.DefaultsFor(brk.ModeRate) // no panic
+	if err := brk.Validate(brk.Target{URL: "http://127.0.0.1:1/"}, brk.Plan{Ramp: nilSearch}); err == nil ||
+		err.Error() != "Plan.Ramp is a nil *brk.Search: give a value, such as brk.Search{}" {
+		t.Errorf("a nil *Search as the Ramp: %v", err)
+	}
 	if _, err := (brk.Plan{Load: brk.Requests{Conns: 8}, Conns: 9}).Resolved(); err == nil {
 		t.Errorf("Plan.Conns 9 beside Requests{Conns: 8} resolved")
 	}

@@ -17,11 +17,14 @@ import (
 // the older fields.
 func (p *Plan) Defaults() {
 	if p.Load != nil {
-		p.Load = p.Load.withDefaults()
+		if !isNilPointer(p.Load) { // Run refuses a nil one
+			p.Load = p.Load.withDefaults()
+		}
 	} else if p.Conns == 0 {
 		p.Conns = DefaultConns
 	}
 	switch {
+	case isNilPointer(p.Ramp): // Run refuses it
 	case p.Ramp != nil:
 		p.Ramp = p.Ramp.withDefaults()
 		if r := p.Ramp.settings(); r.search == nil && p.Start == 0 {
@@ -55,7 +58,7 @@ func (p *Plan) Defaults() {
 // searches reports whether p's levels are the search's (Plan.Ramp or
 // the older Plan.Search).
 func (p Plan) searches() bool {
-	if p.Ramp != nil {
+	if p.Ramp != nil && !isNilPointer(p.Ramp) {
 		return p.Ramp.settings().search != nil
 	}
 	return p.Search != nil

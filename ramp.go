@@ -65,6 +65,9 @@ func resolveRamp(p Plan) (Plan, map[field]field, error) {
 	if p.Ramp == nil {
 		return p, nil, nil
 	}
+	if isNilPointer(p.Ramp) {
+		return p, nil, refuse("%s is a nil %T: give a value, such as brk.Search{}", fRamp, p.Ramp)
+	}
 	r := p.Ramp.settings()
 	searches := r.search != nil
 	switch {
