@@ -369,6 +369,16 @@ func TestShardsSearchInStep(t *testing.T) {
 		}
 		validateSchema(t, filepath.Join(dir, "merged.json"))
 		one := readResult(t, filepath.Join(dir, "single.json"))
+		// The one box said it could not tell on the busy box (a busy suite
+		// run: the shards' runs agreed on 32/33, the single box's runs of
+		// 29 disagreed): nothing to compare the shards' pair with.
+		if busyInconclusive(single) || single.code == 3 && e2ekit.BusyPhases(one) > 0 {
+			if attempt < 3 {
+				t.Logf("attempt %d: the one box was inconclusive on a busy box, as it should be there: %s; again", attempt, lastLine(single.stdout))
+				continue
+			}
+			t.Skipf("the one box was inconclusive on a busy box in attempt %d, as it should be there: nothing to compare", attempt)
+		}
 		if one.LastAccepted == nil || one.FirstRejected == nil || *one.LastAccepted != *a.LastAccepted || *one.FirstRejected != *a.FirstRejected {
 			if attempt < 3 {
 				t.Logf("attempt %d: a loaded machine moved the break; again\n%s\n%s", attempt, rs[0], single)
