@@ -408,13 +408,18 @@ func TestSearchBudget(t *testing.T) {
 
 // A budget that ends the search before its final pair is confirmed still
 // reports the break it found when a wider bracket needs no more runs: the
-// capacity fixture (K = 4, D = 10 ms, 8 connections, 100 ms timeout: held
-// 32, broke 33 when the search completes in 11 phases) given about 7
-// phases of 300 ms grows to 64, is rejected there and at the first
-// bisection probes (corroborated: nothing above them held), and ends
-// Broken at the lowest of them with the level below that held every run,
-// the reason saying the pair was not confirmed. The old rule ended it
-// inconclusive.
+// capacity fixture (K = 4, D = 10 ms, 8 connections) with a 115 ms
+// timeout (N requests wait ⌈N/K⌉·D at the median: 32 wait 80 ms, with
+// 35 ms to spare; 48 wait 120 ms, past the timeout; the break lies
+// between) given about 7 phases of 300 ms grows to 64, is rejected there
+// and at the first bisection probes (corroborated: nothing above them
+// held), and ends Broken at the lowest of them with the level below that
+// held every run, the reason saying the pair was not confirmed. The old
+// rule ended it inconclusive. With a 100 ms timeout the break was 32/33
+// and the grow step at 32 sat on it: rejected once by 3 timeouts of 144
+// (p99 100.3 ms), brk rightly ended inconclusive; the test's premise is
+// that the grow steps hold, so a search that rejected one of them is run
+// again (at most 3 times), said in the log.
 func TestSearchBudgetSettledBracket(t *testing.T) {
 	testenv.ParallelQuiet(t)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
@@ -422,22 +427,41 @@ func TestSearchBudgetSettledBracket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fx.Close()
-	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Budget: 3 * time.Second, Phase: 300 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 1}
-	res := searchOnce(t, brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, plan)
-	t.Logf("%s after %d phases (%s): %s", res.Verdict, len(res.Phases), levels(res), res.Reason)
+	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Budget: 3 * time.Second, Phase: 300 * time.Millisecond, Timeout: 115 * time.Millisecond, Threads: 1}
+	var res *brk.Result
+	for attempt := 1; ; attempt++ {
+		res = searchOnce(t, brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, plan)
+		t.Logf("attempt %d: %s after %d phases (%s): %s", attempt, res.Verdict, len(res.Phases), levels(res), res.Reason)
+		if !growStepRejected(res, 32) {
+			break
+		}
+		if attempt == 3 {
+			t.Fatalf("%d searches rejected a grow step at or below 32, where the model waits at most 80 ms of 115\n%s", attempt, describe(res))
+		}
+	}
 	if res.Verdict != brk.VerdictBroken || !strings.Contains(res.Reason, "ended the search before it confirmed the pair") ||
 		res.LastAccepted == nil || res.FirstRejected == nil {
 		t.Fatalf("want Broken at the settled bracket, the pair unconfirmed\n%s", describe(res))
 	}
 	held, broke := *res.LastAccepted, *res.FirstRejected
-	if held >= broke || broke < 33 || held > 32 {
-		t.Fatalf("held %d, broke at %d: the model's break is 32/33\n%s", held, broke, describe(res))
+	if held >= broke || held < 32 || broke > 48 {
+		t.Fatalf("held %d, broke at %d: the model holds 32 and breaks by 48\n%s", held, broke, describe(res))
 	}
 	for _, p := range res.Phases {
 		if p.Level >= broke && p.Accepted || p.Level == held && !p.Accepted {
 			t.Fatalf("phase %d at %d (accepted %v) contradicts the bracket %d/%d\n%s", p.Index, p.Level, p.Accepted, held, broke, describe(res))
 		}
 	}
+}
+
+// growStepRejected reports whether a phase at or below level was rejected.
+func growStepRejected(res *brk.Result, level int) bool {
+	for _, p := range res.Phases {
+		if p.Level <= level && !p.Accepted {
+			return true
+		}
+	}
+	return false
 }
 
 // The search runs the same over HTTP/2 (streams are concurrent on a
