@@ -24,7 +24,7 @@ func TestAcceptWarning(t *testing.T) {
 			t.Errorf("Accept %v: warning %q", a, w)
 		}
 	}
-	if err := brk.Check(brk.Target{URL: "http://127.0.0.1:1/"}, brk.Plan{Accept: 0.9}, brk.ModeRequests); err != nil {
-		t.Errorf("Check refused Accept 0.9: %v", err)
+	if err := brk.Validate(brk.Target{URL: "http://127.0.0.1:1/"}, brk.Plan{Accept: 0.9}); err != nil {
+		t.Errorf("Validate refused Accept 0.9: %v", err)
 	}
 }

@@ -198,8 +198,8 @@ func TestMixRequests(t *testing.T) {
 func TestMixRate(t *testing.T) {
 	srv, ms := startMixServer(t, false)
 	mix := append(mixOf(srv.URL), brk.Request{URL: srv.URL + "/teapot", ExpectStatus: []int{418}})
-	p := brk.Plan{Conns: 4, Start: 400, Max: 400, Phase: 500 * time.Millisecond, Timeout: time.Second, Threads: 2, Accept: brk.AcceptAny}
-	res, err := brk.RunRate(context.Background(), brk.Target{Mix: mix}, p, nil)
+	p := brk.Plan{Load: brk.Rate{Conns: 4}, Start: 400, Max: 400, Phase: 500 * time.Millisecond, Timeout: time.Second, Threads: 2, Accept: brk.AcceptAny}
+	res, err := brk.Run(context.Background(), brk.Target{Mix: mix}, p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,13 +236,13 @@ func TestMixRefused(t *testing.T) {
 		{brk.Target{Mix: []brk.Request{{URL: base + "/a", Method: "G T"}}}, "Target.Mix[0]: invalid method"},
 		{brk.Target{Mix: []brk.Request{{URL: base + "/a", ExpectStatus: []int{99}}}}, "Target.Mix[0]: Target.ExpectStatus 99"},
 	} {
-		err := brk.Check(c.t, brk.Plan{}, brk.ModeRequests)
+		err := brk.Validate(c.t, brk.Plan{})
 		var pe *brk.PlanError
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want a PlanError with %q", c.t, err, c.want)
 		}
 	}
-	if err := brk.Check(brk.Target{Mix: []brk.Request{{URL: base + "/a"}, {URL: "http://127.0.0.1:1/b", Weight: brk.MaxWeight}}}, brk.Plan{}, brk.ModeRequests); err != nil {
+	if err := brk.Validate(brk.Target{Mix: []brk.Request{{URL: base + "/a"}, {URL: "http://127.0.0.1:1/b", Weight: brk.MaxWeight}}}, brk.Plan{}); err != nil {
 		t.Errorf("a valid mix refused: %v", err)
 	}
 }
@@ -257,8 +257,8 @@ func TestMixConnectionsTLSAndReplacement(t *testing.T) {
 	t.Run("conn-tls", func(t *testing.T) {
 		srv, ms := startMixServerOpts(t, false, true, 0)
 		mix := mixOf(srv.URL)
-		p := brk.Plan{Start: 4, Max: 4, Phase: 300 * time.Millisecond, Timeout: time.Second, Threads: 1, Requests: 3, Accept: brk.AcceptAny}
-		res, err := brk.RunConnections(context.Background(), brk.Target{Mix: mix, TLS: brk.TLSOptions{Insecure: true}}, p, nil)
+		p := brk.Plan{Load: brk.Connections{Requests: 3}, Start: 4, Max: 4, Phase: 300 * time.Millisecond, Timeout: time.Second, Threads: 1, Accept: brk.AcceptAny}
+		res, err := brk.Run(context.Background(), brk.Target{Mix: mix, TLS: brk.TLSOptions{Insecure: true}}, p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -212,10 +212,10 @@ func isField(sel string) bool {
 // first level is the test's default, never above Max.
 func TestSearchPlanDefaults(t *testing.T) {
 	tgt := brk.Target{URL: "http://127.0.0.1:1/"}
-	if err := brk.Check(tgt, brk.Plan{Search: &brk.Search{}, Repeat: 3}, brk.ModeRequests); err != nil {
+	if err := brk.Validate(tgt, brk.Plan{Search: &brk.Search{}, Repeat: 3}); err != nil {
 		t.Fatalf("a search with Repeat: %v", err)
 	}
-	if err := brk.Check(tgt, brk.Plan{Search: &brk.Search{}, Refine: true}, brk.ModeRate); err != nil {
+	if err := brk.Validate(tgt, brk.Plan{Load: brk.Rate{}, Search: &brk.Search{}, Refine: true}); err != nil {
 		t.Fatalf("a search with Refine (no effect): %v", err)
 	}
 	for _, c := range []struct {
@@ -236,7 +236,7 @@ func TestSearchPlanDefaults(t *testing.T) {
 }
 
 func TestPlanErrorReword(t *testing.T) {
-	err := brk.Check(brk.Target{URL: "http://127.0.0.1:1/"}, brk.Plan{Start: 5, Max: 3}, brk.ModeRequests)
+	err := brk.Validate(brk.Target{URL: "http://127.0.0.1:1/"}, brk.Plan{Start: 5, Max: 3})
 	var pe *brk.PlanError
 	if !errors.As(err, &pe) {
 		t.Fatalf("err %v, want a *brk.PlanError", err)
@@ -271,8 +271,8 @@ func TestUnknownModeAndABShard(t *testing.T) {
 // TestAcceptNumbers: Plan.Accept's numbers that are no refusal.
 func TestAcceptNumbers(t *testing.T) {
 	for _, v := range []float64{0, brk.AcceptAny, 0.5, 1, 50, 99.99, 99.999999999, 100, 1e-9} {
-		p := brk.Plan{Conns: 4, Accept: v}
-		if err := brk.Check(brk.Target{URL: "http://127.0.0.1:1/"}, p, brk.ModeRequests); err != nil {
+		p := brk.Plan{Load: brk.Requests{Conns: 4}, Accept: v}
+		if err := brk.Validate(brk.Target{URL: "http://127.0.0.1:1/"}, p); err != nil {
 			t.Errorf("Accept %v: %v", v, err)
 		}
 	}

@@ -23,6 +23,9 @@ func Run(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 // established share of setups and the success share of requests meet
 // Accept. Conns is not used. The error is non-nil only for a bad plan or
 // target. Run with Plan.Load = Connections{...} is the same run.
+//
+// Deprecated: set Plan.Load to Connections{Requests, KeepAlive} and call
+// Run. RunConnections stays for one release.
 func RunConnections(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 	return RunMode(ctx, ModeConnections, t, p, obs)
 }
@@ -38,12 +41,18 @@ func RunConnections(ctx context.Context, t Target, p Plan, obs Observer) (*Resul
 // more than 1 % is unfulfilled (inconclusive), never a server verdict.
 // The error is non-nil only for a bad plan or target. Run with Plan.Load
 // = Rate{...} is the same run.
+//
+// Deprecated: set Plan.Load to Rate{Conns, Depth, Arrivals, Seed} and
+// call Run. RunRate stays for one release.
 func RunRate(ctx context.Context, t Target, p Plan, obs Observer) (*Result, error) {
 	return RunMode(ctx, ModeRate, t, p, obs)
 }
 
 // RunMode runs the test of mode m (Run, RunConnections or RunRate); a
 // plan whose Load is another test is refused.
+//
+// Deprecated: set Plan.Load to the test's value (Requests, Connections
+// or Rate) and call Run. RunMode stays for one release.
 func RunMode(ctx context.Context, m Mode, t Target, p Plan, obs Observer) (*Result, error) {
 	return run(ctx, t, p, obs, m)
 }
@@ -58,6 +67,9 @@ func Validate(t Target, p Plan) error {
 // Check validates a target and plan as RunMode would for mode m, without
 // any traffic; the error is a *PlanError (or CheckPlatform's). Validate
 // is the same check of the test of p.Load.
+//
+// Deprecated: set Plan.Load to the test's value and call Validate. Check
+// stays for one release.
 func Check(t Target, p Plan, m Mode) error {
 	_, _, _, err := check(&t, p, m)
 	return err

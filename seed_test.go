@@ -19,10 +19,10 @@ import (
 // run in 2048). The runs go to a closed port: phase 0 ends at once.
 func TestSeedWithin2To53(t *testing.T) {
 	url := "http://" + testenv.RefusingAddr(t) + "/"
-	p := brk.Plan{Conns: 1, Start: 10, Max: 10, Phase: 50 * time.Millisecond, Timeout: 100 * time.Millisecond,
-		Threads: 1, Arrivals: "poisson"}
+	p := brk.Plan{Load: brk.Rate{Conns: 1, Arrivals: "poisson"}, Start: 10, Max: 10, Phase: 50 * time.Millisecond, Timeout: 100 * time.Millisecond,
+		Threads: 1}
 	for i := range 8 {
-		res, err := brk.RunMode(context.Background(), brk.ModeRate, brk.Target{URL: url}, p, nil)
+		res, err := brk.Run(context.Background(), brk.Target{URL: url}, p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,8 +39,8 @@ func TestSeedWithin2To53(t *testing.T) {
 		t.Errorf("MaxSeed %d is not 2^53-1", uint64(brk.MaxSeed))
 	}
 	max := p
-	max.Seed = brk.MaxSeed
-	if err := brk.Check(brk.Target{URL: url}, max, brk.ModeRate); err != nil {
+	max.Load = brk.Rate{Conns: 1, Arrivals: "poisson", Seed: brk.MaxSeed}
+	if err := brk.Validate(brk.Target{URL: url}, max); err != nil {
 		t.Errorf("Seed = MaxSeed refused: %v", err)
 	}
 }

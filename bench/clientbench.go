@@ -98,7 +98,7 @@ func (m Matrix) Order(rep int) []Combo {
 // plan is the fixed-load plan of one combination: one phase at depth d.
 func (m Matrix) plan(c Combo) brk.Plan {
 	return brk.Plan{
-		Conns: c.Connections, Start: c.Depth, Pace: 1, Max: c.Depth,
+		Load: brk.Requests{Conns: c.Connections}, Start: c.Depth, Pace: 1, Max: c.Depth,
 		Phase: m.Phase, Timeout: m.Timeout, Threads: m.Threads,
 	}
 }
@@ -156,7 +156,7 @@ func (m Matrix) Check() error {
 		if c.Protocol == "h2-tls" && m.URL == "" {
 			t.URL, t.TLS.Insecure = strings.Replace(u, "http://", "https://", 1), true
 		}
-		if err := brk.Check(t, m.plan(c), brk.ModeRequests); err != nil {
+		if err := brk.Validate(t, m.plan(c)); err != nil {
 			return err
 		}
 	}

@@ -68,13 +68,12 @@ func TestEveryConnectionCounted(t *testing.T) {
 // accepted. Before, none was counted.
 func TestFailedJoinCountsItsConnections(t *testing.T) {
 	srv := hostile.Start(t, hostile.Fixed([]byte(okResp)))
-	plan := brk.Plan{
-		Conns: 4, Start: 100, Max: 100, Phase: time.Second, Timeout: 200 * time.Millisecond, Threads: 1,
+	plan := brk.Plan{Load: brk.Rate{Conns: 4}, Start: 100, Max: 100, Phase: time.Second, Timeout: 200 * time.Millisecond, Threads: 1,
 		Shard: &brk.Sharding{Index: 0, Count: 2, Coordinator: "127.0.0.1:0", Token: "t", JoinTimeout: 300 * time.Millisecond},
 	}
 	ctx, cancel := contextWithTimeout()
 	defer cancel()
-	res, err := brk.RunRate(ctx, hostileTarget(srv), plan, nil)
+	res, err := brk.Run(ctx, hostileTarget(srv), plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

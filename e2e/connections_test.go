@@ -22,9 +22,9 @@ func runConn(t *testing.T, target brk.Target, plan brk.Plan) *brk.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := brk.RunConnections(ctx, target, plan, nil)
+	res, err := brk.Run(ctx, target, plan, nil)
 	if err != nil {
-		t.Fatalf("RunConnections: %v", err)
+		t.Fatalf("brk.Run: %v", err)
 	}
 	checkAccounting(t, res)
 	return res
@@ -39,7 +39,7 @@ func TestConnectionsAgainstNginx(t *testing.T) {
 		t.Run(fmt.Sprintf("requests=%d", per), func(t *testing.T) {
 			ngx := testenv.StartNginx(t, testenv.NginxOptions{})
 			res := runConn(t, brk.Target{URL: "http://" + ngx.Addr + "/"},
-				brk.Plan{Start: 4, Pace: 4, Max: 8, Requests: per, Phase: 400 * time.Millisecond,
+				brk.Plan{Load: brk.Connections{Requests: per}, Start: 4, Pace: 4, Max: 8, Phase: 400 * time.Millisecond,
 					Timeout: time.Second, Threads: 1, Repeat: 1}) // two phases, whatever the box's load
 			if res.Verdict != brk.VerdictDone || res.Test != "connections" {
 				t.Fatalf("verdict %s (%s), test %s", res.Verdict, res.Reason, res.Test)
@@ -73,7 +73,7 @@ func TestConnectionsAgainstNginx(t *testing.T) {
 func TestConnectionsSetupFailures(t *testing.T) {
 	testenv.Parallel(t, testenv.Waits)
 	res := runConn(t, brk.Target{URL: "http://" + closedAddr(t) + "/"},
-		brk.Plan{Start: 2, Phase: 2 * time.Second, Timeout: 200 * time.Millisecond, Threads: 1})
+		brk.Plan{Load: brk.Connections{}, Start: 2, Phase: 2 * time.Second, Timeout: 200 * time.Millisecond, Threads: 1})
 	if res.Verdict != brk.VerdictInconclusive || !strings.Contains(res.Reason, "refused") {
 		t.Fatalf("nothing listening: %s (%s)", res.Verdict, res.Reason)
 	}
@@ -94,7 +94,7 @@ func TestConnectionsSetupFailures(t *testing.T) {
 	}
 
 	srv := hostile.Start(t, hostile.Never())
-	res = runConn(t, hostileTarget(srv), brk.Plan{Start: 2, Max: 2, Phase: 300 * time.Millisecond,
+	res = runConn(t, hostileTarget(srv), brk.Plan{Load: brk.Connections{}, Start: 2, Max: 2, Phase: 300 * time.Millisecond,
 		Timeout: 100 * time.Millisecond, Threads: 1})
 	if res.Verdict != brk.VerdictInconclusive || !strings.Contains(res.Reason, "not a byte came back") {
 		t.Fatalf("never answers: %s (%s)", res.Verdict, res.Reason)
@@ -123,7 +123,7 @@ func TestConnectionsWaitForServerClose(t *testing.T) {
 			c.Respond([]byte(hostile.OKResponse))
 		}
 	})
-	res := runConn(t, hostileTarget(srv), brk.Plan{Start: 2, Max: 2, Requests: 3,
+	res := runConn(t, hostileTarget(srv), brk.Plan{Load: brk.Connections{Requests: 3}, Start: 2, Max: 2,
 		Phase: 300 * time.Millisecond, Timeout: 500 * time.Millisecond, Threads: 1})
 	if res.Verdict != brk.VerdictDone {
 		t.Fatalf("%s (%s)", res.Verdict, res.Reason)
@@ -212,7 +212,7 @@ func TestConnectionsNeverUnused(t *testing.T) {
 			for run := 0; run < 3; run++ {
 				srv := startCountingServer(t)
 				res := runConn(t, brk.Target{URL: "http://" + srv.ln.Addr().String() + "/"},
-					brk.Plan{Start: 50, Max: 50, Requests: per, Phase: 300 * time.Millisecond,
+					brk.Plan{Load: brk.Connections{Requests: per}, Start: 50, Max: 50, Phase: 300 * time.Millisecond,
 						Timeout: time.Second, Threads: 1})
 				srv.stop()
 				if res.Verdict != brk.VerdictDone {

@@ -367,10 +367,10 @@ func TestH2ConnectionsLastStreamTimesOut(t *testing.T) {
 		}
 		return true
 	})
-	plan := brk.Plan{Start: 2, Max: 2, Requests: 3, Phase: 500 * time.Millisecond, Timeout: 50 * time.Millisecond, Accept: brk.AcceptAny, Threads: 1}
+	plan := brk.Plan{Load: brk.Connections{Requests: 3}, Start: 2, Max: 2, Phase: 500 * time.Millisecond, Timeout: 50 * time.Millisecond, Accept: brk.AcceptAny, Threads: 1}
 	ctx, cancel := contextWithTimeout()
 	defer cancel()
-	res, err := brk.RunConnections(ctx, target, plan, nil)
+	res, err := brk.Run(ctx, target, plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,10 +102,10 @@ func TestH2FixtureConnections(t *testing.T) {
 				defer f.Close()
 				target := brk.Target{URL: f.URL("/plain"), Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 				target.TLS.Insecure = tlsOn
-				plan := brk.Plan{Start: d, Max: d, Requests: 3, Phase: connsPhase(t, f, tlsOn, d), Timeout: 2 * time.Second, Accept: 100, Threads: 1}
+				plan := brk.Plan{Load: brk.Connections{Requests: 3}, Start: d, Max: d, Phase: connsPhase(t, f, tlsOn, d), Timeout: 2 * time.Second, Accept: 100, Threads: 1}
 				ctx, cancel := contextWithTimeout()
 				defer cancel()
-				res, err := brk.RunConnections(ctx, target, plan, nil)
+				res, err := brk.Run(ctx, target, plan, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -188,10 +188,10 @@ func TestH2O(t *testing.T) {
 			h := testenv.StartH2O(t, nil, "")
 			target := brk.Target{URL: "https://" + h.Addr + "/ok.txt", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
 			target.TLS.Insecure = true
-			plan := brk.Plan{Start: d, Max: d, Requests: 3, Phase: time.Second, Timeout: 2 * time.Second, Accept: 100, Threads: 1}
+			plan := brk.Plan{Load: brk.Connections{Requests: 3}, Start: d, Max: d, Phase: time.Second, Timeout: 2 * time.Second, Accept: 100, Threads: 1}
 			ctx, cancel := contextWithTimeout()
 			defer cancel()
-			res, err := brk.RunConnections(ctx, target, plan, nil)
+			res, err := brk.Run(ctx, target, plan, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,7 +22,7 @@ import (
 func TestHAProxyIdleTimeoutSearch(t *testing.T) {
 	testenv.Parallel(t, testenv.Waits)
 	hp := testenv.StartHAProxy(t, testenv.HAProxyOptions{RequestTimeout: time.Second})
-	plan := brk.Plan{Conns: 32, Start: 10, Max: 160, Search: &brk.Search{}, Phase: 2 * time.Second, Timeout: time.Second, Threads: 1}
+	plan := brk.Plan{Load: brk.Rate{Conns: 32}, Start: 10, Max: 160, Search: &brk.Search{}, Phase: 2 * time.Second, Timeout: time.Second, Threads: 1}
 	target := brk.Target{URL: "http://" + hp.Addr + "/", ExpectBody: []byte("ok")}
 	res := runRateRetry(t, target, plan, time.Minute, nil)
 	checkRateAccounting(t, res)

@@ -66,13 +66,12 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 	const slowIndex = 1
 	for _, c := range []struct {
 		name string
-		mode brk.Mode
 		h2   bool
 		plan brk.Plan
 	}{
-		{"depth 1, http/1.1", brk.ModeConnections, false, brk.Plan{Start: 2, Pace: 4, Max: 50, KeepAlive: true,
+		{"depth 1, http/1.1", false, brk.Plan{Load: brk.Connections{KeepAlive: true}, Start: 2, Pace: 4, Max: 50,
 			Phase: 500 * time.Millisecond, Timeout: mixTimeout, Accept: 99, Threads: 1}},
-		{"http/2", brk.ModeRequests, true, brk.Plan{Conns: 2, Start: 1, Pace: 2, Max: 25,
+		{"http/2", true, brk.Plan{Load: brk.Requests{Conns: 2}, Start: 1, Pace: 2, Max: 25,
 			Phase: 500 * time.Millisecond, Timeout: mixTimeout, Accept: 99, Threads: 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -80,9 +79,9 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 				defer cancel()
 				target := brk.Target{Mix: mix, Protocol: protocolOf(c.h2)}
-				r, err := brk.RunMode(ctx, c.mode, target, c.plan, nil)
+				r, err := brk.Run(ctx, target, c.plan, nil)
 				if err != nil {
-					t.Fatalf("brk.RunMode with a request mix (Target.Mix) was refused: %v — the request mix's engine (issue 24 part A) is not built", err)
+					t.Fatalf("brk.Run with a request mix (Target.Mix) was refused: %v — the request mix's engine (issue 24 part A) is not built", err)
 				}
 				for _, p := range r.Phases {
 					if len(p.Targets) != len(mix) {

@@ -82,7 +82,7 @@ func TestOutageInPhaseZero(t *testing.T) {
 	const kill = 300 * time.Millisecond
 	t.Run("rate", func(t *testing.T) {
 		testenv.Parallel(t, testenv.Waits)
-		plan := brk.Plan{Conns: 4, Start: 400, Max: 400, Phase: time.Second, Timeout: 200 * time.Millisecond, Accept: 99, Threads: 1}
+		plan := brk.Plan{Load: brk.Rate{Conns: 4}, Start: 400, Max: 400, Phase: time.Second, Timeout: 200 * time.Millisecond, Accept: 99, Threads: 1}
 		var res *brk.Result
 		for attempt := 1; attempt <= rateAttempts; attempt++ {
 			srv := startOutageServer(t)
@@ -110,6 +110,6 @@ func TestOutageInPhaseZero(t *testing.T) {
 		// Setups are counted apart in the connections test: requests only
 		// once written, so no connect failure.
 		checkOutage(t, runConn(t, brk.Target{URL: "http://" + srv.addr + "/"},
-			brk.Plan{Start: 4, Max: 4, Phase: time.Second, Timeout: 200 * time.Millisecond, Accept: 99, Threads: 1}), false)
+			brk.Plan{Load: brk.Connections{}, Start: 4, Max: 4, Phase: time.Second, Timeout: 200 * time.Millisecond, Accept: 99, Threads: 1}), false)
 	})
 }

@@ -16,8 +16,8 @@ func TestRateOverHTTP2(t *testing.T) {
 	fx := startFixtureT(t, bench.FixtureConfig{Capacity: 64, Service: 5 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
-	res, err := brk.RunRate(ctx, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok"), Protocol: brk.HTTP2},
-		brk.Plan{Conns: 2, Start: 400, Max: 400, Phase: 500 * time.Millisecond, Timeout: time.Second, Threads: 1}, nil)
+	res, err := brk.Run(ctx, brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok"), Protocol: brk.HTTP2},
+		brk.Plan{Load: brk.Rate{Conns: 2}, Start: 400, Max: 400, Phase: 500 * time.Millisecond, Timeout: time.Second, Threads: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,17 +18,17 @@ import (
 	"github.com/brk-bench/brk/internal/testenv"
 )
 
-// runRate runs brk.RunRate under a context timeout.
+// runRate runs the rate test (the plan's brk.Rate) under a context timeout.
 func runRate(t *testing.T, target brk.Target, plan brk.Plan, within time.Duration) *brk.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
-	res, err := brk.RunRate(ctx, target, plan, nil)
+	res, err := brk.Run(ctx, target, plan, nil)
 	if err != nil {
-		t.Fatalf("brk.RunRate: %v", err)
+		t.Fatalf("brk.Run: %v", err)
 	}
 	if ctx.Err() != nil {
-		t.Fatalf("brk.RunRate outlived its %v context: verdict %s (%s)", within, res.Verdict, res.Reason)
+		t.Fatalf("brk.Run outlived its %v context: verdict %s (%s)", within, res.Verdict, res.Reason)
 	}
 	return res
 }
@@ -165,7 +165,7 @@ func TestRateStallIsLatency(t *testing.T) {
 	addr := stallServer(t, 3*time.Second, time.Second)
 	target := brk.Target{URL: "http://" + addr + "/", ExpectBody: []byte("ok")}
 
-	rate := runRateRetry(t, target, brk.Plan{Conns: 16, Start: 1000, Pace: 1000, Max: 1000, Phase: 6 * time.Second,
+	rate := runRateRetry(t, target, brk.Plan{Load: brk.Rate{Conns: 16}, Start: 1000, Pace: 1000, Max: 1000, Phase: 6 * time.Second,
 		Timeout: 3 * time.Second, Threads: 1}, 20*time.Second, nil)
 	checkRateAccounting(t, rate)
 	closed := runBrk(t, target, brk.Plan{Conns: 16, Start: 1, Max: 1, Phase: 6 * time.Second,
@@ -222,7 +222,7 @@ func TestRateCapacityBreak(t *testing.T) {
 	}
 	defer fx.Close()
 	target := brk.Target{URL: fx.URL("/plain"), ExpectBody: []byte("ok")}
-	plan := brk.Plan{Conns: 16, Start: 50, Pace: 100, Phase: time.Second, Timeout: 200 * time.Millisecond, Threads: 1}
+	plan := brk.Plan{Load: brk.Rate{Conns: 16}, Start: 50, Pace: 100, Phase: time.Second, Timeout: 200 * time.Millisecond, Threads: 1}
 	schema := compileSchema(t)
 	for rep := 1; rep <= 5; rep++ {
 		var res *brk.Result
@@ -301,7 +301,7 @@ func TestRateNginxExact(t *testing.T) {
 	// nginx's log counts every attempt: each one's requests are counted
 	// from the log's length before it.
 	base := 0
-	res := runRateRetry(t, target, brk.Plan{Conns: 2, Start: 1000, Pace: 1000, Max: 2000, Phase: time.Second,
+	res := runRateRetry(t, target, brk.Plan{Load: brk.Rate{Conns: 2}, Start: 1000, Pace: 1000, Max: 2000, Phase: time.Second,
 		Timeout: time.Second, Threads: 1, Repeat: 1}, 20*time.Second, func() { // two phases, whatever the box's load
 		if base > 0 || ng.Requests(t) > 0 {
 			time.Sleep(100 * time.Millisecond) // the last attempt's lines

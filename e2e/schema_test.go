@@ -289,11 +289,10 @@ func TestRateReportsMatchSchema(t *testing.T) {
 		verdict brk.Verdict
 		cancel  time.Duration
 	}{
-		{name: "done", plan: brk.Plan{Conns: 4, Start: 200, Pace: 200, Max: 400, Phase: 200 * time.Millisecond, Threads: 2},
+		{name: "done", plan: brk.Plan{Load: brk.Rate{Conns: 4}, Start: 200, Pace: 200, Max: 400, Phase: 200 * time.Millisecond, Threads: 2},
 			verdict: brk.VerdictDone},
-		{name: "poisson", plan: brk.Plan{Conns: 4, Start: 300, Max: 300, Phase: 300 * time.Millisecond, Threads: 1,
-			Arrivals: "poisson", Seed: 11}, verdict: brk.VerdictDone},
-		{name: "interrupted", plan: brk.Plan{Conns: 2, Start: 100, Phase: 10 * time.Second, Threads: 1},
+		{name: "poisson", plan: brk.Plan{Load: brk.Rate{Conns: 4, Arrivals: "poisson", Seed: 11}, Start: 300, Max: 300, Phase: 300 * time.Millisecond, Threads: 1}, verdict: brk.VerdictDone},
+		{name: "interrupted", plan: brk.Plan{Load: brk.Rate{Conns: 2}, Start: 100, Phase: 10 * time.Second, Threads: 1},
 			verdict: brk.VerdictInterrupted, cancel: 300 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -304,7 +303,7 @@ func TestRateReportsMatchSchema(t *testing.T) {
 			}
 			var r *brk.Result
 			for attempt := 1; ; attempt++ {
-				r, err = brk.RunRate(ctx, target, c.plan, nil)
+				r, err = brk.Run(ctx, target, c.plan, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -61,7 +61,7 @@ func TestTLSSetupsCountedInTheirPhase(t *testing.T) {
 		a0, h0 := srv.accepted.Load(), srv.handshakes.Load()
 		res := runConn(t, brk.Target{URL: srv.URL + "/", ExpectBody: []byte("ok"),
 			TLS: brk.TLSOptions{CACert: ca.CertPath, NoResume: true}},
-			brk.Plan{Start: 8, Pace: 8, Max: 16, Requests: 1, Phase: 500 * time.Millisecond, Timeout: 2 * time.Second, Threads: 1})
+			brk.Plan{Load: brk.Connections{Requests: 1}, Start: 8, Pace: 8, Max: 16, Phase: 500 * time.Millisecond, Timeout: 2 * time.Second, Threads: 1})
 		// On a loaded machine a connection may not get through its
 		// handshake within a phase (target unfulfilled): an honest
 		// verdict. The counts must match either way.
@@ -95,8 +95,8 @@ func TestInterruptCountsSetupsInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(500*time.Millisecond, cancel)
 	start := time.Now()
-	res, err := brk.RunConnections(ctx, brk.Target{URL: "https://" + addr + "/", TLS: brk.TLSOptions{Insecure: true}},
-		brk.Plan{Start: 32, Max: 32, Requests: 1, Phase: 10 * time.Second, Timeout: 20 * time.Second, Threads: 2}, nil)
+	res, err := brk.Run(ctx, brk.Target{URL: "https://" + addr + "/", TLS: brk.TLSOptions{Insecure: true}},
+		brk.Plan{Load: brk.Connections{Requests: 1}, Start: 32, Max: 32, Phase: 10 * time.Second, Timeout: 20 * time.Second, Threads: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,7 +156,7 @@ func TestTLSConnectionsResume(t *testing.T) {
 				ngx := testenv.StartNginxTLS(t, testenv.NginxTLSOptions{Leaf: ca.Server(t, "localhost", "127.0.0.1")})
 				res := runConn(t, brk.Target{URL: "https://" + ngx.Addr + "/", ExpectBody: []byte("ok"),
 					TLS: brk.TLSOptions{CACert: ca.CertPath, NoResume: noResume}},
-					brk.Plan{Start: 4, Max: 4, Requests: per, Phase: 500 * time.Millisecond, Timeout: 2 * time.Second, Threads: 1})
+					brk.Plan{Load: brk.Connections{Requests: per}, Start: 4, Max: 4, Phase: 500 * time.Millisecond, Timeout: 2 * time.Second, Threads: 1})
 				if res.Verdict != brk.VerdictDone {
 					t.Fatalf("%s (%s)", res.Verdict, res.Reason)
 				}

@@ -51,13 +51,13 @@ func TestUringMeasuresAlike(t *testing.T) {
 		{"nginx, a connection per request", func(t *testing.T, io string) (*brk.Result, func(int) int) {
 			ng := testenv.StartNginx(t, testenv.NginxOptions{})
 			res := runConn(t, brk.Target{URL: "http://" + ng.Addr + "/", ExpectBody: []byte("ok")},
-				brk.Plan{Start: 8, Max: 8, Requests: 1, Phase: 500 * time.Millisecond, Timeout: time.Second, Threads: 1, IO: io})
+				brk.Plan{Load: brk.Connections{Requests: 1}, Start: 8, Max: 8, Phase: 500 * time.Millisecond, Timeout: time.Second, Threads: 1, IO: io})
 			return res, func(want int) int { return ng.WaitRequests(t, want, 5*time.Second) }
 		}},
 		{"nginx, the rate test", func(t *testing.T, io string) (*brk.Result, func(int) int) {
 			ng := testenv.StartNginx(t, testenv.NginxOptions{})
 			res := runRate(t, brk.Target{URL: "http://" + ng.Addr + "/", ExpectBody: []byte("ok")},
-				brk.Plan{Conns: 4, Start: 500, Max: 500, Phase: 500 * time.Millisecond, Timeout: time.Second, Threads: 1, IO: io}, 20*time.Second)
+				brk.Plan{Load: brk.Rate{Conns: 4}, Start: 500, Max: 500, Phase: 500 * time.Millisecond, Timeout: time.Second, Threads: 1, IO: io}, 20*time.Second)
 			return res, func(want int) int { return ng.WaitRequests(t, want, 5*time.Second) }
 		}},
 		{"a reset in the middle of a body", func(t *testing.T, io string) (*brk.Result, func(int) int) {

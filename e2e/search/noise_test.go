@@ -73,7 +73,7 @@ func noiseFixture(t *testing.T) *bench.FixtureProcess {
 	return fx
 }
 
-var noisePlan = brk.Plan{Conns: 8, Search: &brk.Search{}, Phase: time.Second, Timeout: 100 * time.Millisecond, Threads: 1, Budget: 2 * time.Minute}
+var noisePlan = brk.Plan{Load: brk.Requests{Conns: 8}, Search: &brk.Search{}, Phase: time.Second, Timeout: 100 * time.Millisecond, Threads: 1, Budget: 2 * time.Minute}
 
 // modelRange is the requests test's model of the fixture (see
 // TestSearchRequestsFindsTheModelBreak): the held level lies in
@@ -131,7 +131,7 @@ func TestSearchUnderStalls(t *testing.T) {
 				syscall.Kill(fx.PID(), syscall.SIGCONT)
 			}()
 		}
-		res, err := brk.RunMode(context.Background(), brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, noisePlan, clock)
+		res, err := brk.Run(context.Background(), brk.Target{URL: fx.URL("/plain")}, noisePlan, clock)
 		cancel()
 		wg.Wait()
 		if err != nil {
@@ -201,8 +201,8 @@ func TestSearchOnABusyBox(t *testing.T) {
 	}
 	fx := noiseFixture(t)
 	// The model from a quiet phase at level 8 first.
-	quiet, err := brk.RunMode(context.Background(), brk.ModeRequests, brk.Target{URL: fx.URL("/plain")},
-		brk.Plan{Conns: 8, Start: 1, Max: 1, Phase: time.Second, Timeout: 100 * time.Millisecond, Threads: 1}, nil)
+	quiet, err := brk.Run(context.Background(), brk.Target{URL: fx.URL("/plain")},
+		brk.Plan{Load: brk.Requests{Conns: 8}, Start: 1, Max: 1, Phase: time.Second, Timeout: 100 * time.Millisecond, Threads: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestSearchOnABusyBox(t *testing.T) {
 	defer timer.Stop()
 	plan := noisePlan
 	plan.Phase = modelPhase
-	res, err := brk.RunMode(context.Background(), brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, plan, nil)
+	res, err := brk.Run(context.Background(), brk.Target{URL: fx.URL("/plain")}, plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,14 +274,14 @@ func TestSearchOnABusyBox(t *testing.T) {
 func TestSearchAfterLeftoverWork(t *testing.T) {
 	testenv.ParallelFirst(t, testenv.InProcess)
 	plan := noisePlan
-	plan.Conns = 32 // up to 32 requests in service or queued when their clients time out
+	plan.Load = brk.Requests{Conns: 32} // up to 32 requests in service or queued when their clients time out
 	search := func() *brk.Result {
 		fx, err := bench.StartFixture(bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond, KeepWorking: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer fx.Close()
-		res, err := brk.RunMode(context.Background(), brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, plan, nil)
+		res, err := brk.Run(context.Background(), brk.Target{URL: fx.URL("/plain")}, plan, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,8 +359,8 @@ func gradualServer(t *testing.T) string {
 func TestSearchGradualBoundary(t *testing.T) {
 	testenv.Parallel(t, testenv.InProcess)
 	url := gradualServer(t)
-	plan := brk.Plan{Start: 8, Pace: 8, Max: 160, Phase: time.Second, Timeout: 5 * time.Second, MaxP99: 320 * time.Millisecond, Threads: 1, Budget: 2 * time.Minute}
-	res, err := brk.RunMode(context.Background(), brk.ModeConnections, brk.Target{URL: url + "/"}, plan, nil)
+	plan := brk.Plan{Load: brk.Connections{}, Start: 8, Pace: 8, Max: 160, Phase: time.Second, Timeout: 5 * time.Second, MaxP99: 320 * time.Millisecond, Threads: 1, Budget: 2 * time.Minute}
+	res, err := brk.Run(context.Background(), brk.Target{URL: url + "/"}, plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,13 +28,13 @@ func searchRuns() int {
 	return 2
 }
 
-// runSearch runs the search of test m against the fixture and checks what
+// runSearch runs the search of the plan's test against the fixture and checks what
 // every search must end with: the final pair adjacent within the
 // resolution, its phases, and at most ⌈log2(break/start)⌉ +
 // ⌈log2(bracket/resolution)⌉ + 1 phases.
-func runSearch(t *testing.T, m brk.Mode, target brk.Target, plan brk.Plan) (*brk.Result, int, int) {
+func runSearch(t *testing.T, target brk.Target, plan brk.Plan) (*brk.Result, int, int) {
 	t.Helper()
-	res := searchOnce(t, m, target, plan)
+	res := searchOnce(t, target, plan)
 	held, broke := checkSearch(t, res, plan)
 	return res, held, broke
 }
@@ -48,11 +48,11 @@ const busyAttempts = 2
 // brk said it could not tell, as it should) is made again, busyAttempts
 // in all; then the test is skipped, with nothing to check against the
 // model. Any other end is the caller's to check.
-func searchOnce(t *testing.T, m brk.Mode, target brk.Target, plan brk.Plan) *brk.Result {
+func searchOnce(t *testing.T, target brk.Target, plan brk.Plan) *brk.Result {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		res, err := brk.RunMode(ctx, m, target, plan, nil)
+		res, err := brk.Run(ctx, target, plan, nil)
 		cancel()
 		if err != nil {
 			t.Fatal(err)
@@ -225,8 +225,8 @@ func TestSearchRequestsFindsTheModelBreak(t *testing.T) {
 	defer fx.Close()
 	const conns, tau = 8, 100.0
 	for run := range searchRuns() {
-		plan := brk.Plan{Conns: conns, Search: &brk.Search{}, Phase: modelPhase, Timeout: 100 * time.Millisecond, Threads: 1}
-		res, held, _ := runSearch(t, brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, plan)
+		plan := brk.Plan{Load: brk.Requests{Conns: conns}, Search: &brk.Search{}, Phase: modelPhase, Timeout: 100 * time.Millisecond, Threads: 1}
+		res, held, _ := runSearch(t, brk.Target{URL: fx.URL("/plain")}, plan)
 		p0 := res.Phases[0]
 		t50, t99 := p0.LatencyMs.P50, p0.LatencyMs.P99
 		lo, hi := conns*(int(math.Ceil(tau/t99))-1), conns*int(math.Ceil(tau/t50))
@@ -285,8 +285,8 @@ func TestSearchConnectionsFindsTheModelBreak(t *testing.T) {
 	defer fx.Close()
 	const k, tau = 4.0, 100.0
 	for run := range searchRuns() {
-		plan := brk.Plan{Search: &brk.Search{}, Phase: modelPhase, Timeout: 100 * time.Millisecond, Threads: 1}
-		res, held, _ := runSearch(t, brk.ModeConnections, brk.Target{URL: fx.URL("/plain")}, plan)
+		plan := brk.Plan{Load: brk.Connections{}, Search: &brk.Search{}, Phase: modelPhase, Timeout: 100 * time.Millisecond, Threads: 1}
+		res, held, _ := runSearch(t, brk.Target{URL: fx.URL("/plain")}, plan)
 		p0 := res.Phases[0]
 		d50 := p0.LatencyMs.P50 * k / float64(p0.Level)
 		d99 := p0.LatencyMs.P99 * k / float64(p0.Level)
@@ -315,11 +315,11 @@ func TestSearchRateFindsTheModelBreak(t *testing.T) {
 	const k, tau = 4.0, 0.1
 	phase := modelPhase.Seconds()
 	for run, behind := 0, 0; run < searchRuns(); run++ {
-		plan := brk.Plan{Conns: 64, Search: &brk.Search{}, Phase: modelPhase, Timeout: 100 * time.Millisecond, Threads: 1}
+		plan := brk.Plan{Load: brk.Rate{Conns: 64}, Search: &brk.Search{}, Phase: modelPhase, Timeout: 100 * time.Millisecond, Threads: 1}
 		// A loaded machine can make the client fall behind its schedule in
 		// a probe: that ends the search at the bracket so far, no verdict
 		// on the model; such a run is repeated (rateAttempts in all).
-		res := searchOnce(t, brk.ModeRate, brk.Target{URL: fx.URL("/plain")}, plan)
+		res := searchOnce(t, brk.Target{URL: fx.URL("/plain")}, plan)
 		if strings.Contains(res.Reason, "fell behind its arrival schedule") && behind < rateAttempts-1 {
 			behind++
 			t.Logf("run %d: the client fell behind its schedule (%s); again", run, res.Reason)
@@ -427,10 +427,10 @@ func TestSearchBudgetSettledBracket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fx.Close()
-	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Budget: 3 * time.Second, Phase: 300 * time.Millisecond, Timeout: 115 * time.Millisecond, Threads: 1}
+	plan := brk.Plan{Load: brk.Requests{Conns: 8}, Search: &brk.Search{}, Budget: 3 * time.Second, Phase: 300 * time.Millisecond, Timeout: 115 * time.Millisecond, Threads: 1}
 	var res *brk.Result
 	for attempt := 1; ; attempt++ {
-		res = searchOnce(t, brk.ModeRequests, brk.Target{URL: fx.URL("/plain")}, plan)
+		res = searchOnce(t, brk.Target{URL: fx.URL("/plain")}, plan)
 		t.Logf("attempt %d: %s after %d phases (%s): %s", attempt, res.Verdict, len(res.Phases), levels(res), res.Reason)
 		if !growStepRejected(res, 32) {
 			break
@@ -484,8 +484,8 @@ func TestSearchHTTP2AndAB(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fx.Close()
-	plan := brk.Plan{Conns: 8, Search: &brk.Search{}, Phase: modelPhase, Timeout: 100 * time.Millisecond, Threads: 1}
-	res := searchOnce(t, brk.ModeRequests, brk.Target{URL: fx.URL("/plain"), Protocol: brk.HTTP2}, plan)
+	plan := brk.Plan{Load: brk.Requests{Conns: 8}, Search: &brk.Search{}, Phase: modelPhase, Timeout: 100 * time.Millisecond, Threads: 1}
+	res := searchOnce(t, brk.Target{URL: fx.URL("/plain"), Protocol: brk.HTTP2}, plan)
 	if held, _ := checkSearch(t, res, plan); held < 4*(100/10-2) || held > 40 {
 		t.Fatalf("h2: held %d, the model says 32…40\n%s", held, describe(res))
 	}

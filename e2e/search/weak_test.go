@@ -55,12 +55,12 @@ func TestWeakRejectionsOnABusyBox(t *testing.T) {
 	// The connections test (each connection kept alive, one request at a
 	// time): the server sees the level's requests outstanding, where
 	// pipelined requests would wait in their connection, not in its count.
-	plan := brk.Plan{Start: 8, Pace: 8, Max: 32, KeepAlive: true, Phase: 400 * time.Millisecond, Timeout: time.Second,
+	plan := brk.Plan{Load: brk.Connections{KeepAlive: true}, Start: 8, Pace: 8, Max: 32, Phase: 400 * time.Millisecond, Timeout: time.Second,
 		Threads: 1, MaxP99: 100 * time.Millisecond}
 	run := func() *brk.Result {
 		ctx, cancel := context.WithTimeout(context.Background(), e2ekit.RunTimeout)
 		defer cancel()
-		res, err := brk.RunMode(ctx, brk.ModeConnections, brk.Target{URL: url, ExpectBody: []byte("ok")}, plan, nil)
+		res, err := brk.Run(ctx, brk.Target{URL: url, ExpectBody: []byte("ok")}, plan, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
