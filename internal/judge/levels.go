@@ -217,24 +217,42 @@ func (s *levelState) observe(j *Judged) *Next {
 
 // stoppedAfterBreak ends a run whose phase at level could not be judged
 // (why) after a level was rejected, as the budget's end does
-// (budgetEnd): broken at bracket b when both its ends are confirmed;
-// else broken at the bracket that needs no more runs (settledBracket),
-// wider, when there is one; else inconclusive with the unconfirmed pair.
-// A rejection that was never confirmed is not a break: one noisy phase
-// does not decide the run because the next one could not run.
+// (budgetEnd), by endUnconfirmed. A rejection that was never confirmed
+// is not a break: one noisy phase does not decide the run because the
+// next one could not run.
 func (s *levelState) stoppedAfterBreak(b Bracket, level int, why string) *Next {
 	word := s.searchWord()
-	if b.BrokeSure && (b.Held < 0 || b.HeldSure) {
-		return s.endAt(Broken, s.brokeReason(b)+fmt.Sprintf("; %s stopped at %d: %s", word, level, why))
-	}
-	mv := Next{End: true, Verdict: Inconclusive, Bracket: b, Reason: fmt.Sprintf("the %s stopped at %d before it confirmed its bracket (%s): %s; %s",
-		word, level, s.pairText(b), why, s.brokeReason(b))}
-	if sb := s.settledBracket(); sb.Broke >= 0 && sb.Held >= 0 {
-		mv = Next{End: true, Verdict: Broken, Bracket: sb, Reason: fmt.Sprintf("%s; the %s stopped at %d before it confirmed the pair %d/%d (%s): the break lies between %d, which held in %d of %d runs, and %d, rejected in %d of %d",
-			s.brokeReason(sb), word, level, max(b.Held, 0), b.Broke, why, sb.Held, sb.HeldRuns, sb.HeldOf, sb.Broke, sb.BrokeRun, sb.BrokeOf)}
-	}
+	mv := s.endUnconfirmed(b, fmt.Sprintf("the %s stopped at %d", word, level), why,
+		s.brokeReason(b)+fmt.Sprintf("; %s stopped at %d: %s", word, level, why))
 	s.withFit(&mv)
 	return &mv
+}
+
+// endUnconfirmed ends a run at bracket b, a level rejected, when the
+// search ends (ending: "the budget of 5m ended the search", "the search
+// stopped at 40", for why, "" when nothing more need be said) before it
+// was done: broken at b when both its ends are confirmed (the reason
+// confirmed); else broken at the bracket that needs no more runs
+// (settledBracket: a settled or corroborated rejection, and below it a
+// level held in every run or settled) when there is one, wider, and its
+// interval says so; else inconclusive with the unconfirmed pair.
+func (s *levelState) endUnconfirmed(b Bracket, ending, why, confirmed string) Next {
+	if b.BrokeSure && (b.Held < 0 || b.HeldSure) {
+		return Next{End: true, Verdict: Broken, Bracket: b, Reason: confirmed}
+	}
+	if sb := s.settledBracket(); sb.Broke >= 0 && sb.Held >= 0 {
+		in := ""
+		if why != "" {
+			in = " (" + why + ")"
+		}
+		return Next{End: true, Verdict: Broken, Bracket: sb, Reason: fmt.Sprintf("%s; %s before it confirmed the pair %d/%d%s: the break lies between %d, which held in %d of %d runs, and %d, rejected in %d of %d",
+			s.brokeReason(sb), ending, max(b.Held, 0), b.Broke, in, sb.Held, sb.HeldRuns, sb.HeldOf, sb.Broke, sb.BrokeRun, sb.BrokeOf)}
+	}
+	if why != "" {
+		why += "; "
+	}
+	return Next{End: true, Verdict: Inconclusive, Bracket: b, Reason: fmt.Sprintf("%s before it confirmed its bracket (%s): %s%s",
+		ending, s.pairText(b), why, s.brokeReason(b))}
 }
 
 func (s *levelState) endAt(v Verdict, reason string) *Next {
@@ -317,26 +335,15 @@ func (s *levelState) brokeReason(b Bracket) string {
 func (s *levelState) searchWord() string { return s.p.Levels.climb().word() }
 
 // budgetEnd ends a run whose next phase (mv) could overrun the budget:
-// broken at the bracket found if a level was rejected and both ends are
-// confirmed; else broken at the bracket that needs no more runs
-// (settledBracket: a settled or corroborated rejection, and below it a
-// level held in every run or settled) when there is one — wider, and its
-// interval says so; inconclusive with the unconfirmed pair otherwise.
+// at the bracket found if a level was rejected (endUnconfirmed),
+// inconclusive and not yet broken otherwise.
 func (s *levelState) budgetEnd(mv Next) Next {
 	b := mv.Bracket
 	budget := ShortDuration(s.p.Budget)
 	if b.Broke >= 0 {
-		reason := fmt.Sprintf("%s; the budget of %s ended the %s at a bracket of %d–%d (resolution %d not reached)",
-			s.brokeReason(b), budget, s.searchWord(), max(b.Held, 0), b.Broke, s.resolution(b.Held))
-		if !b.BrokeSure || b.Held >= 0 && !b.HeldSure {
-			if sb := s.settledBracket(); sb.Broke >= 0 && sb.Held >= 0 {
-				return Next{End: true, Verdict: Broken, Bracket: sb, Reason: fmt.Sprintf("%s; the budget of %s ended the %s before it confirmed the pair %d/%d: the break lies between %d, which held in %d of %d runs, and %d, rejected in %d of %d",
-					s.brokeReason(sb), budget, s.searchWord(), max(b.Held, 0), b.Broke, sb.Held, sb.HeldRuns, sb.HeldOf, sb.Broke, sb.BrokeRun, sb.BrokeOf)}
-			}
-			return Next{End: true, Verdict: Inconclusive, Bracket: b, Reason: fmt.Sprintf("the budget of %s ended the %s before it confirmed its bracket (%s): %s",
-				budget, s.searchWord(), s.pairText(b), s.brokeReason(b))}
-		}
-		return Next{End: true, Verdict: Broken, Bracket: b, Reason: reason}
+		ending := fmt.Sprintf("the budget of %s ended the %s", budget, s.searchWord())
+		return s.endUnconfirmed(b, ending, "", fmt.Sprintf("%s; %s at a bracket of %d–%d (resolution %d not reached)",
+			s.brokeReason(b), ending, max(b.Held, 0), b.Broke, s.resolution(b.Held)))
 	}
 	reason := fmt.Sprintf("not yet broken at %d %s — the budget of %s ended the run", mv.Level, s.p.Mode.Unit(), budget)
 	if b.Held >= 0 {
