@@ -443,9 +443,15 @@ func TestSearchBudgetSettledBracket(t *testing.T) {
 		res.LastAccepted == nil || res.FirstRejected == nil {
 		t.Fatalf("want Broken at the settled bracket, the pair unconfirmed\n%s", describe(res))
 	}
+	// The bracket holds the model's break: 32 held, 48 waits 120 ms at
+	// the median (more than 44 cannot hold), and nothing above the grow
+	// step rejected at 64 is a break. It is 32/64 when the bisection
+	// probes ran on a busy box: such a rejection corroborates nothing, so
+	// only 64, rejected twice, is settled (a busy run: 8+ 16+ 32+ 64- 48-
+	// 64-, every phase busy).
 	held, broke := *res.LastAccepted, *res.FirstRejected
-	if held >= broke || held < 32 || broke > 48 {
-		t.Fatalf("held %d, broke at %d: the model holds 32 and breaks by 48\n%s", held, broke, describe(res))
+	if held >= broke || held < 32 || held > 44 || broke > 64 {
+		t.Fatalf("held %d, broke at %d: the model holds 32 to 44 and breaks by 48, or at the grow step 64\n%s", held, broke, describe(res))
 	}
 	for _, p := range res.Phases {
 		if p.Level >= broke && p.Accepted || p.Level == held && !p.Accepted {
