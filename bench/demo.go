@@ -25,7 +25,7 @@ func Demo() DemoSetup {
 	return DemoSetup{
 		Fixture: FixtureConfig{Addr: "127.0.0.1:0", Capacity: 4, Service: 50 * time.Millisecond},
 		Plan: brk.Plan{
-			Load: brk.Requests{Conns: 8}, Start: 1, Pace: 1, Phase: 3 * time.Second,
+			Conns: 8, Start: 1, Pace: 1, Phase: 3 * time.Second,
 			Timeout: 380 * time.Millisecond, Accept: 99, Threads: 1,
 		},
 		LastPass: 3,

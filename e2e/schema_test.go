@@ -47,6 +47,10 @@ func compileSchema(t *testing.T) *jsonschema.Schema {
 // follow start and pace, and last_accepted/first_rejected bracket the end.
 func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Plan) {
 	t.Helper()
+	p, err := p.Resolved() // a Load's settings in the older fields read below
+	if err != nil {
+		t.Fatal(err)
+	}
 	raw, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -329,8 +333,8 @@ func TestRateReportsMatchSchema(t *testing.T) {
 				t.Fatalf("report does not match the schema: %v\n%s", err, raw)
 			}
 			checkRateAccounting(t, r)
-			if c.plan.Arrivals == "poisson" && (r.Arrivals != "poisson" || r.Seed != c.plan.Seed) {
-				t.Errorf("arrivals %q seed %d, want poisson %d", r.Arrivals, r.Seed, c.plan.Seed)
+			if load := c.plan.Load.(brk.Rate); load.Arrivals == "poisson" && (r.Arrivals != "poisson" || r.Seed != load.Seed) {
+				t.Errorf("arrivals %q seed %d, want poisson %d", r.Arrivals, r.Seed, load.Seed)
 			}
 			for i, p := range r.Phases {
 				if want := c.plan.Start + i*c.plan.Pace; p.Level != want && !p.Interrupted {
