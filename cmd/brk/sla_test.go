@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/e2ekit"
 	"github.com/brk-bench/brk/internal/testenv"
 )
 
@@ -53,19 +54,32 @@ func TestDefaultSLA(t *testing.T) {
 			t.Run(tc.name+"/"+s.name, func(t *testing.T) {
 				path := filepath.Join(dir, tc.name+s.name+".json")
 				args := append(append(append([]string{}, tc.args...), "-d", "1s", "--threads", "1", "--json", path), s.flags...)
-				r := runBrk(t, args...)
-				checkNoCrash(t, r)
-				if !strings.Contains(r.stdout, s.line) || strings.Count(r.stdout, "SLA:") != 1 {
-					t.Fatalf("want the header line %q once\n%s", s.line, r)
-				}
-				res := readResult(t, path)
-				if got := res.Plan.MaxP99.Seconds() * 1000; got != s.p99Ms {
-					t.Errorf("JSON plan max_p99 %v ms, want %v\n%s", got, s.p99Ms, r)
-				}
-				if len(res.Phases) != 1 {
-					t.Fatalf("%d phases, want 1\n%s", len(res.Phases), r)
-				}
-				if r.code != s.code || strings.Contains(res.Phases[0].Reason, "--max-p99") != s.p99Fail {
+				// A busy box can starve the fixture past the timeout (a
+				// busy suite run: 2 of 6 requests timed out at 1 s, brk
+				// saying the box was busy): such a run is made again (3
+				// times in all), then skipped.
+				for attempt := 1; ; attempt++ {
+					r := runBrk(t, args...)
+					checkNoCrash(t, r)
+					if !strings.Contains(r.stdout, s.line) || strings.Count(r.stdout, "SLA:") != 1 {
+						t.Fatalf("want the header line %q once\n%s", s.line, r)
+					}
+					res := readResult(t, path)
+					if got := res.Plan.MaxP99.Seconds() * 1000; got != s.p99Ms {
+						t.Errorf("JSON plan max_p99 %v ms, want %v\n%s", got, s.p99Ms, r)
+					}
+					if len(res.Phases) != 1 {
+						t.Fatalf("%d phases, want 1\n%s", len(res.Phases), r)
+					}
+					if r.code == s.code && strings.Contains(res.Phases[0].Reason, "--max-p99") == s.p99Fail {
+						return
+					}
+					if busy := e2ekit.BusyPhases(res) > 0; busy && attempt < 3 {
+						t.Logf("attempt %d: exit %d on a busy box (%s); again", attempt, r.code, res.Phases[0].Reason)
+						continue
+					} else if busy {
+						t.Skipf("exit %d in %d attempts on a busy box (%s): nothing to check", r.code, attempt, res.Phases[0].Reason)
+					}
 					t.Fatalf("exit %d (want %d), reason %q (naming --max-p99: want %v)\n%s", r.code, s.code, res.Phases[0].Reason, s.p99Fail, r)
 				}
 			})
