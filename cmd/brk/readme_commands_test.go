@@ -121,9 +121,15 @@ func TestReadmeCommandsParse(t *testing.T) {
 // before the other shards start (startCoordinator), and
 // /tmp/fixture-nethttp the example built by the README's `go build` line
 // into a temporary directory. A command this test does not know fails
-// it: add its case here.
+// it: add its case here. The other commands need nothing of each other,
+// and they run three at a time (one after another they were cmd/brk's
+// longest test, 54 s), each against a fixture of its own started as the
+// last `brk fixture` line before it says, so that no search shares the
+// fixture's capacity with another; the test takes three waiting tests'
+// shares. The shards start last, together, against the fixture that line
+// started.
 func TestReadmeCommandsRun(t *testing.T) {
-	testenv.ParallelFirst(t, testenv.Waits)
+	testenv.ParallelFirst(t, 3*testenv.Waits)
 	cmds, lines, other := readmeCommands(t)
 	exampleBin := filepath.Join(t.TempDir(), "fixture-nethttp")
 	built := false
@@ -136,15 +142,17 @@ func TestReadmeCommandsRun(t *testing.T) {
 			built = true
 		}
 	}
-	coord := "" // the coordinator's address, once shard 0 listens (startCoordinator)
 	childEnv(t, "BRK_TOKEN", "readme-token")
-	var fixture string // host:port of the README's fixture, once started
-	var shards []*proc
+	var fixture string       // host:port of the README's fixture, once started
+	var fixtureArgs []string // its command line, for a command's own copy of it
+	var shardArgs [][]string // the shards' commands, started once the others have run
 	var shardLines []string
+	var shardFixture string       // the fixture the shards share
+	var runs []func(t *testing.T) // the commands that run three at a time, in order
 	for i, args := range cmds {
 		line := lines[i]
 		demo := len(args) > 0 && args[0] == "demo"
-		a := readmeSubstitute(args, fixture, coord, exampleBin, demo)
+		a := readmeSubstitute(args, fixture, "", exampleBin, demo)
 		switch {
 		case demo && !testing.Short():
 			// TestQuickStartFreshCheckout runs it as written, in a fresh
@@ -157,30 +165,25 @@ func TestReadmeCommandsRun(t *testing.T) {
 				t.Errorf("%s: no conclusion on stderr:\n%s", line, r.stderr)
 			}
 		case a[0] == "fixture":
-			p := startBrk(t, nil, a...)
-			p.waitFor("\n", 10*time.Second)
-			first, _, _ := strings.Cut(p.stdout.String(), "\n")
-			base, ok := strings.CutPrefix(first, "listening on http://")
-			if !ok {
-				t.Fatalf("%s: said %q", line, first)
-			}
-			fixture = base
+			fixture, fixtureArgs = startReadmeFixture(t, line, a), a
 		case a[0] == "bench":
 			if slices.Contains(a, exampleBin) && !built {
 				t.Fatalf("%s: no page builds /tmp/fixture-nethttp before it", line)
 			}
-			r := runBrk(t, a...)
-			rows := benchCSV(t, r)
-			reps := 1
-			if m := regexp.MustCompile(`× (\d+) repetitions;`).FindStringSubmatch(r.stderr); m != nil {
-				reps, _ = strconv.Atoi(m[1])
-			} else if !strings.Contains(r.stderr, "× 1 repetition;") {
-				t.Errorf("%s: no repetitions in the header\n%s", line, r)
-			}
-			if r.code != 0 || len(rows) != 2*reps {
-				t.Errorf("%s: exit %d with %d CSV rows for %d repetitions, want 0 with one per depth (2) and repetition\n%s",
-					line, r.code, len(rows), reps, r)
-			}
+			runs = append(runs, func(t *testing.T) {
+				r := runBrk(t, a...)
+				rows := benchCSV(t, r)
+				reps := 1
+				if m := regexp.MustCompile(`× (\d+) repetitions;`).FindStringSubmatch(r.stderr); m != nil {
+					reps, _ = strconv.Atoi(m[1])
+				} else if !strings.Contains(r.stderr, "× 1 repetition;") {
+					t.Errorf("%s: no repetitions in the header\n%s", line, r)
+				}
+				if r.code != 0 || len(rows) != 2*reps {
+					t.Errorf("%s: exit %d with %d CSV rows for %d repetitions, want 0 with one per depth (2) and repetition\n%s",
+						line, r.code, len(rows), reps, r)
+				}
+			})
 		case a[0] == "rate" && len(a) > 1 && strings.HasPrefix(a[1], "http"):
 			if fixture == "" {
 				t.Fatalf("%s: no page starts a fixture before it", line)
@@ -188,52 +191,77 @@ func TestReadmeCommandsRun(t *testing.T) {
 			if !slices.Contains(a, "--pace") || !slices.Contains(a, "--max") {
 				t.Fatalf("%s: a rate command here is a ramp to --max (its case checks no search)", line)
 			}
-			r := runBrk(t, a...)
-			if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) || !strings.Contains(lastLine(r.stdout), "requests/s)") {
-				t.Errorf("%s: ended %d, want a verdict in requests/s (done or broken)\n%s", line, r.code, r)
-			}
+			fixtureArgs := fixtureArgs
+			runs = append(runs, func(t *testing.T) {
+				a := readmeSubstitute(args, startReadmeFixture(t, line, fixtureArgs), "", exampleBin, demo)
+				r := runBrk(t, a...)
+				if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) || !strings.Contains(lastLine(r.stdout), "requests/s)") {
+					t.Errorf("%s: ended %d, want a verdict in requests/s (done or broken)\n%s", line, r.code, r)
+				}
+			})
 		case strings.HasPrefix(a[0], "http"):
 			if fixture == "" {
 				t.Fatalf("%s: no page starts a fixture before it", line)
 			}
 			if i := slices.Index(a, "--shard"); i >= 0 {
-				if strings.HasPrefix(a[i+1], "0/") {
-					var p0 *proc
-					coord, p0 = startCoordinator(t, func(c string) *proc {
-						return startBrk(t, nil, readmeSubstitute(args, fixture, c, exampleBin, demo)...)
-					})
-					shards = append(shards, p0)
-				} else if coord == "" {
-					t.Fatalf("%s: a shard before shard 0 (which listens first)", line)
-				} else {
-					shards = append(shards, startBrk(t, nil, a...))
-				}
-				shardLines = append(shardLines, line)
+				shardArgs, shardLines, shardFixture = append(shardArgs, args), append(shardLines, line), fixture
 				continue
 			}
-			r := runBrk(t, a...)
-			if busyInconclusive(r) {
-				t.Logf("%s: inconclusive on a busy box, as it should be there: %s", line, lastLine(r.stdout))
-				continue
-			}
-			if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) {
-				t.Errorf("%s: ended %d, want a verdict (done or broken)\n%s", line, r.code, r)
-			}
-			if !slices.Contains(a, "--pace") { // the search: an adjacent pair, its resolution and cost
-				m := regexp.MustCompile(`Held (\d+) .*; broke at (\d+) .*; resolution 1; \d+ phases in `).FindStringSubmatch(r.stdout)
-				if m == nil || !strings.Contains(r.stdout, "searching for the break from 8 concurrent requests (8 connections × 1 request), ×2 per phase") {
-					t.Errorf("%s: no search header or summary\n%s", line, r)
-				} else if held, _ := strconv.Atoi(m[1]); m[2] != strconv.Itoa(held+1) {
-					t.Errorf("%s: held %s, broke at %s: not adjacent\n%s", line, m[1], m[2], r)
+			fixtureArgs := fixtureArgs
+			runs = append(runs, func(t *testing.T) {
+				a := readmeSubstitute(args, startReadmeFixture(t, line, fixtureArgs), "", exampleBin, demo)
+				r := runBrk(t, a...)
+				if busyInconclusive(r) {
+					t.Logf("%s: inconclusive on a busy box, as it should be there: %s", line, lastLine(r.stdout))
+					return
 				}
-			}
+				if r.code != 0 && r.code != 1 || !verdictLine(lastLine(r.stdout)) {
+					t.Errorf("%s: ended %d, want a verdict (done or broken)\n%s", line, r.code, r)
+				}
+				if !slices.Contains(a, "--pace") { // the search: an adjacent pair, its resolution and cost
+					m := regexp.MustCompile(`Held (\d+) .*; broke at (\d+) .*; resolution 1; \d+ phases in `).FindStringSubmatch(r.stdout)
+					if m == nil || !strings.Contains(r.stdout, "searching for the break from 8 concurrent requests (8 connections × 1 request), ×2 per phase") {
+						t.Errorf("%s: no search header or summary\n%s", line, r)
+					} else if held, _ := strconv.Atoi(m[1]); m[2] != strconv.Itoa(held+1) {
+						t.Errorf("%s: held %s, broke at %s: not adjacent\n%s", line, m[1], m[2], r)
+					}
+				}
+			})
 		default:
 			t.Errorf("command %q: TestReadmeCommandsRun has no case for it", line)
 		}
 	}
+	t.Run("commands", func(t *testing.T) {
+		slots := make(chan struct{}, 3)
+		for i, run := range runs {
+			t.Run(strconv.Itoa(i), func(t *testing.T) {
+				t.Parallel() // three at a time, on the test's shares
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				run(t)
+			})
+		}
+	})
 	// The shards run together and end with the same verdict.
-	if len(shards) != 3 {
-		t.Fatalf("%d shard commands in README.md and docs/, want 3", len(shards))
+	if len(shardArgs) != 3 {
+		t.Fatalf("%d shard commands in README.md and docs/, want 3", len(shardArgs))
+	}
+	var shards []*proc
+	coord := "" // the coordinator's address, once shard 0 listens (startCoordinator)
+	for i, args := range shardArgs {
+		a := slices.Index(args, "--shard")
+		switch {
+		case strings.HasPrefix(args[a+1], "0/"):
+			var p0 *proc
+			coord, p0 = startCoordinator(t, func(c string) *proc {
+				return startBrk(t, nil, readmeSubstitute(args, shardFixture, c, exampleBin, false)...)
+			})
+			shards = append(shards, p0)
+		case coord == "":
+			t.Fatalf("%s: a shard before shard 0 (which listens first)", shardLines[i])
+		default:
+			shards = append(shards, startBrk(t, nil, readmeSubstitute(args, shardFixture, coord, exampleBin, false)...))
+		}
 	}
 	var first result
 	for i, p := range shards {
@@ -249,6 +277,20 @@ func TestReadmeCommandsRun(t *testing.T) {
 			t.Errorf("shard %d ended %q, shard 0 %q", i, lastLine(r.stdout), lastLine(first.stdout))
 		}
 	}
+}
+
+// startReadmeFixture starts the fixture of a README command line (its
+// arguments substituted: a free port) and returns its host:port.
+func startReadmeFixture(t *testing.T, line string, args []string) string {
+	t.Helper()
+	p := startBrk(t, nil, args...)
+	p.waitFor("\n", 10*time.Second)
+	first, _, _ := strings.Cut(p.stdout.String(), "\n")
+	base, ok := strings.CutPrefix(first, "listening on http://")
+	if !ok {
+		t.Fatalf("%s: said %q", line, first)
+	}
+	return base
 }
 
 // readmeSubstitute applies TestReadmeCommandsRun's substitutions to one
