@@ -137,7 +137,7 @@ func TestOutputShapeUnchanged(t *testing.T) {
 			// A busy box can change a run's path (a busy suite run: the
 			// broken run's first level, 20 ms to spare of 50, rejected,
 			// then a downward search): its phases say so, and the run is
-			// made again (3 times in all), then skipped.
+			// made again, then skipped (e2ekit.AgainOnBusy).
 			for attempt := 1; ; attempt++ {
 				path := filepath.Join(t.TempDir(), "r.json")
 				saved := brkBin
@@ -150,12 +150,8 @@ func TestOutputShapeUnchanged(t *testing.T) {
 				}
 				busy := e2ekit.BusyPhases(readResult(t, path))
 				if r.code != c.code {
-					if busy > 0 && attempt < 3 {
-						t.Logf("attempt %d: exit %d on a busy box (%d phases busy); again", attempt, r.code, busy)
+					if e2ekit.AgainOnBusy(t, attempt, busy, fmt.Sprintf("exit %d", r.code)) {
 						continue
-					}
-					if busy > 0 {
-						t.Skipf("exit %d in %d attempts on a busy box: nothing to compare", r.code, attempt)
 					}
 					t.Fatalf("exit %d, want %d\n%s", r.code, c.code, r)
 				}
@@ -182,12 +178,8 @@ func TestOutputShapeUnchanged(t *testing.T) {
 				if got == string(want) {
 					return
 				}
-				if busy > 0 && attempt < 3 {
-					t.Logf("attempt %d: a shape unlike %s on a busy box (%d phases busy); again:\n%s", attempt, golden, busy, lineDiff(string(want), got))
+				if e2ekit.AgainOnBusy(t, attempt, busy, fmt.Sprintf("a shape unlike %s:\n%s", golden, lineDiff(string(want), got))) {
 					continue
-				}
-				if busy > 0 {
-					t.Skipf("a shape unlike %s in %d attempts on a busy box: nothing to compare", golden, attempt)
 				}
 				t.Fatalf("output shape changed (%s):\n%s", golden, lineDiff(string(want), got))
 			}

@@ -345,12 +345,9 @@ func TestShardsSearchInStep(t *testing.T) {
 		// "the levels conflict: 24 … was rejected in 2 of 3 runs below
 		// 32"), its phases judged on the busy box.
 		noisy := busyInconclusive(rs[0]) || rs[0].code == 3 && e2ekit.BusyPhases(a) > 0
-		if noisy && lastLine(rs[0].stdout) == lastLine(rs[1].stdout) {
-			if attempt < 3 {
-				t.Logf("attempt %d: inconclusive on a busy box, as it should be there: %s; again", attempt, lastLine(rs[0].stdout))
-				continue
-			}
-			t.Skipf("inconclusive on a busy box in %d attempts, as it should be there: nothing to compare", attempt)
+		if noisy && lastLine(rs[0].stdout) == lastLine(rs[1].stdout) &&
+			e2ekit.AgainOnBusy(t, attempt, e2ekit.BusyPhases(a), "the shards: "+lastLine(rs[0].stdout)) {
+			continue
 		}
 		if lastLine(rs[0].stdout) != lastLine(rs[1].stdout) || rs[0].code != 1 {
 			t.Fatalf("shards ended %q (%d) and %q (%d)", lastLine(rs[0].stdout), rs[0].code, lastLine(rs[1].stdout), rs[1].code)
@@ -372,12 +369,8 @@ func TestShardsSearchInStep(t *testing.T) {
 		// The one box said it could not tell on the busy box (a busy suite
 		// run: the shards' runs agreed on 32/33, the single box's runs of
 		// 29 disagreed): nothing to compare the shards' pair with.
-		if busyInconclusive(single) || single.code == 3 && e2ekit.BusyPhases(one) > 0 {
-			if attempt < 3 {
-				t.Logf("attempt %d: the one box was inconclusive on a busy box, as it should be there: %s; again", attempt, lastLine(single.stdout))
-				continue
-			}
-			t.Skipf("the one box was inconclusive on a busy box in attempt %d, as it should be there: nothing to compare", attempt)
+		if (busyInconclusive(single) || single.code == 3) && e2ekit.AgainOnBusy(t, attempt, e2ekit.BusyPhases(one), "the one box: "+lastLine(single.stdout)) {
+			continue
 		}
 		if one.LastAccepted == nil || one.FirstRejected == nil || *one.LastAccepted != *a.LastAccepted || *one.FirstRejected != *a.FirstRejected {
 			if attempt < 3 {

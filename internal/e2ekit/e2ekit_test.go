@@ -33,3 +33,29 @@ func TestWeakBoundary(t *testing.T) {
 		}
 	}
 }
+
+// AgainOnBusy: a run unlike a quiet box's is made again only where brk
+// judged phases on a busy box, and skipped on the last attempt; on a
+// quiet box the test goes on to fail.
+func TestAgainOnBusy(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		attempt, busy  int
+		again, skipped bool
+	}{
+		{"quiet box: the caller fails", 1, 0, false, false},
+		{"quiet box, the last attempt: the caller fails", BusyAttempts, 0, false, false},
+		{"busy box: again", 1, 2, true, false},
+		{"busy box, the last attempt: skipped", BusyAttempts, 2, false, true},
+	} {
+		var again bool
+		var sub *testing.T
+		t.Run(c.name, func(t *testing.T) {
+			sub = t
+			again = AgainOnBusy(t, c.attempt, c.busy, "exit 3")
+		})
+		if again != c.again || sub.Skipped() != c.skipped {
+			t.Errorf("%s: again %v, skipped %v; want %v, %v", c.name, again, sub.Skipped(), c.again, c.skipped)
+		}
+	}
+}
