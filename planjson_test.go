@@ -66,6 +66,7 @@ func randomRun(rng *rand.Rand, m Mode, search, sharded bool) *Result {
 // same plan hash, in every test, linear and search, sharded and not, over
 // random plans (durations of any nanosecond count).
 func TestPlanJSONRoundTrip(t *testing.T) {
+	t.Parallel() // counts and plans, timing nothing
 	rng := rand.New(rand.NewPCG(19, 2))
 	for _, m := range []Mode{ModeRequests, ModeConnections, ModeRate} {
 		for _, search := range []bool{false, true} {

@@ -70,6 +70,7 @@ func (p *phasesOf) RunPhase(_ context.Context, spec judge.PhaseSpec) (*judge.Mea
 // report field by field: counts, levels, verdict, and percentiles of the
 // merged histograms (never averaged).
 func TestMergedReportIsOneBox(t *testing.T) {
+	t.Parallel() // counts and plans, timing nothing
 	rng := rand.New(rand.NewPCG(14, 3))
 	acc, _ := judge.ParseAccept("99.9")
 	splan := judge.Plan{Mode: judge.Requests, Conns: 6, Levels: judge.Levels{Start: 6, Max: 30, Climb: judge.Linear{Pace: 6}}, Phase: time.Second, Accept: acc, Addr: "127.0.0.1:1", MaxP999: time.Hour}
