@@ -265,6 +265,15 @@ func TestShardsRateSearchInStep(t *testing.T) {
 			if attempt < 3 {
 				continue
 			}
+			// Both searches ran most phases on a busy box and said so ("the
+			// break is the server's under that load"): under that load the
+			// break moves between two searches (a busy run: shards 318/s,
+			// one box 400/s, then the reverse, each stopped at a bracket
+			// of 100 when its client fell behind at 350/s). Nothing to
+			// compare.
+			if e2ekit.MostlyBusy(a, one) {
+				t.Skipf("attempt %d: shards %s, one box %s, both searches busy in most phases: nothing to compare", attempt, lastLine(rs[0].stdout), lastLine(single.stdout))
+			}
 			t.Fatalf("shards and one box broke apart:\n%s\n%s", rs[0], single)
 		}
 		return

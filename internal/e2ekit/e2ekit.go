@@ -231,6 +231,19 @@ func BusyPhases(res *brk.Result) int {
 	return busy
 }
 
+// MostlyBusy reports whether every one of runs judged most of its phases
+// on a busy box: each then said that its break is the server's under that
+// load, which moves between two runs, so two such runs' breaks are not
+// compared.
+func MostlyBusy(runs ...*brk.Result) bool {
+	for _, res := range runs {
+		if 2*BusyPhases(res) <= len(res.Phases) {
+			return false
+		}
+	}
+	return len(runs) > 0
+}
+
 // BusyAttempts is how many times a test makes a run whose outcome a busy
 // box can change before it gives up on comparing it with a quiet box's.
 const BusyAttempts = 3

@@ -59,3 +59,25 @@ func TestAgainOnBusy(t *testing.T) {
 		}
 	}
 }
+
+// MostlyBusy: true only where every run judged more than half its phases
+// on a busy box.
+func TestMostlyBusy(t *testing.T) {
+	busy := &brk.PhaseStats{Evidence: &brk.Evidence{Busy: true}}
+	quiet := &brk.PhaseStats{}
+	run := func(phases ...*brk.PhaseStats) *brk.Result { return &brk.Result{Phases: phases} }
+	for _, c := range []struct {
+		name string
+		runs []*brk.Result
+		want bool
+	}{
+		{"both busy in most phases", []*brk.Result{run(busy, busy, quiet), run(busy)}, true},
+		{"one busy in half its phases", []*brk.Result{run(busy, busy, quiet), run(busy, quiet)}, false},
+		{"one quiet", []*brk.Result{run(busy), run(quiet)}, false},
+		{"no run", nil, false},
+	} {
+		if got := MostlyBusy(c.runs...); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
