@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk"
+	"github.com/brk-bench/brk/internal/e2ekit"
 	"github.com/brk-bench/brk/internal/testenv"
 )
 
@@ -92,6 +93,12 @@ func TestOutageInPhaseZero(t *testing.T) {
 				break
 			}
 			t.Logf("attempt %d: the client fell behind its schedule (load %s); retrying: %s", attempt, loadavg(), res.Reason)
+		}
+		// Behind in every attempt (a busy run: 1.2–2.7 % short at load
+		// 5.2–5.5): brk said it could not keep the schedule, as it should
+		// there, and judged nothing of the outage.
+		if clientBehind(res) && res.Verdict == brk.VerdictInconclusive && e2ekit.BusyPhases(res) > 0 {
+			t.Skipf("the client fell behind its schedule on a busy box in %d attempts: %s", rateAttempts, res.Reason)
 		}
 		checkOutage(t, res, true)
 	})
