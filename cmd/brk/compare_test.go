@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -217,55 +216,28 @@ func TestCompareCommand(t *testing.T) {
 // search brk ends inconclusive (this package's other tests load the box)
 // has nothing to compare: that search runs again, up to 3 times, the
 // others are kept. A loaded machine can move a break: up to 3 attempts.
-// The three searches of an attempt run at once, each a child process that
-// counts the others as the box's other load, so the test takes three
-// waiting tests' shares: one after another they were the package's
-// longest chain (63 s of its 117).
 func TestCompareFixtures(t *testing.T) {
-	testenv.ParallelFirst(t, 3*testenv.Waits)
+	testenv.ParallelFirst(t, testenv.Waits)
 	four := startFixture(t, bench.FixtureConfig{Capacity: 4, Service: 10 * time.Millisecond})
 	five := startFixture(t, bench.FixtureConfig{Capacity: 5, Service: 10 * time.Millisecond})
 	dir := t.TempDir()
-	// search runs one search into dir/name, again while brk ends it
-	// inconclusive (3 times in all); it reports whether the report has an
-	// interval to compare.
-	search := func(t *testing.T, fx *bench.Fixture, name string) bool {
+	search := func(fx *bench.Fixture, name string) string {
 		t.Helper()
 		path := filepath.Join(dir, name)
 		for try := 1; ; try++ {
 			runBrk(t, fx.URL("/plain"), "--conn", "8", "--phase", "500ms", "--timeout", "100ms", "--threads", "1", "--quiet", "--json", path)
 			rep := readResult(t, path)
 			if rep.FinalPair == nil || rep.FinalPair.Interval == nil {
-				return false
+				t.Skip("the report has no final_pair.interval (the search does not fill it yet)")
 			}
 			if rep.Verdict != brk.VerdictInconclusive || try == 3 {
-				return true
+				return path
 			}
 			t.Logf("%s: try %d ended inconclusive (%s); again", name, try, rep.Reason)
 		}
 	}
-	// searches runs the three searches at once and returns their reports'
-	// paths: two against capacity 4, one against 5.
-	searches := func() (a, b, c string) {
-		fixtures := map[string]*bench.Fixture{"four-a.json": four, "four-b.json": four, "five.json": five}
-		var missing atomic.Bool
-		t.Run("searches", func(t *testing.T) {
-			for name, fx := range fixtures {
-				t.Run(name, func(t *testing.T) {
-					t.Parallel() // the shares are the test's
-					if !search(t, fx, name) {
-						missing.Store(true)
-					}
-				})
-			}
-		})
-		if missing.Load() { // the group has waited for every search
-			t.Skip("the report has no final_pair.interval (the search does not fill it yet)")
-		}
-		return filepath.Join(dir, "four-a.json"), filepath.Join(dir, "four-b.json"), filepath.Join(dir, "five.json")
-	}
 	for attempt := 1; ; attempt++ {
-		a, b, c := searches()
+		a, b, c := search(four, "four-a.json"), search(four, "four-b.json"), search(five, "five.json")
 		worse, same := runBrk(t, "compare", c, a), runBrk(t, "compare", a, b)
 		if worse.code == 1 && strings.HasPrefix(worse.stdout, "regressed: ") && same.code == 0 && strings.HasPrefix(same.stdout, "no change: ") {
 			return
