@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	testenv.SetParallelChildren()
+	testenv.SetParallel()
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -18,7 +18,7 @@ const (
 	// processes waiting on their shard slots. Measured alone, such a test
 	// uses under half a core, most under a fifth (`/usr/bin/time` of one
 	// test: CPU/wall 0.1–0.4; cmd/brk's sharded searches 0.15). Eight run
-	// at once (ten where brk runs as child processes: ChildSlots).
+	// at once.
 	Waits Load = 1
 	// InProcess is a test whose searches and fixtures all run in the
 	// test process (e2e/search): the CPU of another such test beside it
@@ -59,27 +59,6 @@ const goParallel = 1000
 // Call it from TestMain, before m.Run.
 func SetParallel() {
 	setGoParallel(goParallel)
-}
-
-// ChildSlots is how many shares the parallel tests of a package share
-// when every test runs brk as a child process (cmd/brk): each brk
-// measures the box's other load and says when it was busy, so that the
-// box's CPU, not another test's invisible use of brk's own process, is
-// what a test beside it costs. With ten, cmd/brk's package took 118 and
-// 124 s where it took 132 and 137 s with eight, the box 66 % busy over it
-// against 62 %, its tests making about as many runs again; in-process
-// packages keep Slots (with ten, e2e's in-process rate clients fell
-// 11.6–25.4 ms behind a 400 requests/s schedule in three attempts of
-// three).
-const ChildSlots = 10
-
-// SetParallelChildren is SetParallel for a package whose tests run brk as
-// child processes: its tests share ChildSlots shares, so that ten tests
-// that wait run at once, a busy test beside six of them, or two beside
-// two. Call it from TestMain, before m.Run.
-func SetParallelChildren() {
-	setGoParallel(goParallel)
-	shares = newPool(ChildSlots)
 }
 
 // SetParallelInProcess is SetParallel for a package whose tests run brk
@@ -230,8 +209,7 @@ func (p *pool) admit() {
 	}
 }
 
-// shares are the package's Slots shares (ChildSlots after
-// SetParallelChildren).
+// shares are the package's Slots shares.
 var shares = newPool(Slots)
 
 // Parallel runs t in parallel with the package's other parallel tests
