@@ -79,7 +79,7 @@ func checkOutage(t *testing.T, res *brk.Result, wantConnect bool) {
 // during the phase only: all of them failing after the outage ended the
 // run "setup impossible: connect: connection refused" (exit 3).
 func TestOutageInPhaseZero(t *testing.T) {
-	t.Parallel() // its subtests take the shares (testenv.Parallel)
+	testenv.Parallel(t, testenv.Waits)
 	const kill = 300 * time.Millisecond
 	t.Run("rate", func(t *testing.T) {
 		testenv.Parallel(t, testenv.Waits)
