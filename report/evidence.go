@@ -10,7 +10,9 @@ import (
 
 // EvidenceLine says why a phase's verdict was not taken on its own: a
 // stall, too close to call, a rejection on a busy box; or that a hold on a
-// busy box stands ("" when none of them).
+// busy box stands ("" when none of them). A phase that ended the run
+// without a verdict of its own (inconclusive, interrupted, not judged)
+// gets what was seen and nothing about a run again: none follows.
 func EvidenceLine(s *brk.PhaseStats) string {
 	e := s.Evidence
 	if e == nil || !e.Noisy(s.Accepted) && !e.Busy {
@@ -34,6 +36,8 @@ func EvidenceLine(s *brk.PhaseStats) string {
 	switch {
 	case len(parts) == 0:
 		return ""
+	case s.Inconclusive || s.Interrupted || s.NotJudged:
+		return strings.Join(parts, "; ")
 	case !e.Noisy(s.Accepted):
 		return parts[0] + " — a hold under that load stands"
 	}
