@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/brk-bench/brk"
 	"github.com/brk-bench/brk/bench"
+	"github.com/brk-bench/brk/internal/e2ekit"
 	"github.com/brk-bench/brk/internal/testenv"
 )
 
@@ -27,6 +29,22 @@ func lastTLS(t *testing.T, res *brk.Result) *brk.TLSStats {
 		t.Fatalf("no TLS report: %s", describe(res))
 	}
 	return res.Phases[len(res.Phases)-1].TLS
+}
+
+// runTLS runs target with tlsPlan until its verdict is want: a 300 ms
+// phase on a busy box can end before its connections held their requests
+// (a busy suite run: "target unfulfilled: 4 of 4 connections never held 2
+// requests outstanding", the fixture's handshakes in this race-built
+// process), and where brk judged the phase busy the run is made again,
+// then skipped (e2ekit.AgainOnBusy). what names the run.
+func runTLS(t *testing.T, target brk.Target, want brk.Verdict, what string) *brk.Result {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		res := runBrk(t, target, tlsPlan())
+		if res.Verdict == want || !e2ekit.AgainOnBusy(t, attempt, e2ekit.BusyPhases(res), fmt.Sprintf("%s: %s (%s)", what, res.Verdict, res.Reason)) {
+			return res
+		}
+	}
 }
 
 // TestTLSVerification: https:// against the fixture and against nginx is
@@ -51,7 +69,7 @@ func TestTLSVerification(t *testing.T) {
 	}
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
-			res := runBrk(t, brk.Target{URL: s.url, ExpectBody: []byte("ok"), TLS: brk.TLSOptions{CACert: s.ca}}, tlsPlan())
+			res := runTLS(t, brk.Target{URL: s.url, ExpectBody: []byte("ok"), TLS: brk.TLSOptions{CACert: s.ca}}, brk.VerdictDone, "with --cacert")
 			if res.Verdict != brk.VerdictDone || total(res).Succeeded == 0 {
 				t.Fatalf("with --cacert: %s (%s)", res.Verdict, res.Reason)
 			}
@@ -66,7 +84,7 @@ func TestTLSVerification(t *testing.T) {
 			if total(res).Succeeded != 0 || totalSetups(res).Established != 0 {
 				t.Fatalf("without --cacert something got through: %s", describe(res))
 			}
-			res = runBrk(t, brk.Target{URL: s.url, ExpectBody: []byte("ok"), TLS: brk.TLSOptions{Insecure: true}}, tlsPlan())
+			res = runTLS(t, brk.Target{URL: s.url, ExpectBody: []byte("ok"), TLS: brk.TLSOptions{Insecure: true}}, brk.VerdictDone, "with --insecure")
 			if res.Verdict != brk.VerdictDone {
 				t.Fatalf("with --insecure: %s (%s)", res.Verdict, res.Reason)
 			}
