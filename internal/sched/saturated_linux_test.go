@@ -1,16 +1,12 @@
 package sched
 
 import (
-	"context"
 	"strconv"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/brk-bench/brk/internal/conn"
-	"github.com/brk-bench/brk/internal/exchange"
-	"github.com/brk-bench/brk/internal/h1"
 	"github.com/brk-bench/brk/internal/judge"
 	"github.com/brk-bench/brk/internal/metrics"
 )
@@ -56,27 +52,7 @@ func queueOfOne(t *testing.T) string {
 // one phase the server's break, and the other run's phase, timeouts only,
 // the client's.
 func TestConnectTimeoutsAreTiming(t *testing.T) {
-	addrs, err := conn.Resolve(queueOfOne(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := addrs[0]
-	tpl, err := h1.NewTemplate(exchange.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Start(Config{
-		Threads: 1, Conns: 4, Addr: addr, Replay: true, Timeout: 100 * time.Millisecond,
-		NewSession: func() Session { return h1.NewSession(tpl) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	m, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: 4, Duration: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, addr := h1Phase(t, queueOfOne(t), 4, 100*time.Millisecond, judge.PhaseSpec{Level: 4, Duration: 500 * time.Millisecond})
 	s := m.Stats
 	f := &s.Counts.Failed
 	t.Logf("counts %+v, setups %+v", s.Counts, s.Setups)
@@ -84,7 +60,7 @@ func TestConnectTimeoutsAreTiming(t *testing.T) {
 		f[metrics.Timeout]+f[metrics.ConnectTimeout] != s.Counts.FailedTotal() {
 		t.Fatalf("failures %+v: want connects that timed out (and response timeouts) only", f)
 	}
-	plan := judge.Plan{Mode: judge.Requests, Conns: 4, Accept: judge.Accept{Num: 9999, Den: 10000}, Addr: addr.String()}
+	plan := judge.Plan{Mode: judge.Requests, Conns: 4, Accept: judge.Accept{Num: 9999, Den: 10000}, Addr: addr}
 	m.WorkerBusy, m.WorkerBusyOK = 0.95, true
 	if j := judge.Judge(m, plan, 1, 4); j.Verdict != judge.Inconclusive || !j.ClientBound {
 		t.Fatalf("connects that timed out on saturated workers judged %+v, want client-bound", j)

@@ -52,30 +52,10 @@ func TestTimeoutFollowersAttributed(t *testing.T) {
 			}()
 		}
 	}()
-	addrs, err := conn.Resolve(ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := addrs[0]
-	tpl, err := h1.NewTemplate(exchange.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Start(Config{
-		// 150 ms: the one response must beat its deadline even when a
-		// loaded machine schedules the server late (50 ms did not, now and
-		// then, and every request timed out with no follower).
-		Threads: 1, Conns: 2, Addr: addr, Replay: true, Timeout: 150 * time.Millisecond,
-		NewSession: func() Session { return h1.NewSession(tpl) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	m, err := e.RunPhase(context.Background(), judge.PhaseSpec{Level: 8, Duration: 600 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// 150 ms: the one response must beat its deadline even when a loaded
+	// machine schedules the server late (50 ms did not, now and then, and
+	// every request timed out with no follower).
+	m, addr := h1Phase(t, ln.Addr().String(), 2, 150*time.Millisecond, judge.PhaseSpec{Level: 8, Duration: 600 * time.Millisecond})
 	s := m.Stats
 	f := &s.Counts.Failed
 	t.Logf("counts %+v, timeout followers %d", s.Counts, s.TimeoutFollowers)
@@ -84,7 +64,7 @@ func TestTimeoutFollowersAttributed(t *testing.T) {
 		t.Fatalf("failures %+v, timeout followers %d: want timeouts and their followers only", f, s.TimeoutFollowers)
 	}
 	m.WorkerBusy, m.WorkerBusyOK = 0.95, true
-	plan := judge.Plan{Mode: judge.Requests, Conns: 2, Accept: judge.Accept{Num: 9999, Den: 10000}, Addr: addr.String()}
+	plan := judge.Plan{Mode: judge.Requests, Conns: 2, Accept: judge.Accept{Num: 9999, Den: 10000}, Addr: addr}
 	if j := judge.Judge(m, plan, 1, 8); j.Verdict != judge.Inconclusive || j.Reason != "the client was saturated: workers 95 % busy — give more Plan.Threads or a bigger load box" {
 		t.Fatalf("timeouts on saturated workers judged %+v, want client-bound", j)
 	}
@@ -92,4 +72,32 @@ func TestTimeoutFollowersAttributed(t *testing.T) {
 	if j := judge.Judge(m, plan, 1, 8); j.Verdict != judge.Broken {
 		t.Fatalf("unattributed abandoned requests judged %+v, want broken", j)
 	}
+}
+
+// h1Phase runs one HTTP/1.1 phase of spec against address with conns
+// connections on one worker and the request timeout, and returns its
+// measurement and the address dialled.
+func h1Phase(t *testing.T, address string, conns int, timeout time.Duration, spec judge.PhaseSpec) (*judge.Measurement, string) {
+	t.Helper()
+	addrs, err := conn.Resolve(address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := h1.NewTemplate(exchange.Request{Host: "127.0.0.1", Target: "/plain"}, []byte("ok"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Start(Config{
+		Threads: 1, Conns: conns, Addr: addrs[0], Replay: true, Timeout: timeout,
+		NewSession: func() Session { return h1.NewSession(tpl) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	m, err := e.RunPhase(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, addrs[0].String()
 }
