@@ -449,8 +449,24 @@ func TestShardsRatePoisson(t *testing.T) {
 	}
 	plan = append(plan, "--seed", "42")
 	dir := t.TempDir()
-	for _, p := range startShards(t, 2, dir, plan...) {
-		expectCode(t, p.wait(), 0)
+	// A busy box can make a shard's client fall behind its schedule (a
+	// busy suite run: 1.2 % short, exit 3, every window busy): brk said
+	// so, and the run is made again, then skipped (e2ekit.AgainOnBusy).
+	for attempt := 1; ; attempt++ {
+		var rs []result
+		for _, p := range startShards(t, 2, dir, plan...) {
+			rs = append(rs, p.wait())
+		}
+		if rs[0].code == 0 && rs[1].code == 0 {
+			break
+		}
+		busy := e2ekit.BusyPhases(readResult(t, filepath.Join(dir, "shard0.json")))
+		if e2ekit.AgainOnBusy(t, attempt, busy, fmt.Sprintf("the shards exit %d and %d: %s", rs[0].code, rs[1].code, lastLine(rs[0].stdout))) {
+			continue
+		}
+		for _, r := range rs {
+			expectCode(t, r, 0)
+		}
 	}
 	runBrk(t, append(plan, "--json", filepath.Join(dir, "single.json"))...)
 	one := readResult(t, filepath.Join(dir, "single.json"))
