@@ -52,7 +52,7 @@ func TestMixSlowRouteBreaksFirst(t *testing.T) {
 	// Half the shares: its per-target medians are checked against a 4 ms
 	// service time in this process, and with eight tests beside it (TLS
 	// handshakes among them) an idle target's p50 read 15 ms.
-	testenv.Parallel(t, testenv.InProcess)
+	testenv.Parallel(t, testenv.Busy)
 	s := compileSchema(t)
 	fx, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0", Capacity: 1, Service: mixService})
 	if err != nil {

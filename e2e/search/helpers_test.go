@@ -61,18 +61,22 @@ func skipBusy(t *testing.T, attempt int, runs ...*brk.Result) bool {
 
 // TestMain runs up to testenv.Slots parallel tests at once (see
 // testenv.Parallel). A test that checks a search against its model's
-// exact break runs beside one other such test at most, before the
+// exact break runs beside three other such tests at most, before the
 // package's other parallel tests and never beside them
 // (testenv.ParallelQuiet): another search in this process is noise brk
 // cannot see, since its CPU is brk's own process's, not the box's other
 // load. Run beside the noisy tests, the connections model ended
 // inconclusive ("the levels conflict") and the A/B's side B took 16
-// levels where the bound is 13; a model test's fixture sleeps, and two
-// of them take a few % of a core. The connections and HTTP/2 models,
-// which paired took detours, and the tests that make the box busy on
+// levels where the bound is 13; a model test's fixture sleeps, and four
+// of them take a few % of a core. The tests that make the box busy on
 // purpose are serial. Tests that retry a stall or judge noise themselves
-// run beside each other, two at once (testenv.InProcess).
+// run beside each other, four at once (testenv.InProcess), and the
+// process has a P for each of them (testenv.ProcsForInProcess): on the
+// runtime's two Ps, the connections and HTTP/2 models took detours when
+// paired and ran serial, and four noisy tests at once moved a break
+// (docs/engine.md).
 func TestMain(m *testing.M) {
 	testenv.SetParallel()
+	testenv.ProcsForInProcess()
 	os.Exit(m.Run())
 }

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"flag"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -23,11 +24,14 @@ const (
 	// InProcess is a test whose searches and fixtures all run in the
 	// test process (e2e/search): the CPU of another such test beside it
 	// is noise its brk cannot see, since it is brk's own process's, not
-	// the box's other load. Two run at once: with four, a search after
-	// leftover work ended one level below a fresh server's interval in 2
-	// of 4 package runs, and the downward search rejected level 2 (60 ms
-	// of service against a 100 ms timeout) once.
-	InProcess Load = Slots / 2
+	// the box's other load. Four run at once, in a process that gave
+	// each a P of its own (ProcsForInProcess). With four on the two Ps of
+	// a 2-core box, a search after leftover work ended one level below a
+	// fresh server's interval in 2 of 4 package runs (28/29 against
+	// 31–32), and the downward search rejected level 2 (60 ms of service
+	// against a 100 ms timeout) once: a search's locked worker waited for
+	// a P that another test's goroutines held.
+	InProcess Load = Slots / 4
 	// Busy is a test that keeps a core busy while it runs (an
 	// unthrottled load, a hostile server, a cross-compile): two run at
 	// once, as go test's default -parallel on two cores ran them, or one
@@ -71,6 +75,18 @@ func SetParallel() {
 // 50 requests/s schedule. ParallelFirst is Parallel there.
 func SetParallelInProcess() {
 	setGoParallel(Slots)
+}
+
+// ProcsForInProcess gives the test process one P (GOMAXPROCS) more for
+// each InProcess test that runs at once. A brk run's locked worker needs
+// a P whenever it runs Go code, as its controller does (the CLI gives
+// itself one more than the CPUs, cmd/brk's run). With a P each, the
+// package's searches share the box's CPUs through the kernel's
+// scheduler, mostly idle CPUs since their fixtures sleep, instead of
+// queueing for one of the runtime's two Ps behind another test's
+// goroutines. Call it from TestMain, before m.Run.
+func ProcsForInProcess() {
+	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + Slots/int(InProcess))
 }
 
 // setGoParallel sets -test.parallel to n unless the command line gave one.
@@ -245,11 +261,14 @@ func ParallelFirst(t *testing.T, load Load) {
 
 // ParallelQuiet is for a test whose verdict needs a quiet box but which
 // itself keeps the box quiet: a search against a fixture whose capacity
-// is a sleep, a few % of a core. Two such tests run at once, before
-// every other parallel test of the package and never beside one (nor
-// beside a serial test: go test runs those first). Each is noise the
-// other's brk cannot see (its CPU is their process's), but a few % of a
-// core, not a busy test's whole one. Call it from a top-level test,
+// is a sleep, a few % of a core. Four such tests run at once, as
+// InProcess tests do, before every other parallel test of the package
+// and never beside one (nor beside a serial test: go test runs those
+// first). Each is noise the others' brk cannot see (its CPU is their
+// process's), but a few % of a core, not a busy test's whole one; in a
+// process that gives each a P (ProcsForInProcess), the model searches of
+// e2e/search found their pairs four at once as they did two at once, in
+// as many phases. Call it from a top-level test,
 // before anything that might skip it. Where go test's own limit is lower
 // than SetParallel's, the test runs serial, alone, as a test that does not
 // call Parallel does.
@@ -258,7 +277,7 @@ func ParallelQuiet(t *testing.T) {
 	if !unlimited() {
 		return
 	}
-	parallel(t, Slots/2, quiet)
+	parallel(t, InProcess, quiet)
 }
 
 func parallel(t *testing.T, load Load, k kind) {
