@@ -239,12 +239,21 @@ func TestShardsAcrossNamespaces(t *testing.T) {
 		same := c.Verdict == single.Verdict && c.LastAccepted != nil && single.LastAccepted != nil &&
 			*c.LastAccepted == *single.LastAccepted && c.FirstRejected != nil && single.FirstRejected != nil &&
 			*c.FirstRejected == *single.FirstRejected
-		if !same || *c.FirstRejected != 24 {
-			if attempt < 3 {
-				t.Logf("attempt %d: shards %s %q, one box %s %q; again", attempt, c.Verdict, c.Reason, single.Verdict, single.Reason)
+		if !same || c.FirstRejected == nil || *c.FirstRejected != 24 {
+			what := fmt.Sprintf("shards %s %q, one box %s %q", c.Verdict, c.Reason, single.Verdict, single.Reason)
+			// brk said it could not tell on a busy box, as it should (a
+			// busy suite run: the shards "busy in 5 of 5 phases … the runs
+			// of 12 concurrent connections disagreed", three times):
+			// again, then nothing to compare.
+			if (c.Verdict == brk.VerdictInconclusive || single.Verdict == brk.VerdictInconclusive) &&
+				e2ekit.AgainOnBusy(t, attempt, e2ekit.BusyPhases(c)+e2ekit.BusyPhases(single), what) {
 				continue
 			}
-			t.Fatalf("shards %s %q, one box %s %q", c.Verdict, c.Reason, single.Verdict, single.Reason)
+			if attempt < 3 {
+				t.Logf("attempt %d: %s; again", attempt, what)
+				continue
+			}
+			t.Fatal(what)
 		}
 		if len(c.Shards) != 3 {
 			t.Errorf("coordinator report shards: %+v", c.Shards)
