@@ -41,17 +41,23 @@ func finalPair(out *judge.Outcome) *FinalPair {
 }
 
 // bindingText names the term that decided the break: the success ratio
-// with its most common failure ("success ratio (timeout)"), a timeout's
-// abandoned followers counted as its own.
+// with its most common failure ("success ratio (timeout)"), the
+// abandoned followers of a timeout or of a connect that timed out
+// counted as its own.
 func bindingText(t judge.Term, broke *judge.Judged) string {
 	if t != judge.TermSuccess || broke.Run == nil || broke.Run.Stats == nil {
 		return t.String()
 	}
-	f := broke.Run.Stats.Counts.Failed
-	// The followers a timeout abandoned are the timeout's.
-	followers := min(broke.Run.Stats.TimeoutFollowers, f[metrics.Abandoned])
-	f[metrics.Timeout] += followers
-	f[metrics.Abandoned] -= followers
+	s := broke.Run.Stats
+	f := s.Counts.Failed
+	for _, c := range []struct {
+		cat       metrics.Category
+		followers uint64
+	}{{metrics.Timeout, s.TimeoutFollowers}, {metrics.ConnectTimeout, s.ConnectTimeoutFollowers}} {
+		n := min(c.followers, f[metrics.Abandoned])
+		f[c.cat] += n
+		f[metrics.Abandoned] -= n
+	}
 	top := 0
 	for c := range f {
 		if f[c] > f[top] {

@@ -103,6 +103,8 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 	c := &s.Counts
 	target := level
 	n := plan.Names.Filled()
+	// The connections test judges the share of established setups too.
+	setupsShort := plan.Mode.spec().judgeSetups && !plan.Accept.Met(s.Setups.Established, s.Setups.Attempted)
 	switch {
 	case m.Interrupted:
 		return Judgement{Stop: true, Verdict: Interrupted} // not judged: no reason of its own
@@ -130,7 +132,16 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 		// under a lower offered rate is no verdict on this level.
 		return clientBound(fmt.Sprintf("target unfulfilled: the client fell behind its arrival schedule at %d requests/s (arrivals taken up %.3g ms late on average over a %.3g s window: the offered rate fell %.3g %% short)%s; give it more CPU or %s",
 			target, float64(s.LateNs)/float64(max(s.Scheduled, 1))/1e6, m.Active.Seconds(), 100*m.Shortfall(), behindText(m.Behind), n.Threads))
-	case plan.Mode.spec().judgeSetups && !plan.Accept.Met(s.Setups.Established, s.Setups.Attempted):
+	case setupsShort:
+		// The server's whatever the workers' load, timed out or not:
+		// the connects are the declared load, and a saturated client
+		// offers fewer of them, not more. A setup times out when the
+		// server's accept queue drops its SYN (nginx's listen backlog of
+		// 511 in a flagless connections search: 223 to 1,103 setups in a
+		// phase waited the whole second while the workers' timers were
+		// at most 12 ms late, 99.9 % busy). Unlike the rate test's
+		// connects, which follow the retirements a saturated client's
+		// timeouts cause (clientSaturated).
 		return broken(fmt.Sprintf("setups: %.4g%% established (%d of %d; %d failed, %d timed out) is below %s %s%% at %d %s",
 			pct(s.Setups.Established, s.Setups.Attempted), s.Setups.Established, s.Setups.Attempted,
 			s.Setups.Failed, s.Setups.TimedOut, n.Accept, plan.Accept, target, plan.Mode.Unit()))
@@ -145,7 +156,7 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 			prefix, pct(c.Succeeded, c.Attempted), c.Succeeded, c.Attempted, n.Accept, plan.Accept, target, plan.Mode.Unit()))
 	}
 	if reason := latencyRule(s, plan, n); reason != "" {
-		if m.WorkerBusyOK && m.WorkerBusy >= ClientBoundShare {
+		if saturatedWorkers(m) {
 			return clientBound(saturatedReason(m, n) + " (" + reason + ")")
 		}
 		return broken(reason)
@@ -203,27 +214,39 @@ const ClientBoundShare = 0.90
 // clientSaturated reports whether a phase's failures are all timeouts
 // (and the followers those timeouts abandoned) while its workers were
 // saturated: then the client, not the server, may have missed the
-// deadlines. A connect that timed out (connect_timeout) is a timeout
-// too: a saturated worker sees the connection's completion as late as a
-// response's (two rate runs against one nginx at 204,800/s, workers 90 %
-// and 94 % busy: one had 856,808 timeouts and 64 connects timed out and
-// was judged the server's break, the other only timeouts and was the
-// client's). A connection the server ended (transport, and the followers
-// it abandons), a connect it refused (connect), a status, body or protocol
-// failure is the server's doing whatever the client's load: a server that
-// hangs up on every connection keeps the workers busy reconnecting, and
-// that is no sign of a slow client. Abandoned requests count as timing
-// only as far as the phase attributes them to a response's timeout
-// (TimeoutFollowers); a measurement that does not attribute them (an
-// older shard's), and the requests queued behind a connect that timed
-// out, count as the server's.
+// deadlines. A connect that timed out (connect_timeout) counts as a
+// timeout too, with the requests queued behind it: in the requests and
+// rate tests connections are opened once, and a connect in a phase
+// follows the retirement of a connection whose request timed out. Two
+// rate runs against one nginx at 204,800/s, workers 90 % and 94 % busy:
+// requests waited up to 1 s in the client's own queue, 88,751 connects
+// replaced the 64 connections' retirements in one phase, and 64 of them
+// timed out; that phase was judged the server's break, the other run's
+// (timeouts only) the client's. The connections test's setups are judged
+// before this rule, and whatever the workers' load (Judge). A connection
+// the server ended (transport, and the followers it abandons), a connect
+// it refused (connect), a status, body or protocol failure is the
+// server's doing whatever the client's load: a server that hangs up on
+// every connection keeps the workers busy reconnecting, and that is no
+// sign of a slow client. Abandoned requests count as timing only as far
+// as the phase attributes them to a timeout: a response's
+// (TimeoutFollowers) or a connect's (ConnectTimeoutFollowers); a
+// measurement that does not attribute them (an older shard's) counts
+// them as the server's.
 func clientSaturated(m *Measurement) bool {
-	if !m.WorkerBusyOK || m.WorkerBusy < ClientBoundShare {
+	if !saturatedWorkers(m) {
 		return false
 	}
 	f := &m.Stats.Counts.Failed
-	timing := f[metrics.Timeout] + f[metrics.ConnectTimeout] + min(m.Stats.TimeoutFollowers, f[metrics.Abandoned])
+	followers := m.Stats.TimeoutFollowers + m.Stats.ConnectTimeoutFollowers
+	timing := f[metrics.Timeout] + f[metrics.ConnectTimeout] + min(followers, f[metrics.Abandoned])
 	return timing > 0 && timing == m.Stats.Counts.FailedTotal()
+}
+
+// saturatedWorkers reports whether the phase's workers were busy at
+// least ClientBoundShare of its wall time.
+func saturatedWorkers(m *Measurement) bool {
+	return m.WorkerBusyOK && m.WorkerBusy >= ClientBoundShare
 }
 
 func saturatedReason(m *Measurement, n Names) string {

@@ -55,6 +55,19 @@ func timeoutFollowers(m *Measurement, n uint64) *Measurement {
 	return failing(m, metrics.Abandoned, n)
 }
 
+// connectFollowers adds n abandoned requests that were queued behind a
+// connect that timed out to m.
+func connectFollowers(m *Measurement, n uint64) *Measurement {
+	m.Stats.ConnectTimeoutFollowers += n
+	return failing(m, metrics.Abandoned, n)
+}
+
+// setupsTimedOut is a connections-test phase whose one setup of five timed
+// out, and whose requests failed as fails says.
+func setupsTimedOut(fails func(*Measurement) *Measurement) *Measurement {
+	return fails(measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, TimedOut: 1}, 4))
+}
+
 func TestJudgeEveryBranch(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -98,7 +111,10 @@ func TestJudgeEveryBranch(t *testing.T) {
 		{"client saturated, abandoned not by a timeout: the server's", saturated(failing(timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 6), metrics.Abandoned, 2)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
 		{"client saturated, timeouts and connects that timed out: not a server verdict", saturated(failing(measured(9990, 9, 0, okSetups, 4), metrics.ConnectTimeout, 1)), reqPlan, 1, 2, Inconclusive, true, "the client was saturated"},
 		{"client saturated, only connects that timed out: not a server verdict", saturated(failing(measured(9990, 0, 0, okSetups, 4), metrics.ConnectTimeout, 10)), reqPlan, 1, 2, Inconclusive, true, "the client was saturated"},
-		{"client saturated, a connect timed out with requests queued behind it: the server's", saturated(failing(failing(measured(9990, 0, 0, okSetups, 4), metrics.ConnectTimeout, 2), metrics.Abandoned, 8)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, connects timed out with requests queued behind them: not a server verdict", saturated(connectFollowers(failing(measured(9990, 0, 0, okSetups, 4), metrics.ConnectTimeout, 2), 8)), reqPlan, 1, 2, Inconclusive, true, "the client was saturated"},
+		{"client saturated, connects timed out, requests queued behind them not attributed (an older shard's): the server's", saturated(failing(failing(measured(9990, 0, 0, okSetups, 4), metrics.ConnectTimeout, 2), metrics.Abandoned, 8)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"client saturated, more abandoned than the connects' timeouts left: the server's", saturated(failing(connectFollowers(failing(measured(9990, 0, 0, okSetups, 4), metrics.ConnectTimeout, 2), 6), metrics.Abandoned, 2)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
+		{"connects timed out with requests queued behind them, client not saturated: the server's", connectFollowers(failing(measured(9990, 0, 0, okSetups, 4), metrics.ConnectTimeout, 2), 8), reqPlan, 1, 2, Broken, true, "success 99.9%"},
 		{"connects that timed out, client not saturated: the server's", failing(measured(9990, 0, 0, okSetups, 4), metrics.ConnectTimeout, 10), reqPlan, 1, 2, Broken, true, "success 99.9%"},
 		{"client saturated, failed setups: the server's", saturated(failing(failing(measured(9990, 0, 0, okSetups, 4), metrics.Connect, 2), metrics.Abandoned, 8)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
 		{"timeouts, client not saturated: the server's", timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 8), reqPlan, 1, 2, Broken, true, "success 99.9%"},
@@ -106,6 +122,12 @@ func TestJudgeEveryBranch(t *testing.T) {
 		{"connections accepted", measured(4, 0, 0, okSetups, 4), connsPlan, 1, 4, Done, false, ""},
 		{"connections: setups below accept", measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, Failed: 1}, 4), connsPlan, 1, 4,
 			Broken, true, "setups: 80% established (4 of 5; 1 failed, 0 timed out) is below Plan.Accept 99.99% at 4 concurrent connections"},
+		{"connections: setups timed out on saturated workers: still the server's", saturated(setupsTimedOut(func(m *Measurement) *Measurement { return m })), connsPlan, 1, 4,
+			Broken, true, "setups: 80% established (4 of 5; 0 failed, 1 timed out) is below Plan.Accept 99.99% at 4 concurrent connections"},
+		{"connections: setups and requests timed out on saturated workers: the setups' break", saturated(setupsTimedOut(func(m *Measurement) *Measurement { return failing(m, metrics.Timeout, 1) })), connsPlan, 1, 4,
+			Broken, true, "setups: 80% established"},
+		{"connections: setups refused on saturated workers: the server's", saturated(measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, Failed: 1}, 4)), connsPlan, 1, 4,
+			Broken, true, "setups: 80% established (4 of 5; 1 failed, 0 timed out)"},
 		{"connections: requests below accept", measured(3, 1, 0, okSetups, 4), connsPlan, 1, 4, Broken, true, "requests: success 75% (3 of 4) is below Plan.Accept 99.99% at 4 concurrent connections"},
 		{"connections unfulfilled", measured(4, 0, 0, okSetups, 3), connsPlan, 1, 4, Inconclusive, true, "target unfulfilled: 1 of 4 concurrent connections never carried a request"},
 	} {

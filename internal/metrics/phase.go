@@ -67,42 +67,43 @@ func (c *Counts) FailedTotal() uint64 {
 // round-trips through JSON with its histograms in HdrHistogram's base64
 // V2 compressed encoding.
 type Phase struct {
-	Counts               Counts                  `json:"counts"`
-	Latency              *hdrhistogram.Histogram `json:"-"`
-	LatencySumNs         uint64                  `json:"latency_sum_ns"`
-	LatencyCount         uint64                  `json:"latency_count"`
-	SetupLatency         *hdrhistogram.Histogram `json:"-"`
-	Setups               Setups                  `json:"setups"`
-	OutstandingNs        uint64                  `json:"outstanding_ns"`
-	ActiveNs             uint64                  `json:"active_ns"` // summed over workers
-	Workers              int                     `json:"workers"`
-	AtTargetNs           uint64                  `json:"at_target_ns"`
-	ReachedOnce          uint64                  `json:"reached_once"`
-	BlockedWrites        uint64                  `json:"blocked_writes"`
-	MaxSendDelay         int64                   `json:"max_send_delay_ns"`
-	MaxLateness          int64                   `json:"max_lateness_ns"`
-	ProtocolReason       string                  `json:"protocol_reason,omitempty"`
-	SetupError           string                  `json:"setup_error,omitempty"`
-	ClientError          string                  `json:"client_error,omitempty"`
-	ProtocolUnattributed uint64                  `json:"protocol_unattributed"`
-	TimeoutFollowers     uint64                  `json:"timeout_followers,omitempty"`
-	Heard                uint64                  `json:"heard,omitempty"`
-	TLSProbes            uint64                  `json:"tls_probes,omitempty"` // connections the TLS probe opened (sched.Engine.RunPhase), outside the setups
-	Statuses             StatusCounts            `json:"statuses"`
-	BodySamples          []string                `json:"body_samples,omitempty"`
-	TLS                  TLSInfo                 `json:"tls"`
-	ResetsSent           uint64                  `json:"resets_sent,omitempty"`
-	GoAwaysReceived      uint64                  `json:"goaways_received,omitempty"`
-	Replayed             uint64                  `json:"replayed,omitempty"`
-	IdleCloses           uint64                  `json:"idle_closes,omitempty"`
-	PeerMaxStreams       int64                   `json:"peer_max_streams,omitempty"`
-	PeerMaxKnown         bool                    `json:"peer_max_known,omitempty"`
-	StreamLimit          StreamLimit             `json:"stream_limit,omitzero"`
-	Written              uint64                  `json:"written"`
-	BytesRead            uint64                  `json:"bytes_read,omitempty"`
-	Scheduled            uint64                  `json:"scheduled"`
-	ExpiredUnsent        uint64                  `json:"expired_unsent"`
-	LateNs               uint64                  `json:"late_ns"`
+	Counts                  Counts                  `json:"counts"`
+	Latency                 *hdrhistogram.Histogram `json:"-"`
+	LatencySumNs            uint64                  `json:"latency_sum_ns"`
+	LatencyCount            uint64                  `json:"latency_count"`
+	SetupLatency            *hdrhistogram.Histogram `json:"-"`
+	Setups                  Setups                  `json:"setups"`
+	OutstandingNs           uint64                  `json:"outstanding_ns"`
+	ActiveNs                uint64                  `json:"active_ns"` // summed over workers
+	Workers                 int                     `json:"workers"`
+	AtTargetNs              uint64                  `json:"at_target_ns"`
+	ReachedOnce             uint64                  `json:"reached_once"`
+	BlockedWrites           uint64                  `json:"blocked_writes"`
+	MaxSendDelay            int64                   `json:"max_send_delay_ns"`
+	MaxLateness             int64                   `json:"max_lateness_ns"`
+	ProtocolReason          string                  `json:"protocol_reason,omitempty"`
+	SetupError              string                  `json:"setup_error,omitempty"`
+	ClientError             string                  `json:"client_error,omitempty"`
+	ProtocolUnattributed    uint64                  `json:"protocol_unattributed"`
+	TimeoutFollowers        uint64                  `json:"timeout_followers,omitempty"`
+	ConnectTimeoutFollowers uint64                  `json:"connect_timeout_followers,omitempty"`
+	Heard                   uint64                  `json:"heard,omitempty"`
+	TLSProbes               uint64                  `json:"tls_probes,omitempty"` // connections the TLS probe opened (sched.Engine.RunPhase), outside the setups
+	Statuses                StatusCounts            `json:"statuses"`
+	BodySamples             []string                `json:"body_samples,omitempty"`
+	TLS                     TLSInfo                 `json:"tls"`
+	ResetsSent              uint64                  `json:"resets_sent,omitempty"`
+	GoAwaysReceived         uint64                  `json:"goaways_received,omitempty"`
+	Replayed                uint64                  `json:"replayed,omitempty"`
+	IdleCloses              uint64                  `json:"idle_closes,omitempty"`
+	PeerMaxStreams          int64                   `json:"peer_max_streams,omitempty"`
+	PeerMaxKnown            bool                    `json:"peer_max_known,omitempty"`
+	StreamLimit             StreamLimit             `json:"stream_limit,omitzero"`
+	Written                 uint64                  `json:"written"`
+	BytesRead               uint64                  `json:"bytes_read,omitempty"`
+	Scheduled               uint64                  `json:"scheduled"`
+	ExpiredUnsent           uint64                  `json:"expired_unsent"`
+	LateNs                  uint64                  `json:"late_ns"`
 	// The rate test's histograms; nil in the other tests.
 	SendLag   *hdrhistogram.Histogram `json:"-"`
 	Service   *hdrhistogram.Histogram `json:"-"`
@@ -214,6 +215,7 @@ func (p *Phase) Add(q *Phase) {
 	p.MaxLateness = max(p.MaxLateness, q.MaxLateness)
 	p.ProtocolUnattributed += q.ProtocolUnattributed
 	p.TimeoutFollowers += q.TimeoutFollowers
+	p.ConnectTimeoutFollowers += q.ConnectTimeoutFollowers
 	p.Heard += q.Heard
 	p.TLSProbes += q.TLSProbes
 	p.Statuses.Merge(&q.Statuses)
@@ -298,43 +300,44 @@ func (p *Phase) Merge(r *Recorder) {
 // body samples, and leaves the timeline to Merge.
 func (r *Recorder) phase() Phase {
 	return Phase{
-		Counts:               Counts{Succeeded: r.Succeeded, Failed: r.Failed},
-		Latency:              r.Latency,
-		LatencySumNs:         r.LatencySumNs,
-		LatencyCount:         r.LatencyCount,
-		SetupLatency:         r.SetupLatency,
-		Setups:               r.Setups,
-		OutstandingNs:        r.OutstandingNs,
-		ActiveNs:             r.ActiveNs,
-		Workers:              1,
-		AtTargetNs:           r.AtTargetNs,
-		ReachedOnce:          r.ReachedOnce,
-		BlockedWrites:        r.BlockedWrites,
-		MaxSendDelay:         r.MaxSendDelayNs,
-		MaxLateness:          r.MaxLatenessNs,
-		ProtocolReason:       r.ProtocolReason,
-		SetupError:           r.SetupError,
-		ClientError:          r.ClientError,
-		ProtocolUnattributed: r.ProtocolUnattributed,
-		TimeoutFollowers:     r.TimeoutFollowers,
-		Heard:                r.Heard,
-		Statuses:             r.Statuses,
-		BodySamples:          r.BodySamples,
-		TLS:                  r.TLS,
-		ResetsSent:           r.ResetsSent,
-		GoAwaysReceived:      r.GoAwaysReceived,
-		Replayed:             r.Replayed,
-		IdleCloses:           r.IdleCloses,
-		PeerMaxStreams:       r.PeerMaxStreams,
-		PeerMaxKnown:         r.PeerMaxKnown,
-		StreamLimit:          r.StreamLimit,
-		Written:              r.Written,
-		BytesRead:            r.BytesRead,
-		Scheduled:            r.Scheduled,
-		ExpiredUnsent:        r.ExpiredUnsent,
-		LateNs:               r.LateNs,
-		SendLag:              r.SendLag,
-		Service:              r.Service,
-		ClientLag:            r.ClientLag,
+		Counts:                  Counts{Succeeded: r.Succeeded, Failed: r.Failed},
+		Latency:                 r.Latency,
+		LatencySumNs:            r.LatencySumNs,
+		LatencyCount:            r.LatencyCount,
+		SetupLatency:            r.SetupLatency,
+		Setups:                  r.Setups,
+		OutstandingNs:           r.OutstandingNs,
+		ActiveNs:                r.ActiveNs,
+		Workers:                 1,
+		AtTargetNs:              r.AtTargetNs,
+		ReachedOnce:             r.ReachedOnce,
+		BlockedWrites:           r.BlockedWrites,
+		MaxSendDelay:            r.MaxSendDelayNs,
+		MaxLateness:             r.MaxLatenessNs,
+		ProtocolReason:          r.ProtocolReason,
+		SetupError:              r.SetupError,
+		ClientError:             r.ClientError,
+		ProtocolUnattributed:    r.ProtocolUnattributed,
+		TimeoutFollowers:        r.TimeoutFollowers,
+		ConnectTimeoutFollowers: r.ConnectTimeoutFollowers,
+		Heard:                   r.Heard,
+		Statuses:                r.Statuses,
+		BodySamples:             r.BodySamples,
+		TLS:                     r.TLS,
+		ResetsSent:              r.ResetsSent,
+		GoAwaysReceived:         r.GoAwaysReceived,
+		Replayed:                r.Replayed,
+		IdleCloses:              r.IdleCloses,
+		PeerMaxStreams:          r.PeerMaxStreams,
+		PeerMaxKnown:            r.PeerMaxKnown,
+		StreamLimit:             r.StreamLimit,
+		Written:                 r.Written,
+		BytesRead:               r.BytesRead,
+		Scheduled:               r.Scheduled,
+		ExpiredUnsent:           r.ExpiredUnsent,
+		LateNs:                  r.LateNs,
+		SendLag:                 r.SendLag,
+		Service:                 r.Service,
+		ClientLag:               r.ClientLag,
 	}
 }

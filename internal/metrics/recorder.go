@@ -86,6 +86,10 @@ type Recorder struct {
 	// abandoned (the followers of an expired HTTP/1.1 request, whose
 	// connection is retired with it); they are counted as Abandoned too.
 	TimeoutFollowers uint64
+	// ConnectTimeoutFollowers counts the abandoned requests queued behind
+	// a connect that timed out (the first counts as connect_timeout); they
+	// are counted as Abandoned too.
+	ConnectTimeoutFollowers uint64
 	// Heard counts connections that read at least one byte from the
 	// server.
 	Heard uint64

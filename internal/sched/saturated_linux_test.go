@@ -2,6 +2,7 @@ package sched
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,15 +43,16 @@ func queueOfOne(t *testing.T) string {
 	return "127.0.0.1:" + strconv.Itoa(in.Port)
 }
 
-// TestConnectTimeoutsAreTiming: connects that time out (a server whose
-// accept queue is full drops the SYNs) are timeouts as a response's are:
-// on saturated workers a phase that failed only on them and on response
-// timeouts reads client-bound, since a saturated client sees a
-// connection complete as late as a response; the same counts on workers
-// with slack are the server's break. Two flagless rate runs against one
-// nginx split on this: 64 connects timed out among 856,808 timeouts made
-// one phase the server's break, and the other run's phase, timeouts only,
-// the client's.
+// TestConnectTimeoutsAreTiming: in the requests test, connects that time
+// out (a server whose accept queue is full drops the SYNs) are timeouts as
+// a response's are: on saturated workers a phase that failed only on them
+// and on response timeouts reads client-bound, since there a connect
+// follows the retirement of a connection whose request timed out, and a
+// saturated client's timeouts retire many; the same counts on workers with
+// slack are the server's break. Two flagless rate runs against one nginx
+// split on this: 64 connects timed out among 856,808 timeouts made one
+// phase the server's break, and the other run's phase, timeouts only, the
+// client's.
 func TestConnectTimeoutsAreTiming(t *testing.T) {
 	m, addr := h1Phase(t, queueOfOne(t), 4, 100*time.Millisecond, judge.PhaseSpec{Level: 4, Duration: 500 * time.Millisecond})
 	s := m.Stats
@@ -68,5 +70,52 @@ func TestConnectTimeoutsAreTiming(t *testing.T) {
 	m.WorkerBusy = 0.5
 	if j := judge.Judge(m, plan, 1, 4); j.Verdict != judge.Broken {
 		t.Fatalf("connects that timed out on workers with slack judged %+v, want broken", j)
+	}
+}
+
+// TestConnectTimeoutFollowersAreTiming: the requests queued behind a
+// connect that timed out (a depth of 2 per connection) are that
+// timeout's followers, attributed as a response timeout's are, so that a
+// phase of timed-out connects on saturated workers still reads
+// client-bound; on workers with slack it is the server's break.
+func TestConnectTimeoutFollowersAreTiming(t *testing.T) {
+	m, addr := h1Phase(t, queueOfOne(t), 4, 100*time.Millisecond, judge.PhaseSpec{Level: 8, Duration: 500 * time.Millisecond})
+	s := m.Stats
+	f := &s.Counts.Failed
+	t.Logf("counts %+v, setups %+v, connect timeout followers %d", s.Counts, s.Setups, s.ConnectTimeoutFollowers)
+	if f[metrics.ConnectTimeout] == 0 || f[metrics.Abandoned] == 0 || s.ConnectTimeoutFollowers != f[metrics.Abandoned] ||
+		f[metrics.Timeout]+f[metrics.ConnectTimeout]+f[metrics.Abandoned] != s.Counts.FailedTotal() {
+		t.Fatalf("failures %+v, connect timeout followers %d: want connects that timed out and their followers (and response timeouts) only", f, s.ConnectTimeoutFollowers)
+	}
+	plan := judge.Plan{Mode: judge.Requests, Conns: 4, Accept: judge.Accept{Num: 9999, Den: 10000}, Addr: addr}
+	m.WorkerBusy, m.WorkerBusyOK = 0.95, true
+	if j := judge.Judge(m, plan, 1, 8); j.Verdict != judge.Inconclusive || !j.ClientBound {
+		t.Fatalf("connects that timed out with followers on saturated workers judged %+v, want client-bound", j)
+	}
+	m.WorkerBusy = 0.5
+	if j := judge.Judge(m, plan, 1, 8); j.Verdict != judge.Broken {
+		t.Fatalf("the same on workers with slack judged %+v, want broken", j)
+	}
+}
+
+// TestConnectionsSetupTimeoutsAreTheServers: in the connections test the
+// setups are the declared load, so setups that timed out break the phase
+// whatever the workers' load: a saturated client offers fewer connects,
+// not more, and a SYN the server's full accept queue dropped waits the
+// whole timeout however busy the client is.
+func TestConnectionsSetupTimeoutsAreTheServers(t *testing.T) {
+	m, addr := h1PhaseOf(t, queueOfOne(t), 4, 100*time.Millisecond, judge.PhaseSpec{Level: 4, Duration: 500 * time.Millisecond},
+		func(c *Config) { c.Mode, c.PerConn = judge.Connections, 1 })
+	s := m.Stats
+	t.Logf("counts %+v, setups %+v", s.Counts, s.Setups)
+	if s.Setups.TimedOut == 0 || s.Setups.Failed != 0 {
+		t.Fatalf("setups %+v: want some timed out, none refused", s.Setups)
+	}
+	plan := judge.Plan{Mode: judge.Connections, Accept: judge.Accept{Num: 9999, Den: 10000}, Addr: addr}
+	for _, busy := range []float64{0.95, 0.5} {
+		m.WorkerBusy, m.WorkerBusyOK = busy, true
+		if j := judge.Judge(m, plan, 1, 4); j.Verdict != judge.Broken || !strings.HasPrefix(j.Reason, "setups: ") {
+			t.Fatalf("setups that timed out on workers %.0f %% busy judged %+v, want broken by the setups", 100*busy, j)
+		}
 	}
 }

@@ -79,6 +79,13 @@ func TestTimeoutFollowersAttributed(t *testing.T) {
 // measurement and the address dialled.
 func h1Phase(t *testing.T, address string, conns int, timeout time.Duration, spec judge.PhaseSpec) (*judge.Measurement, string) {
 	t.Helper()
+	return h1PhaseOf(t, address, conns, timeout, spec, func(*Config) {})
+}
+
+// h1PhaseOf is h1Phase with the engine's configuration changed by set
+// (the connections test, say) before it starts.
+func h1PhaseOf(t *testing.T, address string, conns int, timeout time.Duration, spec judge.PhaseSpec, set func(*Config)) (*judge.Measurement, string) {
+	t.Helper()
 	addrs, err := conn.Resolve(address)
 	if err != nil {
 		t.Fatal(err)
@@ -87,10 +94,12 @@ func h1Phase(t *testing.T, address string, conns int, timeout time.Duration, spe
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Start(Config{
+	cfg := Config{
 		Threads: 1, Conns: conns, Addr: addrs[0], Replay: true, Timeout: timeout,
 		NewSession: func() Session { return h1.NewSession(tpl) },
-	})
+	}
+	set(&cfg)
+	e, err := Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

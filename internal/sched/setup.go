@@ -109,6 +109,11 @@ func (w *worker) setupFailed(o *owner, now int64, err error, timedOut bool) {
 	} else if c, ok := w.pol.(setupCharger); ok {
 		c.chargeSetup(w, cat, now) // the rate test: the arrival it would have carried
 	}
+	if timedOut {
+		// The followers go with the connect's timeout: its doing
+		// (clientSaturated attributes them).
+		w.rec.ConnectTimeoutFollowers += uint64(o.pending())
+	}
 	w.failAll(o, metrics.Abandoned)
 	o.state = stBackoff
 	w.wheel.Schedule(o.idx, now+wheelTick)
