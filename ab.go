@@ -26,19 +26,34 @@ func (r *ABResult) ExitCode() int {
 	return 0
 }
 
-// RunAB runs the test of mode m with plan p against a and b in turns, one
-// phase each (m "": the test of p.Load, as Run runs it), until both ramps have ended; a ramp that ends first leaves
-// the other to go on alone. obsA and obsB observe each side. The error is
-// non-nil only for a bad plan or target, found before any traffic.
+// AB runs the test of p.Load (as Run runs it) against a and b in turns,
+// one phase each, until both ramps have ended; a ramp that ends first
+// leaves the other to go on alone. obsA and obsB observe each side. The
+// error is non-nil only for a bad plan or target (*PlanError), found
+// before any traffic.
+func AB(ctx context.Context, a, b Target, p Plan, obsA, obsB Observer) (*ABResult, error) {
+	return runAB(ctx, "", a, b, p, obsA, obsB)
+}
+
+// RunAB runs the test of mode m with plan p against a and b in turns, as
+// AB does (m "": the test of p.Load); a plan whose Load is another test is
+// refused.
+//
+// Deprecated: set Plan.Load to the test's value and call AB. RunAB stays
+// for one release.
 func RunAB(ctx context.Context, m Mode, a, b Target, p Plan, obsA, obsB Observer) (*ABResult, error) {
+	return runAB(ctx, m, a, b, p, obsA, obsB)
+}
+
+// runAB is AB of test m ("": p.Load's).
+func runAB(ctx context.Context, m Mode, a, b Target, p Plan, obsA, obsB Observer) (*ABResult, error) {
 	if p.Shard != nil {
 		return nil, refuse("%s: an A/B run cannot be sharded", fShard)
 	}
-	if err := Check(a, p, m); err != nil {
-		return nil, err
-	}
-	if err := Check(b, p, m); err != nil {
-		return nil, err
+	for _, t := range []Target{a, b} {
+		if _, _, _, err := check(&t, p, m); err != nil {
+			return nil, err
+		}
 	}
 	ra, resA, err := open(ctx, a, p, obsA, m)
 	if err != nil {

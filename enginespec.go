@@ -14,7 +14,7 @@ import (
 )
 
 // running is a started run: the engine's run (internal/enginerun) and the
-// Result it fills, stepped by run (or in turns with another, by RunAB).
+// Result it fills, stepped by run (or in turns with another, by AB).
 type running struct {
 	res   *Result
 	run   *enginerun.Run

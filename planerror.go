@@ -6,7 +6,7 @@ import (
 )
 
 // PlanError is a Plan or Target that the library refuses before any
-// traffic: the only error RunMode, Run, RunConnections, RunRate, RunAB and
+// traffic: the only error RunMode, Run, RunConnections, RunRate, AB, RunAB and
 // Check return (besides CheckPlatform's). Its Error names the fields it
 // refuses as Go selectors from the argument that holds them, such as
 // "Plan.Start (5) is above Plan.Max (3)" or "Target.TLS.Version "1.1":

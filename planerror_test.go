@@ -262,9 +262,26 @@ func TestUnknownModeAndABShard(t *testing.T) {
 	}
 	tgt := brk.Target{URL: "http://127.0.0.1:1/"}
 	p := brk.Plan{Shard: &brk.Sharding{Count: 2, Coordinator: "127.0.0.1:1", Token: "t"}}
-	_, err = brk.RunAB(context.Background(), brk.ModeRequests, tgt, tgt, p, nil, nil)
+	_, err = brk.AB(context.Background(), tgt, tgt, p, nil, nil)
 	if !errors.As(err, &pe) || err.Error() != "Plan.Shard: an A/B run cannot be sharded" || pe.Fields[0] != "Plan.Shard" {
 		t.Errorf("sharded A/B: %v (%T)", err, err)
+	}
+	// The deprecated RunAB: the same refusal, and a Load of another test
+	// than its mode refused as RunMode refuses it.
+	_, err = brk.RunAB(context.Background(), brk.ModeRequests, tgt, tgt, p, nil, nil)
+	if !errors.As(err, &pe) || err.Error() != "Plan.Shard: an A/B run cannot be sharded" {
+		t.Errorf("sharded A/B (RunAB): %v (%T)", err, err)
+	}
+	rate := brk.Plan{Load: brk.Rate{}}
+	_, err = brk.RunAB(context.Background(), brk.ModeRequests, tgt, tgt, rate, nil, nil)
+	_, want := brk.RunMode(context.Background(), brk.ModeRequests, tgt, rate, nil)
+	if !errors.As(err, &pe) || want == nil || err.Error() != want.Error() {
+		t.Errorf("RunAB of the requests test with a rate Load: %v, want RunMode's refusal %v", err, want)
+	}
+	// AB runs the plan's Load: a bad one is refused before any traffic.
+	_, err = brk.AB(context.Background(), tgt, tgt, brk.Plan{Load: brk.Rate{Depth: -1}}, nil, nil)
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "Rate.Depth") {
+		t.Errorf("AB with a bad rate Load: %v (%T), want a refusal naming Rate.Depth", err, err)
 	}
 }
 

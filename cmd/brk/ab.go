@@ -56,7 +56,7 @@ func (c *abCmd) Run(e *env) error {
 			return refuseLib(err)
 		}
 	}
-	// The plan as RunAB reads it, which the report's words read.
+	// The plan as AB reads it, which the report's words read.
 	if p, err = p.Resolved(); err != nil {
 		return refuseLib(err)
 	}
@@ -79,7 +79,7 @@ func (c *abCmd) Run(e *env) error {
 	side := func(name string, t brk.Target) brk.Observer {
 		return redacting(e.secrets, &report.Text{W: &prefixWriter{w: text, prefix: name + "│ ", bol: true}, Test: mode, Target: t, Plan: p, DefaultSLA: e.defaultSLA})
 	}
-	res, err := brk.RunAB(e.ctx, "", a, b, p, side("A", a), side("B", b))
+	res, err := brk.AB(e.ctx, a, b, p, side("A", a), side("B", b))
 	if err != nil {
 		return refuseLib(err)
 	}

@@ -552,7 +552,7 @@ func TestSearchHTTP2AndAB(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	for attempt := 1; ; attempt++ {
-		ab, err := brk.RunAB(ctx, brk.ModeRequests, brk.Target{URL: fxA.URL("/plain")}, brk.Target{URL: fxB.URL("/plain")}, abPlan, nil, nil)
+		ab, err := brk.AB(ctx, brk.Target{URL: fxA.URL("/plain")}, brk.Target{URL: fxB.URL("/plain")}, abPlan, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -166,11 +166,11 @@ func TestABFindsEachSidesBreak(t *testing.T) {
 	testenv.Parallel(t, testenv.InProcess)
 	a := startFixtureT(t, bench.FixtureConfig{Capacity: 4, Service: 20 * time.Millisecond})
 	b := startFixtureT(t, bench.FixtureConfig{Capacity: 8, Service: 20 * time.Millisecond})
-	plan := brk.Plan{Conns: 16, Start: 1, Pace: 1, Phase: 400 * time.Millisecond, Timeout: 140 * time.Millisecond, Threads: 1}
+	plan := brk.Plan{Load: brk.Requests{Conns: 16}, Start: 1, Pace: 1, Phase: 400 * time.Millisecond, Timeout: 140 * time.Millisecond, Threads: 1}
 	for attempt := 0; ; attempt++ {
 		var order []string
 		ctx, cancel := context.WithTimeout(context.Background(), e2ekit.RunTimeout)
-		res, err := brk.RunAB(ctx, brk.ModeRequests,
+		res, err := brk.AB(ctx,
 			brk.Target{URL: a.URL("/plain"), ExpectBody: []byte("ok")}, brk.Target{URL: b.URL("/plain"), ExpectBody: []byte("ok")},
 			plan, orderObserver{side: "A", order: &order}, orderObserver{side: "B", order: &order})
 		cancel()
