@@ -45,56 +45,37 @@ func queueOfOne(t *testing.T) string {
 
 // TestConnectTimeoutsAreTiming: in the requests test, connects that time
 // out (a server whose accept queue is full drops the SYNs) are timeouts as
-// a response's are: on saturated workers a phase that failed only on them
-// and on response timeouts reads client-bound, since there a connect
-// follows the retirement of a connection whose request timed out, and a
-// saturated client's timeouts retire many; the same counts on workers with
-// slack are the server's break. Two flagless rate runs against one nginx
-// split on this: 64 connects timed out among 856,808 timeouts made one
-// phase the server's break, and the other run's phase, timeouts only, the
-// client's.
+// a response's are, and so are the requests queued behind them (at a depth
+// of 2: that timeout's followers, attributed as a response timeout's
+// are): on saturated workers a phase that failed only on them and on
+// response timeouts reads client-bound, since there a connect follows the
+// retirement of a connection whose request timed out, and a saturated
+// client's timeouts retire many; the same counts on workers with slack are
+// the server's break. Two flagless rate runs against one nginx split on
+// this: 64 connects timed out among 856,808 timeouts made one phase the
+// server's break, and the other run's phase, timeouts only, the client's.
 func TestConnectTimeoutsAreTiming(t *testing.T) {
-	m, addr := h1Phase(t, queueOfOne(t), 4, 100*time.Millisecond, judge.PhaseSpec{Level: 4, Duration: 500 * time.Millisecond})
-	s := m.Stats
-	f := &s.Counts.Failed
-	t.Logf("counts %+v, setups %+v", s.Counts, s.Setups)
-	if f[metrics.ConnectTimeout] == 0 || s.Counts.Succeeded != 0 ||
-		f[metrics.Timeout]+f[metrics.ConnectTimeout] != s.Counts.FailedTotal() {
-		t.Fatalf("failures %+v: want connects that timed out (and response timeouts) only", f)
-	}
-	plan := judge.Plan{Mode: judge.Requests, Conns: 4, Accept: judge.Accept{Num: 9999, Den: 10000}, Addr: addr}
-	m.WorkerBusy, m.WorkerBusyOK = 0.95, true
-	if j := judge.Judge(m, plan, 1, 4); j.Verdict != judge.Inconclusive || !j.ClientBound {
-		t.Fatalf("connects that timed out on saturated workers judged %+v, want client-bound", j)
-	}
-	m.WorkerBusy = 0.5
-	if j := judge.Judge(m, plan, 1, 4); j.Verdict != judge.Broken {
-		t.Fatalf("connects that timed out on workers with slack judged %+v, want broken", j)
-	}
-}
-
-// TestConnectTimeoutFollowersAreTiming: the requests queued behind a
-// connect that timed out (a depth of 2 per connection) are that
-// timeout's followers, attributed as a response timeout's are, so that a
-// phase of timed-out connects on saturated workers still reads
-// client-bound; on workers with slack it is the server's break.
-func TestConnectTimeoutFollowersAreTiming(t *testing.T) {
-	m, addr := h1Phase(t, queueOfOne(t), 4, 100*time.Millisecond, judge.PhaseSpec{Level: 8, Duration: 500 * time.Millisecond})
-	s := m.Stats
-	f := &s.Counts.Failed
-	t.Logf("counts %+v, setups %+v, connect timeout followers %d", s.Counts, s.Setups, s.ConnectTimeoutFollowers)
-	if f[metrics.ConnectTimeout] == 0 || f[metrics.Abandoned] == 0 || s.ConnectTimeoutFollowers != f[metrics.Abandoned] ||
-		f[metrics.Timeout]+f[metrics.ConnectTimeout]+f[metrics.Abandoned] != s.Counts.FailedTotal() {
-		t.Fatalf("failures %+v, connect timeout followers %d: want connects that timed out and their followers (and response timeouts) only", f, s.ConnectTimeoutFollowers)
-	}
-	plan := judge.Plan{Mode: judge.Requests, Conns: 4, Accept: judge.Accept{Num: 9999, Den: 10000}, Addr: addr}
-	m.WorkerBusy, m.WorkerBusyOK = 0.95, true
-	if j := judge.Judge(m, plan, 1, 8); j.Verdict != judge.Inconclusive || !j.ClientBound {
-		t.Fatalf("connects that timed out with followers on saturated workers judged %+v, want client-bound", j)
-	}
-	m.WorkerBusy = 0.5
-	if j := judge.Judge(m, plan, 1, 8); j.Verdict != judge.Broken {
-		t.Fatalf("the same on workers with slack judged %+v, want broken", j)
+	for _, level := range []int{4, 8} { // depth 1, then 2 on 4 connections
+		m, addr := h1Phase(t, queueOfOne(t), 4, 100*time.Millisecond, judge.PhaseSpec{Level: level, Duration: 500 * time.Millisecond})
+		s := m.Stats
+		f := &s.Counts.Failed
+		t.Logf("level %d: counts %+v, setups %+v, connect timeout followers %d", level, s.Counts, s.Setups, s.ConnectTimeoutFollowers)
+		followers := level > 4
+		if f[metrics.ConnectTimeout] == 0 || s.Counts.Succeeded != 0 || (f[metrics.Abandoned] > 0) != followers ||
+			s.ConnectTimeoutFollowers != f[metrics.Abandoned] ||
+			f[metrics.Timeout]+f[metrics.ConnectTimeout]+f[metrics.Abandoned] != s.Counts.FailedTotal() {
+			t.Fatalf("level %d: failures %+v, connect timeout followers %d: want connects that timed out (with followers: %v) and response timeouts only",
+				level, f, s.ConnectTimeoutFollowers, followers)
+		}
+		plan := judge.Plan{Mode: judge.Requests, Conns: 4, Accept: judge.Accept{Num: 9999, Den: 10000}, Addr: addr}
+		m.WorkerBusy, m.WorkerBusyOK = 0.95, true
+		if j := judge.Judge(m, plan, 1, level); j.Verdict != judge.Inconclusive || !j.ClientBound {
+			t.Fatalf("level %d: connects that timed out on saturated workers judged %+v, want client-bound", level, j)
+		}
+		m.WorkerBusy = 0.5
+		if j := judge.Judge(m, plan, 1, level); j.Verdict != judge.Broken {
+			t.Fatalf("level %d: connects that timed out on workers with slack judged %+v, want broken", level, j)
+		}
 	}
 }
 
