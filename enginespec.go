@@ -55,7 +55,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, want Mode) (*runn
 	if threads == 0 {
 		threads = machine.UsableCPUs()
 	}
-	threads = min(threads, rulesOf(m).firstConns(p)) // never more threads than phase 0's connections
+	threads = min(threads, loadOf(m).firstConns(p)) // never more threads than phase 0's connections
 	engConns, connBase := p.Conns, 0
 	if p.Shard != nil { // this shard's share of the connections (shard.go)
 		engConns, connBase, threads = p.Shard.localConns(p, m, threads)
@@ -68,7 +68,7 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, want Mode) (*runn
 		p.Seed = rand.Uint64N(MaxSeed) + 1 // 1..MaxSeed
 	}
 	res.Plan = recordPlan(p, m, res.Protocol, pr.accept, threads)
-	rulesOf(m).report(res, p)
+	loadOf(m).report(res, p)
 	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
 	shardIndex, shards := 0, 0
 	if p.Shard != nil && m.Clocked() { // this shard's arrivals of each phase's schedule

@@ -23,6 +23,15 @@ type Load interface {
 	// withDefaults is the load with its zero fields that Plan.Defaults
 	// fills given their defaults.
 	withDefaults() Load
+
+	// The test's rules (load_rules.go), read from the plan's older
+	// fields once resolveLoad has written the load's settings there.
+	fill(t *Target, p *Plan) error
+	checks() []planCheck
+	report(res *Result, p Plan)
+	firstConns(p Plan) int
+	splitsConns() bool
+	shardLevel(level, index, count int) int
 }
 
 // DefaultConns is the connections of the requests and rate tests by

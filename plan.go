@@ -117,7 +117,7 @@ func validatePlan(p Plan, m Mode) (judge.Accept, error) {
 	if err := validateRamp(p); err != nil {
 		return judge.Accept{}, err
 	}
-	for _, c := range rulesOf(m).checks {
+	for _, c := range loadOf(m).checks() {
 		if err := c(p); err != nil {
 			return judge.Accept{}, err
 		}
@@ -125,8 +125,8 @@ func validatePlan(p Plan, m Mode) (judge.Accept, error) {
 	return acceptFraction(p.Accept)
 }
 
-// The plan's checks, each refusing one thing; a mode's entry lists those
-// that apply to it (mode.go).
+// The plan's checks, each refusing one thing; a test's Load lists those
+// that apply to it (load_rules.go).
 
 func noRateFields(p Plan) *PlanError {
 	if p.RateDepth != 0 || p.Arrivals != "" || p.Seed != 0 {
@@ -267,45 +267,6 @@ func seedWithinJSON(p Plan) *PlanError {
 		return refuse("%s %d is above %d (2^53−1): the JSON report could not carry it exactly (jq and JavaScript read its numbers as doubles)", fSeed, p.Seed, uint64(MaxSeed))
 	}
 	return nil
-}
-
-// fillOpenModel is the requests test's fill: it refuses what applies to
-// the connections test only.
-func fillOpenModel(t *Target, p *Plan) error {
-	switch {
-	case t.TLS.NoResume:
-		return refuse("%s applies to the connections test", fNoResume)
-	case p.KeepAlive:
-		return refuse("%s applies to the connections test", fKeepAlive)
-	}
-	return nil
-}
-
-// fillConnections is the connections test's fill: one request per
-// connection by default.
-func fillConnections(_ *Target, p *Plan) error {
-	if p.Requests == 0 {
-		p.Requests = 1
-	}
-	switch {
-	case p.Requests < 0:
-		return refuse("%s must be at least 1", fRequests)
-	case p.KeepAlive && p.Requests > 1:
-		return refuse("%s and %s cannot be combined: a kept-alive connection carries requests until the phase ends", fKeepAlive, fRequests)
-	}
-	return nil
-}
-
-// fillRate is the rate test's fill: its depth per connection and its
-// arrivals by default.
-func fillRate(t *Target, p *Plan) error {
-	if p.RateDepth == 0 {
-		p.RateDepth = t.Proto().DefaultRateDepth()
-	}
-	if p.Arrivals == "" {
-		p.Arrivals = "uniform"
-	}
-	return fillOpenModel(t, p)
 }
 
 // validateSharper checks what every test shares: the latency limits,

@@ -49,7 +49,7 @@ func randomRun(rng *rand.Rand, m Mode, search, sharded bool) *Result {
 	res := &Result{Schema: 1, Test: m, URL: "http://127.0.0.1:1/", Protocol: protocol, Conns: p.Conns,
 		TimeoutMs: ms(p.Timeout), Accept: acc.String(), Phases: []*PhaseStats{}}
 	res.Plan = recordPlan(p, m, protocol, acc, 1+rng.IntN(64))
-	rulesOf(m).report(res, p)
+	loadOf(m).report(res, p)
 	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
 	if sharded {
 		s := &Sharding{Index: rng.IntN(3), Count: 3, Allowance: randomDuration(rng)}

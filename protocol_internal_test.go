@@ -97,7 +97,7 @@ func TestPrepareProtocol(t *testing.T) {
 		}
 		rate := c.t
 		var p Plan
-		if err := rulesOf(ModeRate).fill(&rate, &p); err != nil || p.RateDepth != c.depth {
+		if err := (Rate{}).fill(&rate, &p); err != nil || p.RateDepth != c.depth {
 			t.Errorf("%s: the rate test's depth %d (%v), want %d", c.name, p.RateDepth, err, c.depth)
 		}
 	}

@@ -98,11 +98,11 @@ func check(t *Target, p Plan, want Mode) (*prepared, Plan, Mode, error) {
 // checkMode is check of a plan whose test's settings are in its older
 // fields.
 func checkMode(t *Target, p Plan, m Mode) (*prepared, Plan, error) {
-	rules := rulesOf(m)
-	if rules == nil {
+	l := loadOf(m)
+	if l == nil {
 		return nil, p, refuse("unknown test %q", m)
 	}
-	if err := rules.fill(t, &p); err != nil {
+	if err := l.fill(t, &p); err != nil {
 		return nil, p, err
 	}
 	pr, err := prepare(t, p, m)

@@ -97,7 +97,7 @@ func (s *Sharding) check(p Plan, m Mode) error {
 		return refuse("%s is not supported with %s", fBaseline, fShard)
 	case p.Arrivals == "poisson" && p.Seed == 0:
 		return refuse("%s with %s poisson needs %s: every shard replays the same gaps", fShard, fArrivals, fSeed)
-	case rulesOf(m).splitsConns && p.Conns < s.Count:
+	case loadOf(m).splitsConns() && p.Conns < s.Count:
 		return refuse("%s %d cannot be split over %d shards: every shard needs a connection", fConns, p.Conns, s.Count)
 	case s.Tolerance < 0 || s.Allowance < 0 || s.JoinTimeout < 0:
 		return refuse("%s, %s and %s must not be negative", fShardTolerance, fShardAllowance, fShardJoinTimeout)
@@ -130,7 +130,7 @@ func (s *Sharding) localConns(p Plan, m Mode, threads int) (conns, base, thr int
 	for i := range s.Index {
 		base += shard.Share(p.Conns, i, s.Count)
 	}
-	limit := max(1, shard.Share(rulesOf(m).firstConns(p), s.Index, s.Count)) // phase 0's share of the connections
+	limit := max(1, shard.Share(loadOf(m).firstConns(p), s.Index, s.Count)) // phase 0's share of the connections
 	return conns, base, max(1, min(threads, limit))
 }
 
@@ -201,7 +201,7 @@ func planHash(t *Target, p Plan, s *Sharding, splan judge.Plan, res *Result) str
 func shardConfig(s *Sharding, t *Target, p Plan, m Mode, splan judge.Plan, res *Result) *shard.Config {
 	spec := s.spec()
 	local := func(ps judge.PhaseSpec) judge.PhaseSpec {
-		ps.Level = rulesOf(m).shardLevel(ps.Level, spec.Index, spec.Count)
+		ps.Level = loadOf(m).shardLevel(ps.Level, spec.Index, spec.Count)
 		if ps.Level == 0 {
 			ps.FailFast = false // nothing to set up on this shard in this phase
 		}
