@@ -69,7 +69,6 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, want Mode) (*runn
 	}
 	res.Plan = recordPlan(p, m, res.Protocol, pr.accept, threads)
 	loadOf(m).report(res, p)
-	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
 	shardIndex, shards := 0, 0
 	if p.Shard != nil && m.Clocked() { // this shard's arrivals of each phase's schedule
 		shardIndex, shards = p.Shard.Index, p.Shard.Count

@@ -102,6 +102,7 @@ func (Rate) report(res *Result, p Plan) {
 	if p.Arrivals == "poisson" {
 		res.Seed = p.Seed
 	}
+	res.Plan.RateDepth, res.Plan.Arrivals, res.Plan.Seed = res.RateDepth, res.Arrivals, res.Seed
 }
 
 // firstConns is how many connections phase 0 opens (a plan checked: its
