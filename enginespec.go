@@ -82,14 +82,14 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, want Mode) (*runn
 			Timeout: p.Timeout, StatusOK: pr.statusOK,
 			MaxP99: p.MaxP99, MaxP999: p.MaxP999, ServerPIDs: p.ServerPIDs, Names: p.Names,
 			TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
-			Mode: m, PerConn: p.Requests, KeepAlive: p.KeepAlive,
-			RateDepth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed,
+			Mode:       m,
 			ShardIndex: shardIndex, Shards: shards,
 			NewSession: pr.session, Mix: mix,
 		},
 		Plan:         enginePlan(p, m, pr.accept, ""),
 		ConnectFirst: m.Clocked(), ConnectWithin: p.Timeout + 100*time.Millisecond,
 	}
+	loadOf(m).engine(&spec.Config, p)
 	if p.Baseline {
 		spec.Baseline = p.Phase
 	}

@@ -3,6 +3,8 @@ package brk
 import (
 	"cmp"
 	"reflect"
+
+	"github.com/brk-bench/brk/internal/sched"
 )
 
 // Load is a test: what a phase's level counts, and the test's own
@@ -32,6 +34,7 @@ type Load interface {
 	firstConns(p Plan) int
 	splitsConns() bool
 	shardLevel(level, index, count int) int
+	engine(c *sched.Config, p Plan)
 }
 
 // DefaultConns is the connections of the requests and rate tests by

@@ -1,10 +1,14 @@
 package brk
 
-import "github.com/brk-bench/brk/internal/shard"
+import (
+	"github.com/brk-bench/brk/internal/sched"
+	"github.com/brk-bench/brk/internal/shard"
+)
 
 // Each test's rules, as methods of its Load (the interface in load.go):
 // its defaults and refusals, its checks, its fields in the report, the
-// connections of its phase 0, and how a sharded run splits it. Beside
+// connections of its phase 0, how a sharded run splits it, and its own
+// fields of the engine's configuration. Beside
 // them are the judge's rules (internal/judge/mode.go, read through Mode's
 // methods) and the engine's (internal/sched/modes.go).
 
@@ -126,3 +130,13 @@ func (Connections) shardLevel(level, index, count int) int {
 	return shard.Share(level, index, count)
 }
 func (Rate) shardLevel(level, _, _ int) int { return level }
+
+// engine sets the test's own fields of the engine's configuration c from
+// the plan (its settings in the older fields); the requests test has none.
+func (Requests) engine(*sched.Config, Plan) {}
+
+func (Connections) engine(c *sched.Config, p Plan) { c.PerConn, c.KeepAlive = p.Requests, p.KeepAlive }
+
+func (Rate) engine(c *sched.Config, p Plan) {
+	c.RateDepth, c.Poisson, c.Seed = p.RateDepth, p.Arrivals == "poisson", p.Seed
+}
