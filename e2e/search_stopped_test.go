@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,41 +45,33 @@ func TestSearchStoppedAfterBreak(t *testing.T) {
 	testenv.Parallel(t, testenv.Busy)
 	var st hostile.H2Stats
 	obs := &stormThenLimit{}
-	srv := hostile.Start(t, func(c *hostile.Conn, _ int) {
-		h, err := hostile.NewH2(c, &st, http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 100})
-		if err != nil {
-			return
+	var mu sync.Mutex
+	lowered := map[*hostile.H2Conn]bool{} // the connections told the lower limit
+	_, target := h2Hostile(t, &st, []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 100}}, func(h *hostile.H2Conn, ev hostile.H2Event) bool {
+		if ev.Kind != hostile.H2Request {
+			return true
 		}
-		lowered := false
-		for {
-			ev, err := h.Next()
-			if err != nil {
-				return
+		status := 200
+		mu.Lock()
+		lower := obs.stormed.Load() && !lowered[h]
+		lowered[h] = lowered[h] || lower
+		mu.Unlock()
+		switch {
+		case lower:
+			if h.Fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 1}) != nil {
+				return false
 			}
-			if ev.Kind != hostile.H2Request {
-				continue
-			}
-			status := 200
-			switch {
-			case obs.stormed.Load() && !lowered:
-				lowered = true
-				if h.Fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 1}) != nil {
-					return
-				}
-			case !obs.stormed.Load() && obs.level.Load() >= 4:
-				status = 503
-			}
-			// A millisecond per response: at most 1,000 requests/s, so
-			// that the test does not starve the rate tests' in-process
-			// clients beside it (flat out, under -race, it put
-			// TestRateStallIsLatency's client 2.5 s behind its schedule).
-			time.Sleep(time.Millisecond)
-			if h.Respond(ev.Stream, status, "ok") != nil {
-				return
-			}
+		case !obs.stormed.Load() && obs.level.Load() >= 4:
+			status = 503
 		}
+		// A millisecond per response: at most 1,000 requests/s, so
+		// that the test does not starve the rate tests' in-process
+		// clients beside it (flat out, under -race, it put
+		// TestRateStallIsLatency's client 2.5 s behind its schedule).
+		time.Sleep(time.Millisecond)
+		return h.Respond(ev.Stream, status, "ok") == nil
 	})
-	target := brk.Target{URL: "http://" + srv.Addr() + "/", Protocol: brk.HTTP2, ExpectBody: []byte("ok")}
+	target.ExpectBody = []byte("ok")
 	plan := brk.Plan{
 		Load: brk.Requests{Conns: 1}, Ramp: brk.Search{}, Start: 1, Max: 64,
 		Phase: 300 * time.Millisecond, Timeout: time.Second, Accept: 99.99, Threads: 1,
