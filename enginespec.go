@@ -69,10 +69,6 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, want Mode) (*runn
 	}
 	res.Plan = recordPlan(p, m, res.Protocol, pr.accept, threads)
 	loadOf(m).report(res, p)
-	shardIndex, shards := 0, 0
-	if p.Shard != nil && m.Clocked() { // this shard's arrivals of each phase's schedule
-		shardIndex, shards = p.Shard.Index, p.Shard.Count
-	}
 	spec := enginerun.Spec{
 		Host: pr.hostport,
 		Config: sched.Config{
@@ -82,14 +78,12 @@ func open(ctx context.Context, t Target, p Plan, obs Observer, want Mode) (*runn
 			Timeout: p.Timeout, StatusOK: pr.statusOK,
 			MaxP99: p.MaxP99, MaxP999: p.MaxP999, ServerPIDs: p.ServerPIDs, Names: p.Names,
 			TLS: pr.tls, NoResume: t.TLS.NoResume, ALPN: alpn,
-			Mode:       m,
-			ShardIndex: shardIndex, Shards: shards,
 			NewSession: pr.session, Mix: mix,
 		},
 		Plan:         enginePlan(p, m, pr.accept, ""),
 		ConnectFirst: m.Clocked(), ConnectWithin: p.Timeout + 100*time.Millisecond,
 	}
-	loadOf(m).engine(&spec.Config, p)
+	spec.Config.Load = loadOf(m).engine(p)
 	if p.Baseline {
 		spec.Baseline = p.Phase
 	}

@@ -34,7 +34,7 @@ type Load interface {
 	firstConns(p Plan) int
 	splitsConns() bool
 	shardLevel(level, index, count int) int
-	engine(c *sched.Config, p Plan)
+	engine(p Plan) sched.Load
 }
 
 // DefaultConns is the connections of the requests and rate tests by

@@ -7,10 +7,10 @@ import (
 
 // Each test's rules, as methods of its Load (the interface in load.go):
 // its defaults and refusals, its checks, its fields in the report, the
-// connections of its phase 0, how a sharded run splits it, and its own
-// fields of the engine's configuration. Beside
-// them are the judge's rules (internal/judge/mode.go, read through Mode's
-// methods) and the engine's (internal/sched/modes.go).
+// connections of its phase 0, how a sharded run splits it, and its
+// engine side. Beside them are the judge's rules (internal/judge/mode.go,
+// read through Mode's methods) and the engine's (internal/sched/load.go:
+// the value Load.engine returns).
 
 // loadOf is the Load of test m with no settings (nil for an unknown
 // test): the rules of a plan whose settings are in its older fields (an
@@ -131,12 +131,19 @@ func (Connections) shardLevel(level, index, count int) int {
 }
 func (Rate) shardLevel(level, _, _ int) int { return level }
 
-// engine sets the test's own fields of the engine's configuration c from
-// the plan (its settings in the older fields); the requests test has none.
-func (Requests) engine(*sched.Config, Plan) {}
+// engine is the test's engine side (sched.Load), with its own settings
+// from the plan (its settings in the older fields).
+func (Requests) engine(Plan) sched.Load { return sched.RequestsLoad{} }
 
-func (Connections) engine(c *sched.Config, p Plan) { c.PerConn, c.KeepAlive = p.Requests, p.KeepAlive }
+func (Connections) engine(p Plan) sched.Load {
+	return sched.ConnectionsLoad{PerConn: p.Requests, KeepAlive: p.KeepAlive}
+}
 
-func (Rate) engine(c *sched.Config, p Plan) {
-	c.RateDepth, c.Poisson, c.Seed = p.RateDepth, p.Arrivals == "poisson", p.Seed
+// A shard of the rate test takes its arrivals of each phase's one schedule.
+func (Rate) engine(p Plan) sched.Load {
+	l := sched.RateLoad{Depth: p.RateDepth, Poisson: p.Arrivals == "poisson", Seed: p.Seed}
+	if p.Shard != nil {
+		l.ShardIndex, l.Shards = p.Shard.Index, p.Shard.Count
+	}
+	return l
 }

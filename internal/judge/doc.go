@@ -19,5 +19,5 @@
 //     a run's schedule, the success share and the settings' names.
 //
 // The engine's side of a test mode (its admission policy and how a level
-// is split over workers) is internal/sched/modes.go.
+// is split over workers) is a value of internal/sched's Load.
 package judge

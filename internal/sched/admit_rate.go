@@ -33,15 +33,15 @@ type ratePolicy struct {
 	isIdle []bool
 }
 
-func newRatePolicy(cfg *Config, id int) *ratePolicy {
-	p := &ratePolicy{depth: uint32(max(cfg.RateDepth, 1)), seed: cfg.Seed}
-	// Worker id of this engine's Threads takes arrivals k = shard +
+func newRatePolicy(l RateLoad, threads, id int) *ratePolicy {
+	p := &ratePolicy{depth: uint32(max(l.Depth, 1)), seed: l.Seed}
+	// Worker id of this engine's threads takes arrivals k = shard +
 	// shards × (id + threads × j): the shard's arrivals k ≡ ShardIndex
 	// (mod Shards), dealt round the shard's workers.
-	shards := uint64(max(cfg.Shards, 1))
-	p.sched.id = uint64(cfg.ShardIndex) + shards*uint64(id)
-	p.sched.n = shards * uint64(max(cfg.Threads, 1))
-	if cfg.Poisson {
+	shards := uint64(max(l.Shards, 1))
+	p.sched.id = uint64(l.ShardIndex) + shards*uint64(id)
+	p.sched.n = shards * uint64(max(threads, 1))
+	if l.Poisson {
 		p.sched.pcg = new(rand.PCG)
 		p.sched.rng = rand.New(p.sched.pcg)
 	}

@@ -52,28 +52,9 @@ type Config struct {
 	// StatusOK reports which status codes are accepted.
 	StatusOK func(code int) bool
 
-	// Mode is the test mode. In the connections test a phase's depth is
-	// the number of concurrent connections, each carrying PerConn
-	// requests one at a time.
-	Mode    judge.Mode
-	PerConn int
-	// KeepAlive (connections test) keeps each connection carrying
-	// requests one at a time until the admission window ends, instead of
-	// PerConn requests.
-	KeepAlive bool
-
-	// The rate test: RateDepth is the most outstanding requests a
-	// connection carries; Poisson draws exponential gaps between
-	// arrivals from Seed (with the phase number) instead of a uniform
-	// schedule.
-	RateDepth int
-	Poisson   bool
-	Seed      uint64
-	// ShardIndex and Shards make this engine shard ShardIndex of Shards
-	// of the rate test: it takes arrivals k ≡ ShardIndex (mod Shards) of
-	// each phase's one schedule (Shards 0: every arrival). A phase's level
-	// is then the whole schedule's rate.
-	ShardIndex, Shards int
+	// Load is the test and its own settings (load.go): RequestsLoad,
+	// ConnectionsLoad or RateLoad; nil is the requests test.
+	Load Load
 
 	// TLS, when set, makes every connection TLS (https://). Each owner
 	// clones it with a session cache of its own unless NoResume.
@@ -108,7 +89,7 @@ func (c *Config) levelConns() int {
 
 // ownersInUse is how many of this engine's owners carry a phase at level
 // (the connections test's level is this engine's share already).
-func (c *Config) ownersInUse(level int) int { return engineOf(c.Mode).inUse(c, level) }
+func (c *Config) ownersInUse(level int) int { return c.load().inUse(c, level) }
 
 func (c *Config) validate() error {
 	switch {
@@ -120,13 +101,11 @@ func (c *Config) validate() error {
 		return errors.New("sched: timeout must be positive")
 	case c.NewSession == nil:
 		return errors.New("sched: no protocol session")
-	case c.Shards < 0 || c.ShardIndex < 0 || c.ShardIndex >= max(c.Shards, 1):
-		return errors.New("sched: the shard index must be in 0..Shards-1")
 	}
 	if err := c.validateMix(); err != nil {
 		return err
 	}
-	return engineOf(c.Mode).check(c)
+	return c.load().check()
 }
 
 // statusTable turns the StatusOK predicate into a lookup table.

@@ -28,7 +28,7 @@ func (e *Engine) CoolDown(ctx context.Context, within, most time.Duration) judge
 	start := time.Now()
 	d := coolDownProbe(within)
 	level := 1
-	if e.cfg.Mode.Clocked() {
+	if e.cfg.load().Mode().Clocked() {
 		level = int(math.Ceil(2 / d.Seconds()))
 	}
 	for ctx.Err() == nil && time.Since(start) < most {

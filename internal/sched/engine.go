@@ -206,7 +206,7 @@ func (e *Engine) startPhase(level int, d time.Duration) {
 	e.phase++
 	at := int64(time.Since(e.epoch))
 	for i, w := range e.workers {
-		share := engineOf(e.cfg.Mode).share(level, i, len(e.workers))
+		share := e.cfg.load().share(level, i, len(e.workers))
 		e.send(w, command{kind: cmdStart, depth: share, phase: e.phase, rec: e.recs[i], at: at, until: at + int64(d)})
 		e.recs[i] = nil
 	}
@@ -239,7 +239,7 @@ func (e *Engine) admission(ctx context.Context, spec judge.PhaseSpec, m *judge.M
 	owners := e.cfg.ownersInUse(spec.Level)
 	mw = &machineWindow{}
 	judgeAt := start.Add(MistakeAfter + e.cfg.Timeout)
-	if e.cfg.Mode.Clocked() {
+	if e.cfg.load().Mode().Clocked() {
 		// The schedule loads the machine from its first instant.
 		mw.loaded, mw.start = true, machine.ReadMachineCPU()
 	}

@@ -88,7 +88,7 @@ func rateEngine(tb testing.TB, addr conn.Addr, conns, threads, depth int, timeou
 	}
 	e, err := Start(Config{
 		Threads: threads, Conns: conns, Addr: addr, Replay: true, Timeout: timeout,
-		Mode: judge.Rate, RateDepth: depth,
+		Load:       RateLoad{Depth: depth},
 		NewSession: func() Session { return h1.NewSession(tpl) },
 	})
 	if err != nil {
@@ -304,7 +304,7 @@ func TestScheduleShardSplit(t *testing.T) {
 				threads := 1 + i%3
 				var mine []int64
 				for id := range threads {
-					p := newRatePolicy(&Config{Threads: threads, Poisson: poisson, Seed: 7, ShardIndex: i, Shards: n}, id)
+					p := newRatePolicy(RateLoad{Poisson: poisson, Seed: 7, ShardIndex: i, Shards: n}, threads, id)
 					s := &p.sched
 					s.reset(t0, end, rate, 7, 2)
 					for ; s.due < s.end; s.advance() {

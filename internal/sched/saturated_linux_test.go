@@ -86,7 +86,7 @@ func TestConnectTimeoutsAreTiming(t *testing.T) {
 // whole timeout however busy the client is.
 func TestConnectionsSetupTimeoutsAreTheServers(t *testing.T) {
 	m, addr := h1PhaseOf(t, queueOfOne(t), 4, 100*time.Millisecond, judge.PhaseSpec{Level: 4, Duration: 500 * time.Millisecond},
-		func(c *Config) { c.Mode, c.PerConn = judge.Connections, 1 })
+		func(c *Config) { c.Load = ConnectionsLoad{PerConn: 1} })
 	s := m.Stats
 	t.Logf("counts %+v, setups %+v", s.Counts, s.Setups)
 	if s.Setups.TimedOut == 0 || s.Setups.Failed != 0 {

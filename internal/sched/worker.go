@@ -181,7 +181,7 @@ func newWorker(id int, cfg *Config, epoch time.Time, base, owners int, reports c
 		tmo:     int64(cfg.Timeout),
 		cmds:    make(chan command, 4),
 		reports: reports,
-		pol:     engineOf(cfg.Mode).policy(cfg, id),
+		pol:     cfg.load().policy(cfg, id),
 		comps:   make([]Completion, 0, 16),
 	}
 	w.initMix()
