@@ -84,37 +84,47 @@ type Streams interface {
 	// connection carries on (its cancellation is in Output); false asks
 	// the worker to retire the connection.
 	Cancel(token uint32) (keep bool)
-	// Capacity is how many unresolved requests the connection may carry
-	// now (the peer's stream limit). Admission never exceeds it. The
-	// worker asks it when a request is to be admitted. While the connection is set up it is at
-	// least one: the first request is admitted at the connect, so that a
-	// failed setup counts it (connect, connect_timeout) whatever the
-	// protocol.
-	Capacity() int
 	// Unprocessed reports, after the connection ended gracefully, whether
 	// the written request token was certainly not processed by the
 	// server, so that it is replayed on a new connection whatever its
 	// method (a stream above a GOAWAY's last id). Requests the server may
 	// have processed are replayed only when the method is idempotent.
 	Unprocessed(token uint32) bool
-	// Ready reports that the connection may carry requests: for HTTP/2
-	// once the peer's SETTINGS arrived. The worker counts a setup established only when it is, within the
-	// setup deadline.
-	Ready() bool
-	// Drained reports that the connection ends now, gracefully, though
-	// the server did not close it: the peer asked to stop (HTTP/2
-	// GOAWAY) or the session ended it itself (its last request answered,
-	// its stream ids exhausted), and nothing the peer may still answer is
-	// outstanding. The worker writes what Output still holds, closes the
-	// connection and replays what Unprocessed names. The worker asks it
-	// after the reads and expiries that may end the connection.
-	Drained() bool
 	// Farewell is what to write before a connection is closed for a
 	// protocol fault (HTTP/2's GOAWAY with the error's code); nil for none.
 	Farewell() []byte
+	// State is the session's live state: one value for the session's
+	// life, across its connections. The worker takes it once and reads
+	// it after each call, never asking.
+	State() *State
+}
+
+// State is a multiplexed session's live state. The session brings it up
+// to date before each of its calls that changes it returns (Reset, Queue,
+// Output, Parse, Cancel), so that the worker reads it instead of asking:
+// it changes only on those events.
+type State struct {
+	// Ready means the connection may carry requests: for HTTP/2 once the
+	// peer's SETTINGS arrived. The worker counts a setup established only
+	// when it is, within the setup deadline.
+	Ready bool
+	// Capacity is how many unresolved requests the connection may carry
+	// (the peer's stream limit). Admission never exceeds it. While the
+	// connection is set up it is at least one: the first request is
+	// admitted at the connect, so that a failed setup counts it (connect,
+	// connect_timeout) whatever the protocol.
+	Capacity int
+	// Drained means the connection ends now, gracefully, though the
+	// server did not close it: the peer asked to stop (HTTP/2 GOAWAY) or
+	// the session ended it itself (its last request answered, its stream
+	// ids exhausted), and nothing the peer may still answer is
+	// outstanding. The worker writes what Output still holds, closes the
+	// connection and replays what Unprocessed names. The worker reads it
+	// after the reads and expiries that may end the connection.
+	Drained bool
 	// Counters are the session's protocol counts, cumulative over its
 	// connections.
-	Counters() *Counters
+	Counters
 }
 
 // Counters are a session's protocol counts.

@@ -44,8 +44,8 @@ func (s *Session) settings(f *http2.SettingsFrame) error {
 		switch set.ID {
 		case http2.SettingMaxConcurrentStreams:
 			s.peerMax = int(min(set.Val, math.MaxInt32))
-			s.counters.MaxStreams = int64(set.Val)
-			if l := &s.counters.LowestMaxStreams; *l < 0 || int64(set.Val) < *l {
+			s.live.MaxStreams = int64(set.Val)
+			if l := &s.live.LowestMaxStreams; *l < 0 || int64(set.Val) < *l {
 				*l = int64(set.Val)
 			}
 		case http2.SettingInitialWindowSize:

@@ -429,7 +429,7 @@ func (s *Session) control() error {
 			s.wfr.WritePing(true, f.Data)
 		}
 	case *http2.GoAwayFrame:
-		s.counters.GoAways++
+		s.live.GoAways++
 		s.goAway(f.LastStreamID)
 	case *http2.RSTStreamFrame:
 		return s.rstStream(f)

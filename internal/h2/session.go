@@ -52,7 +52,7 @@ type Session struct {
 	ending   bool   // this side ends the connection (last answered, ids out)
 	unproc   []uint32
 	farewell []byte
-	counters exchange.Counters
+	live     exchange.State // published by publish (State)
 
 	parser
 }
@@ -78,7 +78,7 @@ func NewSession(ts ...*Template) *Session {
 	s.dec = hpack.NewDecoder(4096, s.onField)
 	s.dec.SetMaxStringLength(maxHeaderBlock)
 	s.ctl = make([]byte, 0, 9+maxFrame)
-	s.counters.LowestMaxStreams = -1
+	s.live.LowestMaxStreams = -1
 	s.Reset()
 	return s
 }
@@ -100,10 +100,11 @@ func (s *Session) Reset() {
 	s.ready, s.goaway, s.goLast, s.ending = false, false, noGoAway, false
 	s.unproc = s.unproc[:0]
 	s.farewell = s.farewell[:0]
-	s.counters.MaxStreams = -1
+	s.live.MaxStreams = -1
 	s.rs, s.fhn, s.contID, s.cur = rsHeader, 0, 0, nil
 	s.dec = hpack.NewDecoder(4096, s.onField)
 	s.dec.SetMaxStringLength(maxHeaderBlock)
+	s.publish()
 }
 
 // Queue appends one request of target i (an index of the session's
@@ -124,12 +125,14 @@ func (s *Session) Queue(token uint32, i int, last bool) {
 	if last {
 		s.last, s.lastTok = true, token
 	}
+	s.publish()
 }
 
 // Output returns the bytes to write: control frames, then requests
 // opened as streams as far as the peer's stream limit and windows allow.
 func (s *Session) Output() []byte {
 	s.fill()
+	s.publish()
 	if s.off == len(s.w.b) {
 		return nil
 	}
@@ -156,6 +159,12 @@ func (s *Session) EOF(done []exchange.Completion) ([]exchange.Completion, error)
 // (RST_STREAM CANCEL), or drops it before it was opened. The connection
 // and its other streams carry on.
 func (s *Session) Cancel(token uint32) bool {
+	keep := s.cancel(token)
+	s.publish()
+	return keep
+}
+
+func (s *Session) cancel(token uint32) bool {
 	if s.last && token == s.lastTok && !s.ending {
 		// The connection's last request will never be answered: the
 		// connection ends once its other streams are.
@@ -177,20 +186,35 @@ func (s *Session) Cancel(token uint32) bool {
 			id := st.id
 			s.remove(id)
 			s.wfr.WriteRSTStream(id, http2.ErrCodeCancel)
-			s.counters.Resets++
+			s.live.Resets++
 			return true
 		}
 	}
 	return true
 }
 
-// Capacity is the peer's stream limit (none once the connection goes
+// State is the session's live state (exchange.State), which publish
+// keeps current.
+func (s *Session) State() *exchange.State { return &s.live }
+
+// publish brings the live state up to date: the last step of each call
+// that changes it (Reset, Queue, Output, Parse, Cancel).
+func (s *Session) publish() {
+	s.live.Ready = s.ready
+	s.live.Capacity = s.capacity()
+	// Drained: the peer sent GOAWAY (or refused a stream) or this side
+	// ended the connection, and no stream the peer may still answer is
+	// open.
+	s.live.Drained = (s.goaway || s.ending) && s.open == 0
+}
+
+// capacity is the peer's stream limit (none once the connection goes
 // away), bounded by the stream ids left. Before the peer's SETTINGS it is
 // one: the connection's logical first request is admitted at the connect,
 // as over HTTP/1.1, so that its deadline covers the setup and a failed
 // setup counts it (connect, connect_timeout); no stream is opened for it
 // before the SETTINGS arrive.
-func (s *Session) Capacity() int {
+func (s *Session) capacity() int {
 	if !s.ready {
 		return 1
 	}
@@ -215,20 +239,8 @@ func (s *Session) Unprocessed(token uint32) bool {
 	return false
 }
 
-// Ready reports that the peer's SETTINGS arrived.
-func (s *Session) Ready() bool { return s.ready }
-
-// Drained reports that the connection ends gracefully now: the peer sent
-// GOAWAY (or refused a stream) or this side ended it, and no stream the
-// peer may still answer is open.
-func (s *Session) Drained() bool { return (s.goaway || s.ending) && s.open == 0 }
-
 // Farewell is the GOAWAY that ends a connection after a protocol error.
 func (s *Session) Farewell() []byte { return s.farewell }
-
-// Counters are the session's counts (resets sent, GOAWAYs received) and
-// the peer's stream limit on the current connection.
-func (s *Session) Counters() *exchange.Counters { return &s.counters }
 
 // fail records err as the connection's end: its GOAWAY is the farewell.
 func (s *Session) fail(err error) error {
@@ -249,6 +261,12 @@ func (s *Session) fail(err error) error {
 // It stops early when done is full, so that the caller's completion
 // buffer never grows.
 func (s *Session) Parse(b []byte, done []exchange.Completion) (int, []exchange.Completion, error) {
+	n, out, err := s.parse(b, done)
+	s.publish()
+	return n, out, err
+}
+
+func (s *Session) parse(b []byte, done []exchange.Completion) (int, []exchange.Completion, error) {
 	s.done = done
 	n := 0
 	full := cap(done)

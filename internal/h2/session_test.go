@@ -89,8 +89,8 @@ func TestTemplateBlocks(t *testing.T) {
 func TestReadyAndCapacity(t *testing.T) {
 	s := NewSession(testTemplate(t, nil))
 	s.Queue(7, 0, false)
-	if s.Ready() || s.Capacity() != 1 {
-		t.Fatalf("ready %v, capacity %d before the peer's SETTINGS: want not ready, the logical first request", s.Ready(), s.Capacity())
+	if s.State().Ready || s.State().Capacity != 1 {
+		t.Fatalf("ready %v, capacity %d before the peer's SETTINGS: want not ready, the logical first request", s.State().Ready, s.State().Capacity)
 	}
 	out := s.Output()
 	if string(out) != string(s.t.preface) {
@@ -101,8 +101,8 @@ func TestReadyAndCapacity(t *testing.T) {
 	if _, _, err := s.Parse(f.Bytes(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if !s.Ready() || s.Capacity() != 3 || s.Counters().MaxStreams != 3 {
-		t.Fatalf("ready %v capacity %d", s.Ready(), s.Capacity())
+	if !s.State().Ready || s.State().Capacity != 3 || s.State().MaxStreams != 3 {
+		t.Fatalf("ready %v capacity %d", s.State().Ready, s.State().Capacity)
 	}
 	// The SETTINGS ACK, then the request.
 	out = s.Output()[len(s.t.preface):]
@@ -117,8 +117,8 @@ func TestReadyAndCapacity(t *testing.T) {
 	f.Reset()
 	f.fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 1})
 	s.Parse(f.Bytes(), nil)
-	if s.Capacity() != 1 {
-		t.Fatalf("capacity %d after the limit dropped to 1", s.Capacity())
+	if s.State().Capacity != 1 {
+		t.Fatalf("capacity %d after the limit dropped to 1", s.State().Capacity)
 	}
 }
 
@@ -126,7 +126,7 @@ func TestReadyAndCapacity(t *testing.T) {
 // peer set, across connections, until the reader sets it back.
 func TestLowestMaxStreams(t *testing.T) {
 	s := NewSession(testTemplate(t, nil))
-	if c := s.Counters(); c.LowestMaxStreams != -1 || c.MaxStreams != -1 {
+	if c := s.State(); c.LowestMaxStreams != -1 || c.MaxStreams != -1 {
 		t.Fatalf("before SETTINGS: %+v", *c)
 	}
 	f := newFrames()
@@ -136,11 +136,11 @@ func TestLowestMaxStreams(t *testing.T) {
 	if _, _, err := s.Parse(f.Bytes(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if c := s.Counters(); c.MaxStreams != 1000 || c.LowestMaxStreams != 2 {
+	if c := s.State(); c.MaxStreams != 1000 || c.LowestMaxStreams != 2 {
 		t.Fatalf("after 1000, 2, 1000: %+v", *c)
 	}
 	s.Reset() // a new connection keeps the lowest so far
-	if c := s.Counters(); c.MaxStreams != -1 || c.LowestMaxStreams != 2 {
+	if c := s.State(); c.MaxStreams != -1 || c.LowestMaxStreams != 2 {
 		t.Fatalf("after Reset: %+v", *c)
 	}
 }
@@ -302,8 +302,8 @@ func TestCancelThenLateFrames(t *testing.T) {
 		t.Fatalf("output % x, want RST_STREAM(1, CANCEL)", out)
 	}
 	s.Wrote(len(out))
-	if s.Counters().Resets != 1 || s.Capacity() != 1<<31-1 && s.open != 1 {
-		t.Fatalf("resets %d open %d", s.Counters().Resets, s.open)
+	if s.State().Resets != 1 || s.State().Capacity != 1<<31-1 && s.open != 1 {
+		t.Fatalf("resets %d open %d", s.State().Resets, s.open)
 	}
 	f := newFrames()
 	// Stream 1 (reset): a literal with incremental indexing adds "x: y"
@@ -422,23 +422,23 @@ func TestStreamIDsRunOut(t *testing.T) {
 	tm.FirstStreamID = maxStreamID - 4 // ids 2147483643, ...45, ...47
 	s := NewSession(tm)
 	s.Parse(settings, nil)
-	if c := s.Capacity(); c != 3 {
+	if c := s.State().Capacity; c != 3 {
 		t.Fatalf("capacity %d with 3 ids left", c)
 	}
 	for i := uint32(0); i < 3; i++ {
 		s.Queue(i, 0, false)
 	}
 	s.Wrote(len(s.Output()))
-	if s.Capacity() != 0 || s.Drained() {
-		t.Fatalf("capacity %d drained %v with the ids used", s.Capacity(), s.Drained())
+	if s.State().Capacity != 0 || s.State().Drained {
+		t.Fatalf("capacity %d drained %v with the ids used", s.State().Capacity, s.State().Drained)
 	}
 	f := newFrames()
 	for id := uint32(maxStreamID - 4); id <= maxStreamID; id += 2 {
 		f.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block200, EndHeaders: true, EndStream: true})
 	}
 	_, comps, err := s.Parse(f.Bytes(), nil)
-	if err != nil || len(comps) != 3 || !s.Drained() {
-		t.Fatalf("comps %d err %v drained %v", len(comps), err, s.Drained())
+	if err != nil || len(comps) != 3 || !s.State().Drained {
+		t.Fatalf("comps %d err %v drained %v", len(comps), err, s.State().Drained)
 	}
 }
 
@@ -449,15 +449,15 @@ func TestGoAwayUnprocessed(t *testing.T) {
 	f := newFrames()
 	f.fr.WriteGoAway(3, http2.ErrCodeNo, nil)
 	s.Parse(f.Bytes(), nil)
-	if !s.Unprocessed(2) || !s.Unprocessed(3) || s.Unprocessed(1) || s.Capacity() != 0 || s.Drained() {
-		t.Fatalf("unprocessed %v, capacity %d", s.unproc, s.Capacity())
+	if !s.Unprocessed(2) || !s.Unprocessed(3) || s.Unprocessed(1) || s.State().Capacity != 0 || s.State().Drained {
+		t.Fatalf("unprocessed %v, capacity %d", s.unproc, s.State().Capacity)
 	}
 	f.Reset()
 	f.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block200, EndHeaders: true, EndStream: true})
 	f.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 3, BlockFragment: block200, EndHeaders: true, EndStream: true})
 	_, comps, err := s.Parse(f.Bytes(), nil)
-	if err != nil || len(comps) != 2 || !s.Drained() || s.Counters().GoAways != 1 {
-		t.Fatalf("comps %+v err %v drained %v", comps, err, s.Drained())
+	if err != nil || len(comps) != 2 || !s.State().Drained || s.State().GoAways != 1 {
+		t.Fatalf("comps %+v err %v drained %v", comps, err, s.State().Drained)
 	}
 }
 
@@ -557,11 +557,11 @@ func TestGoAwayAfterRefusedStream(t *testing.T) {
 			t.Errorf("token %d (stream %d): unprocessed %v, want %v", tok, 2*tok+1, !want, want)
 		}
 	}
-	if s.Drained() || s.Capacity() != 0 {
-		t.Fatalf("drained %v capacity %d with stream 3 awaited", s.Drained(), s.Capacity())
+	if s.State().Drained || s.State().Capacity != 0 {
+		t.Fatalf("drained %v capacity %d with stream 3 awaited", s.State().Drained, s.State().Capacity)
 	}
 	_, comps, err := s.Parse([]byte{0, 0, 1, 0x1, flEndHeaders | flEndStream, 0, 0, 0, 3, 0x88}, nil)
-	if err != nil || len(comps) != 1 || comps[0].Token != 1 || !s.Drained() {
-		t.Fatalf("comps %+v err %v drained %v", comps, err, s.Drained())
+	if err != nil || len(comps) != 1 || comps[0].Token != 1 || !s.State().Drained {
+		t.Fatalf("comps %+v err %v drained %v", comps, err, s.State().Drained)
 	}
 }

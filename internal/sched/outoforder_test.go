@@ -36,13 +36,14 @@ type lineSession struct {
 	ends      []int  // offsets in out where a queued request's line ends
 	in        []byte // a partial response line
 	cancelled map[uint32]bool
-	capacity  int
+	live      exchange.State
 	last      uint32 // highest token completed so far
 	outOfOrd  *atomic.Int64
 }
 
 func newLineSession(capacity int, outOfOrder *atomic.Int64) *lineSession {
-	return &lineSession{cancelled: map[uint32]bool{}, capacity: capacity, outOfOrd: outOfOrder}
+	live := exchange.State{Ready: true, Capacity: capacity, Counters: exchange.Counters{MaxStreams: -1, LowestMaxStreams: -1}}
+	return &lineSession{cancelled: map[uint32]bool{}, live: live, outOfOrd: outOfOrder}
 }
 
 func (s *lineSession) Reset() {
@@ -102,17 +103,11 @@ func (s *lineSession) Cancel(tok uint32) bool {
 	return true
 }
 
-func (s *lineSession) Capacity() int { return s.capacity }
-
 func (s *lineSession) Unprocessed(uint32) bool { return false }
-
-func (s *lineSession) Ready() bool { return true }
-
-func (s *lineSession) Drained() bool { return false }
 
 func (s *lineSession) Farewell() []byte { return nil }
 
-func (s *lineSession) Counters() *exchange.Counters { return nil }
+func (s *lineSession) State() *exchange.State { return &s.live }
 
 // lineServer serves the line protocol and counts what it saw.
 type lineServer struct {

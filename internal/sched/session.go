@@ -17,16 +17,18 @@ type Streams = exchange.Streams
 type Completion = exchange.Completion
 
 // An owner asks once, when it makes its session, whether the session is
-// multiplexed (o.streams). These are the owner's questions that only a
-// multiplexed session answers; a pipeline's (HTTP/1.1) answers are the
-// constants exchange.Streams lists, and its session is not asked.
+// multiplexed (o.streams), and takes its live state (o.live). These are
+// the owner's questions that only a multiplexed session answers, read
+// from that state or asked of the session; a pipeline's (HTTP/1.1)
+// answers are the constants exchange.Streams lists, and its session is
+// not asked.
 
 // capacity is how many unresolved requests o's connection may carry now.
 func (o *owner) capacity() int {
-	if o.streams == nil {
+	if o.live == nil {
 		return math.MaxInt32
 	}
-	return o.streams.Capacity()
+	return o.live.Capacity
 }
 
 // cancel reports that the session cancelled request tok alone and the
@@ -40,16 +42,11 @@ func (o *owner) unprocessed(tok uint32) bool {
 }
 
 // ready reports that o's connection may carry requests.
-func (o *owner) ready() bool { return o.streams == nil || o.streams.Ready() }
+func (o *owner) ready() bool { return o.live == nil || o.live.Ready }
 
 // sessionDrained reports that the session ended o's connection though the
-// server did not close it.
-func (o *owner) sessionDrained() bool {
-	if o.streams == nil { // a pipeline: only the server's close ends it
-		return false
-	}
-	return o.streams.Drained()
-}
+// server did not close it (a pipeline: only the server's close ends it).
+func (o *owner) sessionDrained() bool { return o.live != nil && o.live.Drained }
 
 // farewell is what to write before o's connection is closed for a
 // protocol fault (nil: nothing).
@@ -66,8 +63,8 @@ func (o *owner) independent() bool { return o.streams != nil }
 
 // counters are o's session's protocol counts (nil: it keeps none).
 func (o *owner) counters() *exchange.Counters {
-	if o.streams == nil {
+	if o.live == nil {
 		return nil
 	}
-	return o.streams.Counters()
+	return &o.live.Counters
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/brk-bench/brk/internal/conn"
+	"github.com/brk-bench/brk/internal/exchange"
 	"github.com/brk-bench/brk/internal/metrics"
 	"github.com/brk-bench/brk/internal/poller"
 )
@@ -38,7 +39,8 @@ type owner struct {
 	tlsCfg                    *tls.Config // this owner's TLS config: its own session cache (one returning visitor)
 	gen                       uint32      // connection generation, to match handshake results
 	sess                      Session
-	streams                   Streams // sess, when it is multiplexed (session.go)
+	streams                   Streams         // sess, when it is multiplexed (session.go)
+	live                      *exchange.State // streams' live state (nil: a pipeline)
 	ring                      []slot
 	mask                      uint32
 	head                      uint32 // oldest unresolved request (tail when none)
@@ -217,6 +219,7 @@ func (w *worker) initOwner(i int) {
 	o.sess = w.cfg.NewSession()
 	o.streams, _ = o.sess.(Streams)
 	if o.streams != nil {
+		o.live = o.streams.State()
 		o.lim = new(streamLimit)
 	}
 	o.ring = make([]slot, 1)
