@@ -6,7 +6,10 @@
 // the engine or on each other.
 package exchange
 
-import "errors"
+import (
+	"errors"
+	"math"
+)
 
 // ErrClosedIdle is what Parse (or EOF) returns for a response that answers
 // no request and announces the close: a server ending a connection that
@@ -126,6 +129,12 @@ type State struct {
 	// connections.
 	Counters
 }
+
+// PipelineState is a pipeline's (HTTP/1.1) state, the constants
+// Streams lists, for a worker that reads every session's state alike:
+// ready once set up, admission unlimited, never ended by the session, no
+// stream limit. A worker keeps a copy per connection owner.
+var PipelineState = State{Ready: true, Capacity: math.MaxInt32, Counters: Counters{MaxStreams: -1, LowestMaxStreams: -1}}
 
 // Counters are a session's protocol counts.
 type Counters struct {

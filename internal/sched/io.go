@@ -162,7 +162,7 @@ func (w *worker) consume(o *owner, b []byte, now int64) bool {
 		}
 	}
 	if o.state == stGreeting {
-		if !o.ready() {
+		if !o.live.Ready {
 			return true
 		}
 		w.established(o, now) // admits
@@ -181,7 +181,7 @@ func (w *worker) consume(o *owner, b []byte, now int64) bool {
 // session still has to say is written, the connection closed, and what
 // was not processed replayed. It reports whether the connection ended.
 func (w *worker) drained(o *owner, now int64) bool {
-	if o.state != stOpen || !o.sessionDrained() {
+	if o.state != stOpen || !o.live.Drained {
 		return false
 	}
 	w.flush(o, now)

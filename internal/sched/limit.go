@@ -26,10 +26,10 @@ type streamLimit struct {
 // the phase admits.
 func (w *worker) limitStart(o *owner, now int64) {
 	l := o.lim
-	if l == nil || !w.pol.followsLimit() || !w.admitting || o.state != stOpen || o.counters() == nil {
+	if l == nil || !w.pol.followsLimit() || !w.admitting || o.state != stOpen {
 		return
 	}
-	*l = streamLimit{counting: true, since: now, belowAt: -1, cur: o.counters().MaxStreams, at: now}
+	*l = streamLimit{counting: true, since: now, belowAt: -1, cur: o.live.MaxStreams, at: now}
 	w.limitCheck(o, now)
 }
 
@@ -40,7 +40,7 @@ func (w *worker) limitCheck(o *owner, now int64) {
 	if l == nil || !l.counting {
 		return
 	}
-	m := o.counters().MaxStreams
+	m := o.live.MaxStreams
 	if m != l.cur {
 		l.spans.add(l.cur, now-l.at)
 		l.cur, l.at = m, now

@@ -66,7 +66,7 @@ func (o *owner) holds(tok uint32) bool {
 // the phase's admission window in the policy's own terms).
 func (w *worker) admit(o *owner, now int64) {
 	limit := o.depth
-	if c := o.capacity(); c >= 0 && uint32(c) < limit {
+	if c := o.live.Capacity; c >= 0 && uint32(c) < limit {
 		limit = uint32(c)
 	}
 	for o.unresolved < limit {

@@ -1,10 +1,6 @@
 package sched
 
-import (
-	"math"
-
-	"github.com/brk-bench/brk/internal/exchange"
-)
+import "github.com/brk-bench/brk/internal/exchange"
 
 // Session is the protocol session the worker drives (package exchange holds
 // the contract, so that protocol packages need not import the engine).
@@ -17,19 +13,12 @@ type Streams = exchange.Streams
 type Completion = exchange.Completion
 
 // An owner asks once, when it makes its session, whether the session is
-// multiplexed (o.streams), and takes its live state (o.live). These are
-// the owner's questions that only a multiplexed session answers, read
-// from that state or asked of the session; a pipeline's (HTTP/1.1)
-// answers are the constants exchange.Streams lists, and its session is
-// not asked.
-
-// capacity is how many unresolved requests o's connection may carry now.
-func (o *owner) capacity() int {
-	if o.live == nil {
-		return math.MaxInt32
-	}
-	return o.live.Capacity
-}
+// multiplexed (o.streams), and takes its live state (o.live): a
+// multiplexed session's own, which it keeps current, or a copy of
+// exchange.PipelineState, whose answers never change. The worker reads
+// that state (ready, capacity, drained, counts) and never asks. These are
+// the questions only a multiplexed session answers; a pipeline's answers
+// are the constants exchange.Streams lists, and its session is not asked.
 
 // cancel reports that the session cancelled request tok alone and the
 // connection carries on; false retires the connection.
@@ -40,13 +29,6 @@ func (o *owner) cancel(tok uint32) bool { return o.streams != nil && o.streams.C
 func (o *owner) unprocessed(tok uint32) bool {
 	return o.streams != nil && o.streams.Unprocessed(tok)
 }
-
-// ready reports that o's connection may carry requests.
-func (o *owner) ready() bool { return o.live == nil || o.live.Ready }
-
-// sessionDrained reports that the session ended o's connection though the
-// server did not close it (a pipeline: only the server's close ends it).
-func (o *owner) sessionDrained() bool { return o.live != nil && o.live.Drained }
 
 // farewell is what to write before o's connection is closed for a
 // protocol fault (nil: nothing).
@@ -60,11 +42,3 @@ func (o *owner) farewell() []byte {
 // independent reports that o's written requests fail one by one when the
 // connection ends abruptly, rather than as one incident.
 func (o *owner) independent() bool { return o.streams != nil }
-
-// counters are o's session's protocol counts (nil: it keeps none).
-func (o *owner) counters() *exchange.Counters {
-	if o.live == nil {
-		return nil
-	}
-	return &o.live.Counters
-}

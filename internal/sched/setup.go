@@ -195,7 +195,7 @@ func (w *worker) handshakeDone(r hsResult) {
 // read what it waits for (HTTP/2: the peer's SETTINGS), within the setup
 // deadline; meanwhile the session writes its preface.
 func (w *worker) opened(o *owner, now int64) {
-	if o.ready() {
+	if o.live.Ready {
 		w.established(o, now)
 		return
 	}

@@ -40,7 +40,7 @@ type owner struct {
 	gen                       uint32      // connection generation, to match handshake results
 	sess                      Session
 	streams                   Streams         // sess, when it is multiplexed (session.go)
-	live                      *exchange.State // streams' live state (nil: a pipeline)
+	live                      *exchange.State // the session's live state (session.go)
 	ring                      []slot
 	mask                      uint32
 	head                      uint32 // oldest unresolved request (tail when none)
@@ -221,6 +221,9 @@ func (w *worker) initOwner(i int) {
 	if o.streams != nil {
 		o.live = o.streams.State()
 		o.lim = new(streamLimit)
+	} else {
+		pipeline := exchange.PipelineState
+		o.live = &pipeline
 	}
 	o.ring = make([]slot, 1)
 	if w.cfg.TLS != nil {
@@ -477,10 +480,7 @@ func (w *worker) shutdown() {
 func (w *worker) protoCounts() {
 	var resets, goaways uint64
 	for i := range w.owners {
-		c := w.owners[i].counters()
-		if c == nil {
-			continue
-		}
+		c := &w.owners[i].live.Counters
 		resets += c.Resets
 		goaways += c.GoAways
 		if l := c.LowestMaxStreams; l >= 0 && (!w.rec.PeerMaxKnown || l < w.rec.PeerMaxStreams) {
