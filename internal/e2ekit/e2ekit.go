@@ -84,6 +84,10 @@ func Describe(res *brk.Result) string {
 		if p.LatencyMs.Count > 0 {
 			fmt.Fprintf(&b, " p50 %.1f ms p99 %.1f ms max %.1f ms", p.LatencyMs.P50, p.LatencyMs.P99, p.LatencyMs.Max)
 		}
+		fmt.Fprintf(&b, " ok/s %.0f over %.3f s", p.RequestsPerSec, p.DurationS)
+		if p.WorkerBusyPct != nil {
+			fmt.Fprintf(&b, " workers %.0f %% busy", *p.WorkerBusyPct)
+		}
 	}
 	return b.String()
 }
