@@ -85,20 +85,32 @@ func TestOutageInPhaseZero(t *testing.T) {
 		testenv.Parallel(t, testenv.Waits)
 		plan := brk.Plan{Load: brk.Rate{Conns: 4}, Start: 400, Max: 400, Phase: time.Second, Timeout: 200 * time.Millisecond, Accept: 99, Threads: 1}
 		var res *brk.Result
+		var wait time.Duration // the process's p99 scheduler wait in the last attempt
 		for attempt := 1; attempt <= rateAttempts; attempt++ {
 			srv := startOutageServer(t)
 			srv.killAfter(kill) // the schedule starts right after the setups
+			read := e2ekit.SchedWait()
 			res = runRate(t, brk.Target{URL: "http://" + srv.addr + "/"}, plan, 20*time.Second)
+			wait, _ = read()
 			if !clientBehind(res) {
 				break
 			}
-			t.Logf("attempt %d: the client fell behind its schedule (load %s); retrying: %s", attempt, loadavg(), res.Reason)
+			t.Logf("attempt %d: the client fell behind its schedule (load %s, this process's p99 scheduler wait %v); retrying: %s", attempt, loadavg(), wait, res.Reason)
 		}
-		// Behind in every attempt (a busy run: 1.2–2.7 % short at load
-		// 5.2–5.5): brk said it could not keep the schedule, as it should
-		// there, and judged nothing of the outage.
-		if clientBehind(res) && res.Verdict == brk.VerdictInconclusive && e2ekit.BusyPhases(res) > 0 {
-			t.Skipf("the client fell behind its schedule on a busy box in %d attempts: %s", rateAttempts, res.Reason)
+		// Behind in every attempt: brk said it could not keep the schedule,
+		// as it should there, and judged nothing of the outage. On a busy
+		// box (1.2–2.7 % short at load 5.2–5.5), or in a busy test process:
+		// a quiet suite run fell 1.5–4.7 % short with the workers 9 % busy,
+		// the in-process server slow too (16 answers where 120 are usual),
+		// its goroutines and the tests beside it holding the Ps a worker
+		// back from its poller waits for (e2ekit.SchedWait).
+		if clientBehind(res) && res.Verdict == brk.VerdictInconclusive {
+			if e2ekit.BusyPhases(res) > 0 {
+				t.Skipf("the client fell behind its schedule on a busy box in %d attempts: %s", rateAttempts, res.Reason)
+			}
+			if wait >= e2ekit.Contended {
+				t.Skipf("the client fell behind its schedule in %d attempts, this process's goroutines waiting up to %v (p99) for a P: %s", rateAttempts, wait, res.Reason)
+			}
 		}
 		checkOutage(t, res, true)
 	})

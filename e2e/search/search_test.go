@@ -253,6 +253,7 @@ func TestSearchRequestsFindsTheModelBreak(t *testing.T) {
 	const conns, tau = 8, 100.0
 	for run := range searchRuns() {
 		plan := brk.Plan{Load: brk.Requests{Conns: conns}, Search: &brk.Search{}, Phase: modelPhase, Timeout: 100 * time.Millisecond, Threads: 1}
+		read := e2ekit.SchedWait()
 		res, _ := modelSearch(t, brk.Target{URL: fx.URL("/plain")}, plan, func(res *brk.Result) (int, int, string) {
 			p0 := res.Phases[0]
 			t50, t99 := p0.LatencyMs.P50, p0.LatencyMs.P99
@@ -277,16 +278,27 @@ func TestSearchRequestsFindsTheModelBreak(t *testing.T) {
 		// The knee reads the p99's rise between grown levels; on a busy
 		// box the load moves the p99 (a busy suite run: the model's pair
 		// found, every phase busy, no knee), so it is checked only when
-		// most phases were quiet.
+		// most phases were quiet. It reads their throughput too, which a
+		// client kept waiting lowers: a quiet suite run's levels 8 and 16
+		// served 5 % and 3 % below the fixture's 400/s at the model's
+		// latency (the client's turnaround, not the server, was slower),
+		// with the searches beside it in this process holding the Ps its
+		// worker waits for (e2ekit.SchedWait); alone the steps add
+		// −0.4 … +0.5 %.
+		wait, _ := read()
 		if k := res.Knee; k == nil || k.Level > 32 {
 			if busy := e2ekit.BusyPhases(res); 2*busy > len(res.Phases) {
 				t.Logf("run %d: knee %+v on a busy box (%d of %d phases busy): not checked", run, k, busy, len(res.Phases))
 				continue
 			}
-			t.Fatalf("run %d: knee %+v, want one at 32 or below\n%s", run, k, describe(res))
+			if wait >= e2ekit.Contended {
+				t.Logf("run %d: knee %+v with this process's goroutines waiting up to %v (p99) for a P: not checked", run, k, wait)
+				continue
+			}
+			t.Fatalf("run %d: knee %+v, want one at 32 or below (this process's p99 scheduler wait %v)\n%s", run, k, wait, describe(res))
 		}
-		t.Logf("run %d: peak %.0f ok/s at %d, knee %d → %d (+%.1f %% ok/s, p99 +%.0f %%)", run, res.Peak.OKPerSec, res.Peak.Level,
-			res.Knee.Level, res.Knee.Next, res.Knee.GainPct, res.Knee.P99RisePct)
+		t.Logf("run %d: peak %.0f ok/s at %d, knee %d → %d (+%.1f %% ok/s, p99 +%.0f %%; this process's p99 scheduler wait %v)", run, res.Peak.OKPerSec, res.Peak.Level,
+			res.Knee.Level, res.Knee.Next, res.Knee.GainPct, res.Knee.P99RisePct, wait)
 	}
 }
 
