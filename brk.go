@@ -498,9 +498,15 @@ type PhaseStats struct {
 	ClientCPU           ClientCPU      `json:"client_cpu"`
 	MachineCPUPct       *float64       `json:"machine_cpu_pct"`
 	WorkerBusyPct       *float64       `json:"worker_busy_pct"`
-	ClientBound         bool           `json:"client_bound"`
-	ProtocolFault       string         `json:"protocol_fault,omitempty"`
-	SetupError          string         `json:"setup_error,omitempty"`
+	// ProcessWaitP99Ms is the p99 of the waits of brk's process's
+	// goroutines for a CPU over the phase (Go's scheduler latency; absent
+	// where unavailable). The workers wait too when other work in the
+	// process holds every CPU the runtime may use; from a tenth of the
+	// timeout (at least 5 ms) the client counts as starved (ClientBound).
+	ProcessWaitP99Ms *float64 `json:"process_wait_p99_ms,omitempty"`
+	ClientBound      bool     `json:"client_bound"`
+	ProtocolFault    string   `json:"protocol_fault,omitempty"`
+	SetupError       string   `json:"setup_error,omitempty"`
 	// HTTP/2 (absent over HTTP/1.1, except streams_replayed): streams
 	// the client reset after their deadline (RST_STREAM CANCEL), GOAWAY
 	// frames received, written requests replayed on a new connection

@@ -106,8 +106,12 @@ func phaseStats(j *judge.Judged) *PhaseStats {
 	if r.WorkerBusyOK {
 		v := 100 * r.WorkerBusy
 		s.WorkerBusyPct = &v
-		s.ClientBound = r.WorkerBusy >= judge.ClientBoundShare
 	}
+	if r.ProcessWaitOK {
+		v := float64(r.ProcessWait) / 1e6
+		s.ProcessWaitP99Ms = &v
+	}
+	s.ClientBound = j.ClientStarved || r.WorkerBusyOK && r.WorkerBusy >= judge.ClientBoundShare
 	if m.SendLag != nil {
 		// The rate test has no depth to cover: mean outstanding only.
 		if m.ActiveNs > 0 && m.Workers > 0 {

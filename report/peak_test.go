@@ -30,3 +30,23 @@ func TestPeakLineVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestClientBoundWhy: a client_bound phase's line says what left the
+// client no slack.
+func TestClientBoundWhy(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, c := range []struct {
+		name string
+		s    brk.PhaseStats
+		want string
+	}{
+		{"workers busy", brk.PhaseStats{WorkerBusyPct: f(96), ProcessWaitP99Ms: f(40)}, "the worker threads were busy nearly all the time"},
+		{"process starved", brk.PhaseStats{WorkerBusyPct: f(14), ProcessWaitP99Ms: f(83.9)}, "brk's process kept its goroutines, the workers among them, waiting 83.9 ms (p99) for a CPU"},
+		{"behind its schedule", brk.PhaseStats{WorkerBusyPct: f(9), ProcessWaitP99Ms: f(0.3), Rate: &brk.RateStats{ShortfallPct: 1.5}}, "the client fell behind its arrival schedule"},
+		{"nothing measured", brk.PhaseStats{}, "the client had no slack"},
+	} {
+		if got := clientBoundWhy(&c.s); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

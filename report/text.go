@@ -225,7 +225,7 @@ func WritePhase(w io.Writer, test brk.Mode, s *brk.PhaseStats) {
 		fmt.Fprintf(w, "  tls         version %s, cipher %s, group %s; %d setups resumed\n", t.Version, t.Cipher, t.Group, t.Resumed)
 	}
 	if s.ClientBound {
-		fmt.Fprintf(w, "  client_bound: the worker threads were busy nearly all the time; requests/s describes the client, not the server\n")
+		fmt.Fprintf(w, "  client_bound: %s; requests/s describes the client, not the server\n", clientBoundWhy(s))
 	}
 	if s.ResetsSent > 0 || s.GoAwaysReceived > 0 || s.PeerMaxStreams != nil {
 		limit := "none set"
@@ -332,6 +332,21 @@ func WriteSummary(w io.Writer, r *brk.Result) {
 	WriteBreakEvidence(w, r)
 	writeBrokeFirst(w, r)
 	writeClientBoundNote(w, r)
+}
+
+// clientBoundWhy is what left a client_bound phase's client no slack:
+// its workers busy, its process's other goroutines holding the CPUs
+// (judge.StarvedFloor at least), or its schedule's lateness.
+func clientBoundWhy(s *brk.PhaseStats) string {
+	switch {
+	case s.WorkerBusyPct != nil && *s.WorkerBusyPct >= 100*judge.ClientBoundShare:
+		return "the worker threads were busy nearly all the time"
+	case s.ProcessWaitP99Ms != nil && *s.ProcessWaitP99Ms >= float64(judge.StarvedFloor)/1e6:
+		return fmt.Sprintf("brk's process kept its goroutines, the workers among them, waiting %.3g ms (p99) for a CPU", *s.ProcessWaitP99Ms)
+	case s.Rate != nil && s.Rate.ShortfallPct > 100*judge.MaxShortfall:
+		return "the client fell behind its arrival schedule"
+	}
+	return "the client had no slack"
 }
 
 // writeClientBoundNote notes, for a Done run, the phases that were

@@ -32,6 +32,12 @@ type Measurement struct {
 	// running or runnable (waiting for a CPU), when WorkerBusyOK.
 	WorkerBusy   float64 `json:"worker_busy"`
 	WorkerBusyOK bool    `json:"worker_busy_ok"`
+	// ProcessWait is the p99 of the waits of this process's goroutines
+	// for a P over the phase (machine.SchedWaits: a worker back from its
+	// poller waits too when other goroutines hold every P), when
+	// ProcessWaitOK; the longest box's after a merge.
+	ProcessWait   time.Duration `json:"process_wait_p99_ns,omitempty"`
+	ProcessWaitOK bool          `json:"process_wait_ok,omitempty"`
 	// Other is the box's other load over the admission window: CPU used
 	// by processes other than brk and the server (the busiest box's,
 	// after a merge).
@@ -86,6 +92,9 @@ func (m *Measurement) Merge(q *Measurement) {
 		m.WorkerBusy = (m.WorkerBusy*float64(workers) + q.WorkerBusy*float64(qWorkers)) / float64(workers+qWorkers)
 	} else {
 		m.WorkerBusyOK = false
+	}
+	if q.ProcessWaitOK && (!m.ProcessWaitOK || q.ProcessWait > m.ProcessWait) {
+		m.ProcessWait, m.ProcessWaitOK = q.ProcessWait, true
 	}
 	m.Boxes += q.Boxes
 }

@@ -64,6 +64,13 @@ func TestReasonNames(t *testing.T) {
 		{"client saturated", judge(saturated(measured(9990, 10, 0, okSetups, 4)), reqPlan, 1, levelOf(reqPlan, 2)),
 			"give more Plan.Threads or a bigger load box", "the client was saturated: workers 96 % busy — give more --threads or a bigger load box", true},
 		{"client behind its schedule", judge(behind(), ratePlan, 0, 1000), "; give it more CPU or Plan.Threads", "% short); give it more CPU or --threads", true},
+		{"client behind its schedule, its process starved", judge(func() *Measurement {
+			m := behind()
+			m.ProcessWait, m.ProcessWaitOK = 40*time.Millisecond, true
+			return m
+		}(), ratePlan, 0, 1000),
+			"% short); this process's goroutines waited up to 40 ms (p99) for a CPU — other work in brk's process competes with its workers: run brk in a process of its own",
+			"% short); this process's goroutines waited up to 40 ms (p99) for a CPU — other work in brk's process competes with its workers: run brk in a process of its own", false},
 		{"every response a refusal", judge(answering(map[int]uint64{404: 50}, 0, 0, 4), reqPlan, 0, 4),
 			"accept the status with Target.ExpectStatus", "every response was 404 Not Found — check the URL, or accept the status with --expect-status", true},
 		{"not a byte heard", judge(answering(nil, 0, 50, 0), reqPlan, 0, 4),

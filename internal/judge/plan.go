@@ -63,4 +63,8 @@ type Judged struct {
 	Run    *Measurement
 	// Evidence is what the phase says beside its verdict (evidence.go).
 	Evidence Evidence
+	// ClientStarved: the phase's client had no slack, its workers
+	// saturated or kept waiting for a CPU by the rest of their process
+	// (verdict.go): its throughput describes the client.
+	ClientStarved bool
 }

@@ -143,7 +143,7 @@ func (r *Ramp) phase(ctx context.Context, level int, role Role) bool {
 	}
 	j := &Judged{Judgement: jg, Index: n, Depth: per, Target: level,
 		Owners: plan.Mode.owners(level, plan.Conns), Role: role, Probe: role.Probe(), Run: m,
-		Evidence: Examine(m, plan, jg)}
+		Evidence: Examine(m, plan, jg), ClientStarved: clientStarved(m, plan)}
 	r.out.Phases = append(r.out.Phases, j)
 	r.obs.PhaseFinished(j)
 	return true

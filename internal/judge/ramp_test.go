@@ -290,6 +290,33 @@ func TestLatencyLimits(t *testing.T) {
 	}
 }
 
+// TestLatencyLimitsOfAStarvedClient: a p99 above its limit while the
+// client's process kept its goroutines waiting for a CPU (a tenth of the
+// timeout or more) is the client's: its workers read the responses late.
+// Below that wait it is the server's.
+func TestLatencyLimitsOfAStarvedClient(t *testing.T) {
+	plan := reqPlan
+	plan.MaxP99, plan.Timeout = 150*time.Millisecond, time.Second
+	for _, c := range []struct {
+		wait    time.Duration
+		verdict Verdict
+		reason  string
+	}{
+		{120 * time.Millisecond, Inconclusive, "the client was starved: this process's goroutines waited up to 120 ms (p99) for a CPU — other work in brk's process competes with its workers: run brk in a process of its own (p99 183 ms above Plan.MaxP99 150ms)"},
+		{90 * time.Millisecond, Broken, "p99 183 ms above Plan.MaxP99 150ms"},
+	} {
+		m := slowTail()
+		m.ProcessWait, m.ProcessWaitOK = c.wait, true
+		j := Judge(m, plan, 1, levelOf(plan, 2))
+		if j.Verdict != c.verdict || j.Reason != c.reason && c.verdict == Inconclusive || !strings.Contains(j.Reason, c.reason) {
+			t.Errorf("process wait %v: %s (%s), want %s (%s)", c.wait, j.Verdict, j.Reason, c.verdict, c.reason)
+		}
+		if c.verdict == Inconclusive && !j.ClientBound {
+			t.Errorf("process wait %v: not client-bound", c.wait)
+		}
+	}
+}
+
 func equalInts(a, b []int) bool {
 	if len(a) != len(b) {
 		return false

@@ -130,8 +130,12 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 	case plan.Mode.Clocked() && m.Shortfall() > MaxShortfall:
 		// The client did not keep its schedule: what the server did
 		// under a lower offered rate is no verdict on this level.
-		return clientBound(fmt.Sprintf("target unfulfilled: the client fell behind its arrival schedule at %d requests/s (arrivals taken up %.3g ms late on average over a %.3g s window: the offered rate fell %.3g %% short)%s; give it more CPU or %s",
-			target, float64(s.LateNs)/float64(max(s.Scheduled, 1))/1e6, m.Active.Seconds(), 100*m.Shortfall(), behindText(m.Behind), n.Threads))
+		advice := "give it more CPU or " + n.Threads
+		if starved(m, plan) {
+			advice = starvedText(m)
+		}
+		return clientBound(fmt.Sprintf("target unfulfilled: the client fell behind its arrival schedule at %d requests/s (arrivals taken up %.3g ms late on average over a %.3g s window: the offered rate fell %.3g %% short)%s; %s",
+			target, float64(s.LateNs)/float64(max(s.Scheduled, 1))/1e6, m.Active.Seconds(), 100*m.Shortfall(), behindText(m.Behind), advice))
 	case setupsShort:
 		// The server's whatever the workers' load, timed out or not:
 		// the connects are the declared load, and a saturated client
@@ -145,8 +149,8 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 		return broken(fmt.Sprintf("setups: %.4g%% established (%d of %d; %d failed, %d timed out) is below %s %s%% at %d %s",
 			pct(s.Setups.Established, s.Setups.Attempted), s.Setups.Established, s.Setups.Attempted,
 			s.Setups.Failed, s.Setups.TimedOut, n.Accept, plan.Accept, target, plan.Mode.Unit()))
-	case !plan.Accept.Met(c.Succeeded, c.Attempted) && clientSaturated(m):
-		return clientBound(saturatedReason(m, n))
+	case !plan.Accept.Met(c.Succeeded, c.Attempted) && clientSaturated(m, plan):
+		return clientBound(saturatedReason(m, plan, n))
 	case !plan.Accept.Met(c.Succeeded, c.Attempted):
 		prefix := ""
 		if plan.Mode.spec().judgeSetups {
@@ -156,8 +160,8 @@ func Judge(m *Measurement, plan Plan, index, level int) Judgement {
 			prefix, pct(c.Succeeded, c.Attempted), c.Succeeded, c.Attempted, n.Accept, plan.Accept, target, plan.Mode.Unit()))
 	}
 	if reason := latencyRule(s, plan, n); reason != "" {
-		if saturatedWorkers(m) {
-			return clientBound(saturatedReason(m, n) + " (" + reason + ")")
+		if clientStarved(m, plan) {
+			return clientBound(saturatedReason(m, plan, n) + " (" + reason + ")")
 		}
 		return broken(reason)
 	}
@@ -213,7 +217,8 @@ const ClientBoundShare = 0.90
 
 // clientSaturated reports whether a phase's failures are all timeouts
 // (and the followers those timeouts abandoned) while its workers were
-// saturated: then the client, not the server, may have missed the
+// saturated, or kept waiting for a CPU by the rest of their process
+// (clientStarved): then the client, not the server, may have missed the
 // deadlines. A connect that timed out (connect_timeout) counts as a
 // timeout too, with the requests queued behind it: in the requests and
 // rate tests connections are opened once, and a connect in a phase
@@ -233,8 +238,8 @@ const ClientBoundShare = 0.90
 // (TimeoutFollowers) or a connect's (ConnectTimeoutFollowers); a
 // measurement that does not attribute them (an older shard's) counts
 // them as the server's.
-func clientSaturated(m *Measurement) bool {
-	if !saturatedWorkers(m) {
+func clientSaturated(m *Measurement, plan Plan) bool {
+	if !clientStarved(m, plan) {
 		return false
 	}
 	f := &m.Stats.Counts.Failed
@@ -249,8 +254,39 @@ func saturatedWorkers(m *Measurement) bool {
 	return m.WorkerBusyOK && m.WorkerBusy >= ClientBoundShare
 }
 
-func saturatedReason(m *Measurement, n Names) string {
+// StarvedShare and StarvedFloor: the client was starved when its
+// process's goroutines waited for a P at p99 at least StarvedShare of the
+// request budget, and at least StarvedFloor. A worker kept waiting reads
+// responses late: with 4 goroutines per P spinning beside brk in its
+// process, against a fixture on a core of its own, the p99 wait was 84–101
+// ms and a phase with a 100 ms timeout failed 31 and 64 requests by
+// timeout (0 alone, 0.1–0.3 ms), its workers 14–18 % busy. On a box busy
+// with other processes (a loop per core) the wait stayed at 0–2.6 ms.
+const (
+	StarvedShare = 0.1
+	StarvedFloor = 5 * time.Millisecond
+)
+
+// clientStarved reports whether the phase's client had no slack: its
+// workers saturated, or starved.
+func clientStarved(m *Measurement, plan Plan) bool { return saturatedWorkers(m) || starved(m, plan) }
+
+// starved reports whether the phase's process kept its goroutines, the
+// workers among them, waiting for a P (StarvedShare, StarvedFloor).
+func starved(m *Measurement, plan Plan) bool {
+	return m.ProcessWaitOK && m.ProcessWait >= max(StarvedFloor, time.Duration(StarvedShare*float64(plan.Timeout)))
+}
+
+func saturatedReason(m *Measurement, plan Plan, n Names) string {
+	if !saturatedWorkers(m) && starved(m, plan) {
+		return "the client was starved: " + starvedText(m)
+	}
 	return fmt.Sprintf("the client was saturated: workers %.0f %% busy — give more %s or a bigger load box", 100*m.WorkerBusy, n.Threads)
+}
+
+// starvedText says what kept the workers waiting and what to do.
+func starvedText(m *Measurement) string {
+	return fmt.Sprintf("this process's goroutines waited up to %s (p99) for a CPU — other work in brk's process competes with its workers: run brk in a process of its own", fmtMs(m.ProcessWait))
 }
 
 // MaxShortfall is the share of the schedule the rate test's client may

@@ -38,7 +38,16 @@ var (
 	clientFail = func(m *Measurement) *Measurement { m.ClientError = "client ran out of local ports"; return m }
 	failFast   = func(m *Measurement) *Measurement { m.SetupFailed = true; return m }
 	saturated  = func(m *Measurement) *Measurement { m.WorkerBusy, m.WorkerBusyOK = 0.96, true; return m }
+	// plan100 is reqPlan with a 100 ms request budget: its client is
+	// starved from a process wait of 10 ms (a tenth of it).
+	plan100 = Plan{Mode: Requests, Conns: 4, Accept: p9999, Addr: "127.0.0.1:80", Timeout: 100 * time.Millisecond}
 )
+
+// waiting gives m a process wait of d at p99: its goroutines waited
+// that long for a P.
+func waiting(d time.Duration) func(*Measurement) *Measurement {
+	return func(m *Measurement) *Measurement { m.ProcessWait, m.ProcessWaitOK = d, true; return m }
+}
 
 // failing adds n failures of cat to m's counts.
 func failing(m *Measurement, cat metrics.Category, n uint64) *Measurement {
@@ -119,6 +128,17 @@ func TestJudgeEveryBranch(t *testing.T) {
 		{"client saturated, failed setups: the server's", saturated(failing(failing(measured(9990, 0, 0, okSetups, 4), metrics.Connect, 2), metrics.Abandoned, 8)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
 		{"timeouts, client not saturated: the server's", timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 8), reqPlan, 1, 2, Broken, true, "success 99.9%"},
 		{"client saturated, accepted phase stays accepted", saturated(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Done, false, ""},
+		{"client starved (its process waited a tenth of the timeout), timeouts and their followers: not a server verdict", waiting(12 * time.Millisecond)(timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 6)), plan100, 1, 2,
+			Inconclusive, true, "the client was starved: this process's goroutines waited up to 12 ms (p99) for a CPU"},
+		{"client starved, connects that timed out: not a server verdict", waiting(50 * time.Millisecond)(failing(measured(9990, 0, 0, okSetups, 4), metrics.ConnectTimeout, 10)), plan100, 1, 2, Inconclusive, true, "the client was starved"},
+		{"process wait below a tenth of the timeout, timeouts: the server's", waiting(9 * time.Millisecond)(measured(9998, 2, 0, okSetups, 4)), plan100, 1, 2, Broken, true, "success 99.98%"},
+		{"process wait below 5 ms, a tenth of the timeout or more, timeouts: the server's", waiting(4 * time.Millisecond)(measured(9998, 2, 0, okSetups, 4)), Plan{Mode: Requests, Conns: 4, Accept: p9999, Timeout: 10 * time.Millisecond}, 1, 2, Broken, true, "success 99.98%"},
+		{"process wait of 5 ms with no timeout given: starved", waiting(5 * time.Millisecond)(measured(9998, 2, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "the client was starved"},
+		{"process wait not measured: the server's", func(m *Measurement) *Measurement { m.ProcessWait = time.Second; return m }(measured(9998, 2, 0, okSetups, 4)), plan100, 1, 2, Broken, true, "success 99.98%"},
+		{"client starved, hang-ups: the server's", waiting(50 * time.Millisecond)(failing(measured(9990, 0, 0, okSetups, 4), metrics.Transport, 10)), plan100, 1, 2, Broken, true, "success 99.9%"},
+		{"client starved, refused connects: the server's", waiting(50 * time.Millisecond)(failing(measured(9990, 0, 0, okSetups, 4), metrics.Connect, 10)), plan100, 1, 2, Broken, true, "success 99.9%"},
+		{"client starved, accepted phase stays accepted", waiting(50 * time.Millisecond)(measured(10000, 0, 0, okSetups, 4)), plan100, 1, 2, Done, false, ""},
+		{"client saturated and starved: the saturation is named", saturated(waiting(50 * time.Millisecond)(measured(9998, 2, 0, okSetups, 4))), plan100, 1, 2, Inconclusive, true, "the client was saturated: workers 96 % busy"},
 		{"connections accepted", measured(4, 0, 0, okSetups, 4), connsPlan, 1, 4, Done, false, ""},
 		{"connections: setups below accept", measured(4, 0, 0, metrics.Setups{Attempted: 5, Established: 4, Failed: 1}, 4), connsPlan, 1, 4,
 			Broken, true, "setups: 80% established (4 of 5; 1 failed, 0 timed out) is below Plan.Accept 99.99% at 4 concurrent connections"},
@@ -201,4 +221,40 @@ func levelOf(p Plan, depth int) int {
 		return depth * p.Conns
 	}
 	return depth
+}
+
+// TestProcessWaitMerges: a merge keeps the longest box's process wait,
+// through the shard measurement's JSON, so that one starved box's
+// timeouts are the client's in the merged verdict too.
+func TestProcessWaitMerges(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		boxes  []*Measurement
+		want   time.Duration
+		wantOK bool
+	}{
+		{"the longest", []*Measurement{waiting(3 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4)), waiting(40 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4))}, 40 * time.Millisecond, true},
+		{"the longest first", []*Measurement{waiting(40 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4)), waiting(3 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4))}, 40 * time.Millisecond, true},
+		{"one box unmeasured", []*Measurement{measured(4999, 1, 0, okSetups, 4), waiting(40 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4))}, 40 * time.Millisecond, true},
+		{"none measured", []*Measurement{measured(4999, 1, 0, okSetups, 4), measured(4999, 1, 0, okSetups, 4)}, 0, false},
+	} {
+		var merged Measurement
+		for _, box := range c.boxes {
+			js, err := json.Marshal(box)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back Measurement
+			if err := json.Unmarshal(js, &back); err != nil {
+				t.Fatal(err)
+			}
+			merged.Merge(&back)
+		}
+		if merged.ProcessWait != c.want || merged.ProcessWaitOK != c.wantOK {
+			t.Errorf("%s: merged wait %v (ok %v), want %v (ok %v)", c.name, merged.ProcessWait, merged.ProcessWaitOK, c.want, c.wantOK)
+		}
+		if j := Judge(&merged, plan100, 1, 8); c.wantOK != (j.Verdict == Inconclusive) {
+			t.Errorf("%s: merged judged %s (%s)", c.name, j.Verdict, j.Reason)
+		}
+	}
 }

@@ -129,6 +129,7 @@ func (e *Engine) RunPhase(ctx context.Context, spec judge.PhaseSpec) (*judge.Mea
 	m := &judge.Measurement{Boxes: 1}
 	cpu0 := machine.ReadProcessCPU()
 	threads0 := e.threadCPU()
+	waits0 := machine.ReadSchedWaits()
 	start := time.Now()
 	// The live counters never reset: the base is read before any worker
 	// starts the phase, so nothing of it is missed.
@@ -149,6 +150,10 @@ func (e *Engine) RunPhase(ctx context.Context, spec judge.PhaseSpec) (*judge.Mea
 	m.Elapsed = time.Since(start)
 	m.CPU = machine.ReadProcessCPU().Sub(cpu0)
 	m.WorkerBusy, m.WorkerBusyOK = busyShare(threads0, e.threadCPU(), m.Elapsed)
+	if waits := machine.ReadSchedWaits(); waits.OK() && waits0.OK() {
+		m.ProcessWait, _ = waits.P99Since(waits0) // none sampled: 0
+		m.ProcessWaitOK = true
+	}
 	if m.ClientError == "" {
 		m.ClientError = m.Stats.ClientError
 	}

@@ -1,9 +1,10 @@
-package e2ekit
+package machine
 
 import (
 	"math"
 	"runtime"
 	"runtime/metrics"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -37,19 +38,14 @@ func TestWaitQuantile(t *testing.T) {
 }
 
 // TestSchedWaitSeesSpinners: goroutines that hold every P make the
-// process's p99 wait grow past Contended. Four spinners per P: a
+// process's p99 wait grow past 5 ms. Four spinners per P: a
 // goroutine woken from a sleep waits behind them for the runtime's
 // preemption, a 10 ms time slice each.
 func TestSchedWaitSeesSpinners(t *testing.T) {
-	read := SchedWait()
-	stop := make(chan struct{})
+	start := ReadSchedWaits()
+	var stop atomic.Bool
 	spin := func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
+		for !stop.Load() {
 		}
 	}
 	for range 4 * runtime.GOMAXPROCS(0) {
@@ -64,8 +60,8 @@ func TestSchedWaitSeesSpinners(t *testing.T) {
 		close(done)
 	}()
 	<-done
-	close(stop)
-	if p99, n := read(); p99 < Contended || n == 0 {
-		t.Fatalf("p99 wait %v over %d with 4 spinners per P, want at least %v", p99, n, Contended)
+	stop.Store(true)
+	if p99, n := ReadSchedWaits().P99Since(start); p99 < 5*time.Millisecond || n == 0 {
+		t.Fatalf("p99 wait %v over %d with 4 spinners per P, want at least 5ms", p99, n)
 	}
 }
