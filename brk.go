@@ -501,7 +501,7 @@ type PhaseStats struct {
 	// ProcessWaitP99Ms is the p99 of the waits of brk's process's
 	// goroutines for a CPU over the phase (Go's scheduler latency; absent
 	// where unavailable). The workers wait too when other work in the
-	// process holds every CPU the runtime may use; from a tenth of the
+	// process holds every CPU the runtime may use; from half of the
 	// timeout (at least 5 ms) the client counts as starved (ClientBound).
 	ProcessWaitP99Ms *float64 `json:"process_wait_p99_ms,omitempty"`
 	ClientBound      bool     `json:"client_bound"`

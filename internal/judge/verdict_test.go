@@ -39,7 +39,7 @@ var (
 	failFast   = func(m *Measurement) *Measurement { m.SetupFailed = true; return m }
 	saturated  = func(m *Measurement) *Measurement { m.WorkerBusy, m.WorkerBusyOK = 0.96, true; return m }
 	// plan100 is reqPlan with a 100 ms request budget: its client is
-	// starved from a process wait of 10 ms (a tenth of it).
+	// starved from a process wait of 50 ms (half of it).
 	plan100 = Plan{Mode: Requests, Conns: 4, Accept: p9999, Addr: "127.0.0.1:80", Timeout: 100 * time.Millisecond}
 )
 
@@ -128,11 +128,11 @@ func TestJudgeEveryBranch(t *testing.T) {
 		{"client saturated, failed setups: the server's", saturated(failing(failing(measured(9990, 0, 0, okSetups, 4), metrics.Connect, 2), metrics.Abandoned, 8)), reqPlan, 1, 2, Broken, true, "success 99.9%"},
 		{"timeouts, client not saturated: the server's", timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 8), reqPlan, 1, 2, Broken, true, "success 99.9%"},
 		{"client saturated, accepted phase stays accepted", saturated(measured(10000, 0, 0, okSetups, 4)), reqPlan, 1, 2, Done, false, ""},
-		{"client starved (its process waited a tenth of the timeout), timeouts and their followers: not a server verdict", waiting(12 * time.Millisecond)(timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 6)), plan100, 1, 2,
-			Inconclusive, true, "the client was starved: this process's goroutines waited up to 12 ms (p99) for a CPU"},
+		{"client starved (its process waited half the timeout or more), timeouts and their followers: not a server verdict", waiting(60 * time.Millisecond)(timeoutFollowers(measured(9990, 2, 0, okSetups, 4), 6)), plan100, 1, 2,
+			Inconclusive, true, "the client was starved: this process's goroutines waited up to 60 ms (p99) for a CPU"},
 		{"client starved, connects that timed out: not a server verdict", waiting(50 * time.Millisecond)(failing(measured(9990, 0, 0, okSetups, 4), metrics.ConnectTimeout, 10)), plan100, 1, 2, Inconclusive, true, "the client was starved"},
-		{"process wait below a tenth of the timeout, timeouts: the server's", waiting(9 * time.Millisecond)(measured(9998, 2, 0, okSetups, 4)), plan100, 1, 2, Broken, true, "success 99.98%"},
-		{"process wait below 5 ms, a tenth of the timeout or more, timeouts: the server's", waiting(4 * time.Millisecond)(measured(9998, 2, 0, okSetups, 4)), Plan{Mode: Requests, Conns: 4, Accept: p9999, Timeout: 10 * time.Millisecond}, 1, 2, Broken, true, "success 99.98%"},
+		{"process wait below half the timeout, timeouts: the server's", waiting(40 * time.Millisecond)(measured(9998, 2, 0, okSetups, 4)), plan100, 1, 2, Broken, true, "success 99.98%"},
+		{"process wait below 5 ms, half the timeout or more, timeouts: the server's", waiting(4 * time.Millisecond)(measured(9998, 2, 0, okSetups, 4)), Plan{Mode: Requests, Conns: 4, Accept: p9999, Timeout: 6 * time.Millisecond}, 1, 2, Broken, true, "success 99.98%"},
 		{"process wait of 5 ms with no timeout given: starved", waiting(5 * time.Millisecond)(measured(9998, 2, 0, okSetups, 4)), reqPlan, 1, 2, Inconclusive, true, "the client was starved"},
 		{"process wait not measured: the server's", func(m *Measurement) *Measurement { m.ProcessWait = time.Second; return m }(measured(9998, 2, 0, okSetups, 4)), plan100, 1, 2, Broken, true, "success 99.98%"},
 		{"client starved, hang-ups: the server's", waiting(50 * time.Millisecond)(failing(measured(9990, 0, 0, okSetups, 4), metrics.Transport, 10)), plan100, 1, 2, Broken, true, "success 99.9%"},
@@ -233,9 +233,9 @@ func TestProcessWaitMerges(t *testing.T) {
 		want   time.Duration
 		wantOK bool
 	}{
-		{"the longest", []*Measurement{waiting(3 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4)), waiting(40 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4))}, 40 * time.Millisecond, true},
-		{"the longest first", []*Measurement{waiting(40 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4)), waiting(3 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4))}, 40 * time.Millisecond, true},
-		{"one box unmeasured", []*Measurement{measured(4999, 1, 0, okSetups, 4), waiting(40 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4))}, 40 * time.Millisecond, true},
+		{"the longest", []*Measurement{waiting(3 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4)), waiting(60 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4))}, 60 * time.Millisecond, true},
+		{"the longest first", []*Measurement{waiting(60 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4)), waiting(3 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4))}, 60 * time.Millisecond, true},
+		{"one box unmeasured", []*Measurement{measured(4999, 1, 0, okSetups, 4), waiting(60 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4))}, 60 * time.Millisecond, true},
 		{"none measured", []*Measurement{measured(4999, 1, 0, okSetups, 4), measured(4999, 1, 0, okSetups, 4)}, 0, false},
 	} {
 		var merged Measurement
