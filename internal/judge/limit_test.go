@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -55,19 +54,8 @@ func TestStreamLimitMerges(t *testing.T) {
 	sec := int64(time.Second)
 	a, b := limited(4, [2]int64{0, sec}), limited(3, [2]int64{sec / 2, sec})
 	whole := limited(3, [2]int64{0, sec}, [2]int64{sec / 2, sec})
-	var merged Measurement
-	for _, half := range []*Measurement{a, b} {
-		js, err := json.Marshal(half)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back Measurement
-		if err := json.Unmarshal(js, &back); err != nil {
-			t.Fatal(err)
-		}
-		merged.Merge(&back)
-	}
-	if got, want := Judge(&merged, reqPlan, 1, 8), Judge(whole, reqPlan, 1, 8); got != want || !got.Stop {
+	merged := mergedViaJSON(t, a, b)
+	if got, want := Judge(merged, reqPlan, 1, 8), Judge(whole, reqPlan, 1, 8); got != want || !got.Stop {
 		t.Fatalf("merged %+v, whole %+v", got, want)
 	}
 	if l := merged.Stats.StreamLimit; l != (metrics.StreamLimit{BelowNs: sec / 2, LivedNs: sec, Lowest: 3, Known: true}) {

@@ -182,21 +182,10 @@ func TestMergedHalvesJudgeAsTheWhole(t *testing.T) {
 		{"interrupted on one box", measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2), interrupt(measured(5000, 0, 0, metrics.Setups{Attempted: 2, Established: 2}, 2)), interrupt(measured(10000, 0, 0, okSetups, 4)), reqPlan},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var merged Measurement
-			for _, half := range []*Measurement{c.a, c.b} {
-				b, err := json.Marshal(half)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var back Measurement
-				if err := json.Unmarshal(b, &back); err != nil {
-					t.Fatal(err)
-				}
-				merged.Merge(&back)
-			}
-			got, want := Judge(&merged, c.plan, 1, levelOf(c.plan, 2)), Judge(c.whole, c.plan, 1, levelOf(c.plan, 2))
+			merged := mergedViaJSON(t, c.a, c.b)
+			got, want := Judge(merged, c.plan, 1, levelOf(c.plan, 2)), Judge(c.whole, c.plan, 1, levelOf(c.plan, 2))
 			if c.plan.Mode == Connections {
-				got, want = Judge(&merged, c.plan, 1, 4), Judge(c.whole, c.plan, 1, 4)
+				got, want = Judge(merged, c.plan, 1, 4), Judge(c.whole, c.plan, 1, 4)
 			}
 			if got != want {
 				t.Fatalf("merged judged %+v, whole %+v", got, want)
@@ -238,23 +227,31 @@ func TestProcessWaitMerges(t *testing.T) {
 		{"one box unmeasured", []*Measurement{measured(4999, 1, 0, okSetups, 4), waiting(60 * time.Millisecond)(measured(4999, 1, 0, okSetups, 4))}, 60 * time.Millisecond, true},
 		{"none measured", []*Measurement{measured(4999, 1, 0, okSetups, 4), measured(4999, 1, 0, okSetups, 4)}, 0, false},
 	} {
-		var merged Measurement
-		for _, box := range c.boxes {
-			js, err := json.Marshal(box)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var back Measurement
-			if err := json.Unmarshal(js, &back); err != nil {
-				t.Fatal(err)
-			}
-			merged.Merge(&back)
-		}
+		merged := mergedViaJSON(t, c.boxes...)
 		if merged.ProcessWait != c.want || merged.ProcessWaitOK != c.wantOK {
 			t.Errorf("%s: merged wait %v (ok %v), want %v (ok %v)", c.name, merged.ProcessWait, merged.ProcessWaitOK, c.want, c.wantOK)
 		}
-		if j := Judge(&merged, plan100, 1, 8); c.wantOK != (j.Verdict == Inconclusive) {
+		if j := Judge(merged, plan100, 1, 8); c.wantOK != (j.Verdict == Inconclusive) {
 			t.Errorf("%s: merged judged %s (%s)", c.name, j.Verdict, j.Reason)
 		}
 	}
+}
+
+// mergedViaJSON merges the boxes' measurements as a sharded run does:
+// each through its JSON form, the shard measurement.
+func mergedViaJSON(t *testing.T, boxes ...*Measurement) *Measurement {
+	t.Helper()
+	var merged Measurement
+	for _, box := range boxes {
+		js, err := json.Marshal(box)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Measurement
+		if err := json.Unmarshal(js, &back); err != nil {
+			t.Fatal(err)
+		}
+		merged.Merge(&back)
+	}
+	return &merged
 }
