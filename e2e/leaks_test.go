@@ -46,11 +46,14 @@ func TestRunLeavesNothingBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close()
-	// One request in service, 8 ms each: of 4 outstanding the first is
-	// answered in 8 ms and the last after 32 ms, past a 20 ms timeout (a
-	// server that answers nothing in time is the user's mistake, not a
-	// break).
-	slow, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0", Capacity: 1, Service: 8 * time.Millisecond})
+	// One request in service, 40 ms each: of 4 outstanding the first is
+	// answered in 40 ms and the last after 160 ms, past a 100 ms timeout
+	// (a server that answers nothing in time is the user's mistake, not a
+	// break). The budget is wide so that the scheduler waits of a -race
+	// test process on a busy box (10 ms at p99 in CI) stay below what
+	// brk calls a starved client (half the 100 ms budget): a 20 ms
+	// timeout left the verdict to the box.
+	slow, err := bench.StartFixture(bench.FixtureConfig{Addr: "127.0.0.1:0", Capacity: 1, Service: 40 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +68,7 @@ func TestRunLeavesNothingBehind(t *testing.T) {
 		want   brk.Verdict
 	}{
 		{"done", plain.URL("/plain"), brk.Plan{Conns: 8, Max: 2, Phase: 150 * time.Millisecond, Threads: 2}, 0, brk.VerdictDone},
-		{"broken", slow.URL("/plain"), brk.Plan{Conns: 4, Max: 2, Phase: 150 * time.Millisecond, Timeout: 20 * time.Millisecond, Threads: 2}, 0, brk.VerdictBroken},
+		{"broken", slow.URL("/plain"), brk.Plan{Conns: 4, Max: 2, Phase: 750 * time.Millisecond, Timeout: 100 * time.Millisecond, Threads: 2}, 0, brk.VerdictBroken},
 		{"cancelled", plain.URL("/plain"), brk.Plan{Conns: 8, Phase: 5 * time.Second, Threads: 2}, 200 * time.Millisecond, brk.VerdictInterrupted},
 		{"setup failed", "http://" + nothing + "/", brk.Plan{Conns: 4, Phase: time.Second, Threads: 2}, 0, brk.VerdictInconclusive},
 	}
