@@ -15,6 +15,11 @@ func (w *worker) fire(i int32, at int64) {
 	}
 	switch o.state {
 	case stBackoff:
+		if !w.bulk(now) {
+			// A turn's setups are spent (sweep.go): the next tick.
+			w.wheel.Schedule(o.idx, now+wheelTick)
+			return
+		}
 		o.state = stIdle
 		w.connect(o, now)
 	case stConnecting, stGreeting:

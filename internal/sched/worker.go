@@ -142,6 +142,13 @@ type worker struct {
 
 	retired []int32 // owners to reconnect after the event batch
 
+	// A pass over every owner (a phase's start, the connects before the
+	// first phase), done a slice at a time between polls (sweep.go).
+	sweeping   bool
+	sweepStart bool  // the pass starts the phase; else it connects idle owners
+	sweepAt    int   // the next owner the pass visits
+	bulkFrom   int64 // when this loop turn's first bulk setup or start began (-1: none yet)
+
 	hs         chan hsResult // handshake results from the setup path
 	hsInFlight int
 	lastTLS    metrics.TLSInfo // the latest negotiation on this worker
@@ -290,12 +297,16 @@ func (w *worker) run(ready chan<- error) {
 		// per response at depth 8 on one shared CPU).
 		var n int
 		var err error
-		if next < 0 {
+		switch {
+		case w.sweeping: // the rest of the pass waits only for this poll
+			n, err = w.p.WaitNs(w.events, 0)
+		case next < 0:
 			n, err = w.p.Wait(w.events, w.wheel.Timeout(now))
-		} else {
+		default:
 			n, err = w.p.WaitNs(w.events, timeout)
 		}
 		w.rec.Tick(w.now())
+		w.bulkFrom = -1
 		if err != nil {
 			msg := "poller: " + err.Error()
 			w.fatal.Store(&msg)
@@ -314,6 +325,9 @@ func (w *worker) run(ready chan<- error) {
 			default:
 			}
 			break
+		}
+		if w.sweeping {
+			w.sweep()
 		}
 		for i := 0; i < n; i++ {
 			w.event(&w.events[i])
@@ -368,32 +382,16 @@ func (w *worker) command(c command) {
 		w.activeStart = now
 		w.admitting = true
 		w.stopping = false
-		for i := range w.owners {
-			o := &w.owners[i]
-			if !w.pol.inUse(w, o) {
-				continue
-			}
-			w.updateTarget(o, now)
-			switch o.state {
-			case stIdle:
-				w.connect(o, now)
-			case stOpen:
-				w.limitStart(o, now)
-				w.admit(o, now)
-				w.flush(o, now)
-			case stConnecting, stHandshaking, stGreeting:
-				w.admit(o, now) // written once the setup ends
-			}
-		}
+		w.sweepOwners(true)
 	case cmdAbort:
+		w.sweeping = false
 		w.abort(now)
 	case cmdConnect:
-		for i := range w.owners {
-			if o := &w.owners[i]; o.state == stIdle {
-				w.dial(o, now)
-			}
+		if !w.sweeping {
+			w.sweepOwners(false)
 		}
 	case cmdStop:
+		w.sweeping = false // owners the start did not reach hold nothing
 		w.pol.pump(w, now) // what came due up to the end is admitted
 		w.integrate(now)
 		for i := range w.owners {
