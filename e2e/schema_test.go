@@ -63,6 +63,11 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 		t.Fatalf("report does not match the schema: %v\n%s", err, raw)
 	}
 	p.Defaults()
+	// A level whose runs disagreed (a busy box) is settled by the
+	// confirmation rules (internal/sched), not by its last run: it moves
+	// neither end of the bracket the probes are checked against, and the
+	// end is checked below.
+	disagreed := levelsDisagreed(r)
 	var lastAccepted, firstRejected *int
 	steps := 0 // the linear ramp's steps so far: the phases that were neither a probe nor a repeat
 	for i, ph := range r.Phases {
@@ -92,7 +97,7 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 			// A bisection probe lies strictly inside; a repeat runs a
 			// level already run (an end of the bracket, to confirm it).
 			if ph.Role == "bisect" && (lastAccepted != nil && ph.Level <= *lastAccepted || firstRejected != nil && ph.Level >= *firstRejected) {
-				t.Errorf("phase %d: probe at level %d outside the bracket %v..%v", i, ph.Level, deref(lastAccepted), deref(firstRejected))
+				t.Errorf("phase %d: probe at level %d outside the bracket %v..%v\n%s", i, ph.Level, deref(lastAccepted), deref(firstRejected), e2ekit.Describe(r))
 			}
 			if ph.Role != "bisect" && ph.Role != "repeat" {
 				t.Errorf("phase %d: a probe with role %q", i, ph.Role)
@@ -113,7 +118,7 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 			}
 		}
 		switch {
-		case ph.Interrupted:
+		case ph.Interrupted, slices.Contains(disagreed, ph.Level):
 		case ph.Accepted:
 			l := ph.Level
 			lastAccepted = &l
@@ -122,10 +127,8 @@ func validateReport(t *testing.T, s *jsonschema.Schema, r *brk.Result, p brk.Pla
 			firstRejected = &l
 		}
 	}
-	if disagreed := levelsDisagreed(r); len(disagreed) > 0 {
-		// A level whose runs disagreed (a busy box) is settled by the
-		// confirmation rules (internal/sched), not by its last run: the
-		// bracket is then a level held and, above it, one rejected.
+	if len(disagreed) > 0 {
+		// The bracket is then a level held and, above it, one rejected.
 		ran := func(l *int, accepted bool) bool {
 			return l != nil && slices.ContainsFunc(r.Phases, func(ph *brk.PhaseStats) bool {
 				return ph.Level == *l && ph.Accepted == accepted && !ph.Interrupted
