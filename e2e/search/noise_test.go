@@ -307,7 +307,16 @@ func TestSearchAfterLeftoverWork(t *testing.T) {
 	}
 	iv := fresh.FinalPair.Interval
 	if held, broke := *first.LastAccepted, *first.FirstRejected; held < iv.Low || broke > iv.High {
-		t.Fatalf("the pair %d/%d after leftover work lies outside a fresh server's interval %d–%d", held, broke, iv.Low, iv.High)
+		// The server runs in this process: on a busy box (a busy suite
+		// run: the other tests' servers and a loop per core) its capacity
+		// is the load's, and one search's interval is no control for the
+		// other's pair (32/33 after leftover work, 31–32 fresh, once). brk
+		// said the box was busy; where it did not, the pair is wrong.
+		if busy := e2ekit.BusyPhases(first) + e2ekit.BusyPhases(fresh); busy > 0 {
+			t.Skipf("the pair %d/%d after leftover work, a fresh server's interval %d–%d: %d phases judged on a busy box, nothing to compare\n%s\n%s",
+				held, broke, iv.Low, iv.High, busy, describe(first), describe(fresh))
+		}
+		t.Fatalf("the pair %d/%d after leftover work lies outside a fresh server's interval %d–%d\n%s\n%s", held, broke, iv.Low, iv.High, describe(first), describe(fresh))
 	}
 }
 
