@@ -48,7 +48,10 @@ func (l *labels) free(b box) bool {
 // above returns the baseline for s at x: y, or a line higher for each
 // text already there or nearly (a point's label stays over its point),
 // never higher than the legend's row; and takes the place. Where no line
-// up to there is free, the label goes under its point instead.
+// up to there is free, the label goes under its point instead, or a line
+// lower for each text or point already there (a level run three times:
+// its top points' label, with no room above them, went under them onto
+// the third point).
 func (l *labels) above(x, y, size float64, anchor, s string) float64 {
 	const margin = 1.5 // keeps neighbouring labels apart as well as off each other
 	fits := func(y float64) bool {
@@ -56,16 +59,24 @@ func (l *labels) above(x, y, size float64, anchor, s string) float64 {
 		b.x0, b.x1 = b.x0-margin, b.x1+margin
 		return l.free(b)
 	}
-	pick := y + 2*size + 4 // under the point
-	for ly := y; ly-0.8*size >= legendBottom; ly -= size + 2 {
-		if fits(ly) {
-			pick = ly
-			break
-		}
+	pick, found := 0.0, false
+	for ly := y; ly-0.8*size >= legendBottom && !found; ly -= size + 2 {
+		pick, found = ly, fits(ly)
+	}
+	under := y + 2*size + 4
+	for ly := under; !found && ly <= under+underLines*(size+2); ly += size + 2 {
+		pick, found = ly, fits(ly)
+	}
+	if !found {
+		pick = under
 	}
 	l.add(textBox(x, pick, size, anchor, s))
 	return pick
 }
+
+// underLines is how many lines under a point's first one a label may go
+// down to find a free one.
+const underLines = 4
 
 // legendBottom is where the legend's row ends, in a chart's user units.
 const legendBottom = 47
